@@ -1,0 +1,18 @@
+//! the-loop: a Terraform-style reconciler for agent sessions hosted in tmux.
+//!
+//! Data flows through the modules in this order:
+//! [`desired`] (config and env file) and [`observed`] (tmux and `/proc`)
+//! feed [`plan`], which is rendered or handed to [`apply`], which respawns,
+//! verifies and reports. [`registry`] holds the records that tie a tmux
+//! session to a work item and its conversation.
+
+pub mod apply;
+pub mod clock;
+pub mod desired;
+pub mod events;
+pub mod harness;
+pub mod launcher;
+pub mod observed;
+pub mod plan;
+pub mod registry;
+pub mod secret;
