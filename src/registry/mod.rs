@@ -1,10 +1,17 @@
 //! The machine-local registry of sessions: work-item records and standing
 //! records under `<state root>/local/`, in the upstream-compatible format.
+//!
+//! [`refs`] turns a work-item ref into the names everything else keys on (the
+//! record's file name and the tmux session name), [`record`] is the JSON
+//! format, and [`store`] reads and writes the files.
 
 pub mod record;
 pub mod refs;
 pub mod store;
 
-pub use record::{StandingRecord, Status, WorkItemField, WorkItemRecord};
-pub use refs::{normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError, WorkItemRef};
+pub use record::{StandingRecord, Status, WorkItemField, WorkItemRecord, RECENT_DELIVERIES_KEPT};
+pub use refs::{
+    normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError,
+    WorkItemRef,
+};
 pub use store::{CorruptRecord, Listing, Registry, RegistryError};

@@ -1,6 +1,20 @@
-//! STUB: replaced by the registry work. Signatures are the contract.
+//! The on-disk record formats, kept compatible with existing deployments.
+//!
+//! Field names are camelCase as upstream writes them. Every struct carries a
+//! flattened `extra` map so fields this version does not know about (written
+//! by a newer or older the-loop, or by hand) survive a load and save.
+//! `harnessSessionId`, `cwd`, `createdAt`, `lastEventAt` and `tmuxTarget` are
+//! always written (null when unknown); `url`, `pullRequests`, `model`, `effort`
+//! and `harnessArgs` are omitted when empty, as upstream does.
+//! Timestamps are kept as the `YYYY-MM-DDTHH:MM:SSZ` strings they are stored as.
+
+use super::refs::{normalise_tmux_target, RefError, WorkItemRef};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::path::PathBuf;
+
+/// How many delivery ids a record remembers, oldest dropped first.
+pub const RECENT_DELIVERIES_KEPT: usize = 50;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -17,6 +31,7 @@ impl Status {
     }
 }
 
+/// The `workItem` object: the ref as text plus its parts, as upstream stores it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkItemField {
     #[serde(rename = "ref")]
@@ -26,7 +41,26 @@ pub struct WorkItemField {
     pub repo: String,
     pub number: u64,
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: Map<String, Value>,
+}
+
+impl WorkItemField {
+    pub fn from_ref(r: &WorkItemRef) -> Self {
+        WorkItemField {
+            reference: r.to_string(),
+            provider: r.provider.clone(),
+            owner: r.owner.clone(),
+            repo: r.repo.clone(),
+            number: r.number,
+            extra: Map::new(),
+        }
+    }
+
+    /// The ref parsed from `ref`, which is authoritative: it is the only field
+    /// that carries the host of an enterprise work item.
+    pub fn work_item_ref(&self) -> Result<WorkItemRef, RefError> {
+        self.reference.parse()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,18 +76,80 @@ pub struct WorkItemRecord {
     pub tmux_target: Option<String>,
     #[serde(default)]
     pub recent_deliveries: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_blank")]
     pub url: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pull_requests: Option<Vec<serde_json::Value>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_empty_list")]
+    pub pull_requests: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "is_blank")]
     pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_blank")]
     pub effort: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_empty_list")]
     pub harness_args: Option<Vec<String>>,
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: Map<String, Value>,
+}
+
+impl WorkItemRecord {
+    /// A fresh record with nothing known beyond the work item, harness and status.
+    pub fn new(r: &WorkItemRef, harness: impl Into<String>, status: Status) -> Self {
+        WorkItemRecord {
+            work_item: WorkItemField::from_ref(r),
+            harness: harness.into(),
+            harness_session_id: None,
+            cwd: None,
+            status,
+            created_at: None,
+            last_event_at: None,
+            tmux_target: None,
+            recent_deliveries: Vec::new(),
+            url: None,
+            pull_requests: None,
+            model: None,
+            effort: None,
+            harness_args: None,
+            extra: Map::new(),
+        }
+    }
+
+    pub fn work_item_ref(&self) -> Result<WorkItemRef, RefError> {
+        self.work_item.work_item_ref()
+    }
+
+    /// The recorded tmux target as tmux spells it, or `None` when the record
+    /// has none yet (null or `""`, which heals lazily through a respawn).
+    pub fn tmux_target(&self) -> Option<String> {
+        normalised_target(self.tmux_target.as_deref())
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.status.is_live()
+    }
+
+    /// Remembers a processed delivery, keeping the last
+    /// [`RECENT_DELIVERIES_KEPT`].
+    pub fn record_delivery(&mut self, id: impl Into<String>) {
+        push_delivery(&mut self.recent_deliveries, id.into());
+    }
+
+    pub fn has_delivery(&self, id: &str) -> bool {
+        self.recent_deliveries.iter().any(|d| d == id)
+    }
+
+    /// The refs of the pull requests delivering this work item. Upstream has
+    /// stored each entry either as the ref string or as an object with a `ref`
+    /// key; entries of any other shape are skipped.
+    pub fn pull_request_refs(&self) -> Vec<&str> {
+        let entries = self.pull_requests.as_deref().unwrap_or_default();
+        entries
+            .iter()
+            .filter_map(|entry| match entry {
+                Value::String(r) => Some(r.as_str()),
+                Value::Object(fields) => fields.get("ref").and_then(Value::as_str),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,12 +165,172 @@ pub struct StandingRecord {
     pub tmux_target: Option<String>,
     #[serde(default)]
     pub recent_deliveries: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_blank")]
     pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_blank")]
     pub effort: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_empty_list")]
     pub harness_args: Option<Vec<String>>,
     #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    pub extra: Map<String, Value>,
+}
+
+impl StandingRecord {
+    /// A fresh record with nothing known beyond the name, harness and status.
+    /// The name is not checked here; saving refuses an invalid one.
+    pub fn new(name: impl Into<String>, harness: impl Into<String>, status: Status) -> Self {
+        StandingRecord {
+            name: name.into(),
+            harness: harness.into(),
+            harness_session_id: None,
+            cwd: None,
+            status,
+            created_at: None,
+            last_event_at: None,
+            tmux_target: None,
+            recent_deliveries: Vec::new(),
+            model: None,
+            effort: None,
+            harness_args: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// See [`WorkItemRecord::tmux_target`].
+    pub fn tmux_target(&self) -> Option<String> {
+        normalised_target(self.tmux_target.as_deref())
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.status.is_live()
+    }
+
+    /// See [`WorkItemRecord::record_delivery`].
+    pub fn record_delivery(&mut self, id: impl Into<String>) {
+        push_delivery(&mut self.recent_deliveries, id.into());
+    }
+
+    pub fn has_delivery(&self, id: &str) -> bool {
+        self.recent_deliveries.iter().any(|d| d == id)
+    }
+}
+
+fn normalised_target(target: Option<&str>) -> Option<String> {
+    target.filter(|t| !t.is_empty()).map(normalise_tmux_target)
+}
+
+/// Appends `id` as the newest delivery. An id seen before moves to the end
+/// rather than appearing twice, so the window holds 50 distinct deliveries.
+fn push_delivery(deliveries: &mut Vec<String>, id: String) {
+    deliveries.retain(|d| *d != id);
+    deliveries.push(id);
+    let excess = deliveries.len().saturating_sub(RECENT_DELIVERIES_KEPT);
+    deliveries.drain(..excess);
+}
+
+fn is_blank(value: &Option<String>) -> bool {
+    value.as_deref().map_or(true, str::is_empty)
+}
+
+fn is_empty_list<T>(value: &Option<Vec<T>>) -> bool {
+    value.as_deref().map_or(true, <[T]>::is_empty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record() -> WorkItemRecord {
+        WorkItemRecord::new(
+            &"github:octo/repo#15".parse().unwrap(),
+            "claude",
+            Status::Active,
+        )
+    }
+
+    #[test]
+    fn deliveries_keep_the_last_fifty_distinct() {
+        let mut r = record();
+        for i in 0..60 {
+            r.record_delivery(format!("d{i}"));
+        }
+        r.record_delivery("d20");
+        assert_eq!(r.recent_deliveries.len(), RECENT_DELIVERIES_KEPT);
+        assert_eq!(r.recent_deliveries.first().map(String::as_str), Some("d10"));
+        assert_eq!(r.recent_deliveries.last().map(String::as_str), Some("d20"));
+        assert!(!r.has_delivery("d9"));
+        assert_eq!(
+            r.recent_deliveries.iter().filter(|d| *d == "d20").count(),
+            1
+        );
+    }
+
+    #[test]
+    fn empty_tmux_target_is_none_and_old_names_are_normalised() {
+        let mut r = record();
+        assert_eq!(r.tmux_target(), None);
+        r.tmux_target = Some(String::new());
+        assert_eq!(r.tmux_target(), None);
+        r.tmux_target = Some("loop-github-octo-foo.js-3".into());
+        assert_eq!(
+            r.tmux_target().as_deref(),
+            Some("loop-github-octo-foo_js-3")
+        );
+    }
+
+    #[test]
+    fn pull_request_refs_accept_both_shapes() {
+        let mut r = record();
+        assert!(r.pull_request_refs().is_empty());
+        r.pull_requests = Some(vec![
+            json!("github:octo/repo#16"),
+            json!({"ref": "github:octo/repo#17", "url": "https://example/17"}),
+            json!({"number": 18}),
+            json!(19),
+        ]);
+        assert_eq!(
+            r.pull_request_refs(),
+            ["github:octo/repo#16", "github:octo/repo#17"]
+        );
+    }
+
+    #[test]
+    fn nulls_are_written_and_empty_optionals_omitted() {
+        let mut r = record();
+        r.model = Some(String::new());
+        r.harness_args = Some(Vec::new());
+        r.pull_requests = Some(Vec::new());
+        let value = serde_json::to_value(&r).unwrap();
+        let keys: Vec<&str> = value
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "workItem",
+                "harness",
+                "harnessSessionId",
+                "cwd",
+                "status",
+                "createdAt",
+                "lastEventAt",
+                "tmuxTarget",
+                "recentDeliveries"
+            ]
+        );
+        assert_eq!(value["createdAt"], Value::Null);
+    }
+
+    #[test]
+    fn work_item_field_mirrors_the_ref() {
+        let r: WorkItemRef = "github:ghe.example.com/octo/repo#15".parse().unwrap();
+        let field = WorkItemField::from_ref(&r);
+        assert_eq!(field.reference, "github:ghe.example.com/octo/repo#15");
+        assert_eq!((field.owner.as_str(), field.number), ("octo", 15));
+        assert_eq!(field.work_item_ref(), Ok(r));
+    }
 }

@@ -1,7 +1,19 @@
-//! STUB: replaced by the registry work. Signatures are the contract.
+//! Reading and writing record files under `<state root>/local/`.
+//!
+//! Records are shared with running daemons and with older versions, so every
+//! write is a temp file in the same directory, fsynced, then renamed over the
+//! target: a reader sees the old record or the new one, never half of one.
+//! Nothing read from a record ever reaches an error message: reasons are
+//! built from error kinds, serde_json categories and line/column positions.
+
 use super::record::{StandingRecord, WorkItemRecord};
-use super::refs::WorkItemRef;
+use super::refs::{validate_standing_name, RefError, WorkItemRef};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fs;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Records under `<root>/local/` (work items) and `<root>/local/standing/`.
 #[derive(Debug, Clone)]
@@ -23,50 +35,355 @@ pub struct Listing<T> {
     pub corrupt: Vec<CorruptRecord>,
 }
 
+impl<T> Default for Listing<T> {
+    fn default() -> Self {
+        Listing {
+            records: Vec::new(),
+            corrupt: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum RegistryError {
     #[error("registry {path}: {kind}")]
-    Io { path: PathBuf, kind: std::io::ErrorKind },
+    Io {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+    },
     #[error("registry record {path} cannot be parsed: {reason}")]
     Corrupt { path: PathBuf, reason: String },
+    /// The record names no valid work item or standing session, so it has no
+    /// file name it could be stored under.
+    #[error("registry record refused: {0}")]
+    InvalidName(#[from] RefError),
+    /// Two refs can share a slug (`a/b-c` and `a-b/c`); the file belongs to the
+    /// other one and is left alone.
+    #[error("registry record {path} belongs to another work item with the same slug")]
+    SlugTaken { path: PathBuf },
+    #[error(
+        "registry record {path} cannot be written as JSON (a field such as cwd is not valid UTF-8)"
+    )]
+    Unencodable { path: PathBuf },
 }
 
 impl Registry {
     pub fn new(state_root: &Path) -> Self {
-        Registry { root: state_root.to_path_buf() }
+        Registry {
+            root: state_root.to_path_buf(),
+        }
     }
+
     pub fn root(&self) -> &Path {
         &self.root
     }
-    pub fn work_item_path(&self, _r: &WorkItemRef) -> PathBuf {
-        todo!()
+
+    pub fn work_items_dir(&self) -> PathBuf {
+        self.root.join("local")
     }
-    pub fn standing_path(&self, _name: &str) -> PathBuf {
-        todo!()
+
+    pub fn standing_dir(&self) -> PathBuf {
+        self.work_items_dir().join("standing")
     }
+
+    pub fn work_item_path(&self, r: &WorkItemRef) -> PathBuf {
+        self.work_items_dir().join(format!("{}.json", r.slug()))
+    }
+
+    /// The path a standing name maps to. Callers must validate the name first
+    /// ([`validate_standing_name`]); the load, save and delete methods do.
+    pub fn standing_path(&self, name: &str) -> PathBuf {
+        self.standing_dir().join(format!("{name}.json"))
+    }
+
+    /// Every work-item record. A file that cannot be read or parsed, or whose
+    /// `workItem.ref` is not a valid ref, is reported in `corrupt`.
     pub fn work_items(&self) -> Listing<WorkItemRecord> {
-        todo!()
+        list(&self.work_items_dir(), |r: &WorkItemRecord| {
+            r.work_item_ref().map(drop)
+        })
     }
+
+    /// Every standing record; an invalid `name` makes the record corrupt.
     pub fn standing(&self) -> Listing<StandingRecord> {
-        todo!()
+        list(&self.standing_dir(), |r: &StandingRecord| {
+            validate_standing_name(&r.name)
+        })
     }
-    pub fn load_work_item(&self, _r: &WorkItemRef) -> Result<Option<WorkItemRecord>, RegistryError> {
-        todo!()
+
+    /// The record for `r`, or `None` when there is none. A record stored under
+    /// the same slug for a different ref is [`RegistryError::SlugTaken`].
+    pub fn load_work_item(&self, r: &WorkItemRef) -> Result<Option<WorkItemRecord>, RegistryError> {
+        let path = self.work_item_path(r);
+        let Some(record) = load::<WorkItemRecord>(&path)? else {
+            return Ok(None);
+        };
+        match record.work_item_ref() {
+            Ok(found) if found == *r => Ok(Some(record)),
+            Ok(_) => Err(RegistryError::SlugTaken { path }),
+            Err(e) => Err(RegistryError::Corrupt {
+                path,
+                reason: e.reason.to_string(),
+            }),
+        }
     }
-    pub fn load_standing(&self, _name: &str) -> Result<Option<StandingRecord>, RegistryError> {
-        todo!()
+
+    pub fn load_standing(&self, name: &str) -> Result<Option<StandingRecord>, RegistryError> {
+        validate_standing_name(name)?;
+        load(&self.standing_path(name))
     }
-    /// Temp file in the same directory, then an atomic rename.
-    pub fn save_work_item(&self, _record: &WorkItemRecord) -> Result<PathBuf, RegistryError> {
-        todo!()
+
+    /// Temp file in the same directory, then an atomic rename. Refuses to
+    /// replace a record that belongs to another ref with the same slug.
+    pub fn save_work_item(&self, record: &WorkItemRecord) -> Result<PathBuf, RegistryError> {
+        let r = record.work_item_ref()?;
+        let path = self.work_item_path(&r);
+        self.ensure_not_taken(&path, &r)?;
+        write_record(&path, record)?;
+        Ok(path)
     }
-    pub fn save_standing(&self, _record: &StandingRecord) -> Result<PathBuf, RegistryError> {
-        todo!()
+
+    pub fn save_standing(&self, record: &StandingRecord) -> Result<PathBuf, RegistryError> {
+        validate_standing_name(&record.name)?;
+        let path = self.standing_path(&record.name);
+        write_record(&path, record)?;
+        Ok(path)
     }
-    pub fn delete_work_item(&self, _r: &WorkItemRef) -> Result<bool, RegistryError> {
-        todo!()
+
+    /// Removes the record for `r`; `false` when there was none. A corrupt
+    /// record is removed too (that is how an operator recovers from one), but
+    /// one that belongs to another ref with the same slug is not.
+    pub fn delete_work_item(&self, r: &WorkItemRef) -> Result<bool, RegistryError> {
+        let path = self.work_item_path(r);
+        self.ensure_not_taken(&path, r)?;
+        remove(&path)
     }
-    pub fn delete_standing(&self, _name: &str) -> Result<bool, RegistryError> {
-        todo!()
+
+    pub fn delete_standing(&self, name: &str) -> Result<bool, RegistryError> {
+        validate_standing_name(name)?;
+        remove(&self.standing_path(name))
+    }
+
+    /// Fails only when `path` holds a readable record for a different ref; a
+    /// missing or unreadable file is no one's and may be replaced.
+    fn ensure_not_taken(&self, path: &Path, r: &WorkItemRef) -> Result<(), RegistryError> {
+        let owner = load::<WorkItemRecord>(path)
+            .ok()
+            .flatten()
+            .and_then(|existing| existing.work_item_ref().ok());
+        match owner {
+            Some(owner) if owner != *r => Err(RegistryError::SlugTaken {
+                path: path.to_path_buf(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RegistryError + '_ {
+    move |e| RegistryError::Io {
+        path: path.to_path_buf(),
+        kind: e.kind(),
+    }
+}
+
+/// Reads and parses one record; `None` when the file does not exist.
+fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RegistryError> {
+    let bytes = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    serde_json::from_slice(&bytes)
+        .map(Some)
+        .map_err(|e| RegistryError::Corrupt {
+            path: path.to_path_buf(),
+            reason: parse_reason(&e),
+        })
+}
+
+/// Parses every `*.json` file directly in `dir`, in path order. Dot files
+/// (in-flight temp files among them) and anything that is not a regular file
+/// are skipped. `check` can reject a record that parsed but is unusable.
+fn list<T: DeserializeOwned>(dir: &Path, check: impl Fn(&T) -> Result<(), RefError>) -> Listing<T> {
+    let mut listing = Listing::default();
+    let paths = match record_files(dir) {
+        Ok(paths) => paths,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return listing,
+        Err(e) => {
+            listing.corrupt.push(CorruptRecord {
+                path: dir.to_path_buf(),
+                reason: format!("cannot list the directory: {}", e.kind()),
+            });
+            return listing;
+        }
+    };
+    for path in paths {
+        let parsed = load::<T>(&path).and_then(|record| {
+            if let Some(record) = &record {
+                check(record)?;
+            }
+            Ok(record)
+        });
+        match parsed {
+            Ok(Some(record)) => listing.records.push((path, record)),
+            // Deleted since the directory was read: no longer part of the listing.
+            Ok(None) => {}
+            Err(e) => listing.corrupt.push(CorruptRecord {
+                path,
+                reason: corrupt_reason(&e),
+            }),
+        }
+    }
+    listing
+}
+
+/// The reason for a [`CorruptRecord`]: the error without its path, which the
+/// listing already carries.
+fn corrupt_reason(e: &RegistryError) -> String {
+    match e {
+        RegistryError::Io { kind, .. } => format!("cannot read the file: {kind}"),
+        RegistryError::Corrupt { reason, .. } => reason.clone(),
+        RegistryError::InvalidName(e) => e.reason.to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn record_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') || !name.ends_with(".json") {
+            continue;
+        }
+        // Follows symlinks, so a linked record still counts as a file.
+        if fs::metadata(entry.path()).is_ok_and(|m| m.is_file()) {
+            paths.push(entry.path());
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// A parse failure described by category and position only. serde_json's own
+/// messages can quote the offending value (`invalid type: string "..."`), so
+/// they are not used, except for a missing field, whose name comes from this
+/// crate's schema rather than from the file.
+fn parse_reason(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let what = match e.classify() {
+        Category::Io => "the file could not be read".to_string(),
+        Category::Syntax => "invalid JSON".to_string(),
+        Category::Eof => "the JSON ends early".to_string(),
+        Category::Data => match missing_field(e) {
+            Some(field) => format!("the record has no `{field}` field"),
+            None => "a value has the wrong type or is not allowed".to_string(),
+        },
+    };
+    format!("{what} at line {} column {}", e.line(), e.column())
+}
+
+/// The name in serde's `missing field `name`` message, accepted only when it
+/// looks like one of this crate's camelCase field names.
+fn missing_field(e: &serde_json::Error) -> Option<String> {
+    let message = e.to_string();
+    let name = message.strip_prefix("missing field `")?.split('`').next()?;
+    let plausible =
+        !name.is_empty() && name.len() <= 32 && name.bytes().all(|b| b.is_ascii_alphabetic());
+    plausible.then(|| name.to_string())
+}
+
+/// Pretty JSON with a trailing newline, written atomically.
+fn write_record<T: Serialize>(path: &Path, record: &T) -> Result<(), RegistryError> {
+    let mut bytes = serde_json::to_vec_pretty(record).map_err(|_| RegistryError::Unencodable {
+        path: path.to_path_buf(),
+    })?;
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
+/// Distinguishes temp files of concurrent writes within one process; the pid
+/// distinguishes processes.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RegistryError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_error(dir))?;
+    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = dir.join(format!(
+        ".{file_name}.tmp-{}-{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if let Err(e) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(io_error(path)(e));
+    }
+    // Makes the rename itself durable. Best-effort: not every filesystem
+    // lets a directory be fsynced, and the record is already in place.
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+fn remove(path: &Path) -> Result<bool, RegistryError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason_for(text: &str) -> String {
+        let e = serde_json::from_str::<WorkItemRecord>(text).unwrap_err();
+        parse_reason(&e)
+    }
+
+    #[test]
+    fn parse_reasons_never_quote_values() {
+        let canary = "CANARY-7f3a";
+        let bad_type = format!(r#"{{"workItem": "{canary}"}}"#);
+        let bad_syntax = format!(r#"{{"workItem": {canary}}}"#);
+        let bad_variant = format!(
+            r#"{{"workItem": {{"ref": "github:o/r#1", "provider": "github", "owner": "o",
+                "repo": "r", "number": 1}}, "harness": "claude", "status": "{canary}"}}"#
+        );
+        for text in [bad_type, bad_syntax, bad_variant] {
+            let reason = reason_for(&text);
+            assert!(!reason.contains(canary), "{reason}");
+            assert!(reason.contains("line "), "{reason}");
+        }
+    }
+
+    #[test]
+    fn missing_field_is_named() {
+        assert_eq!(
+            reason_for("{}"),
+            "the record has no `workItem` field at line 1 column 2"
+        );
+    }
+
+    #[test]
+    fn eof_is_its_own_category() {
+        assert_eq!(
+            reason_for("{\"workItem\": "),
+            "the JSON ends early at line 1 column 13"
+        );
     }
 }
