@@ -1,5 +1,17 @@
-//! STUB: replaced by the env file parser work. Signatures are the contract.
+//! The env file parser: strict, and data only.
+//!
+//! An env file is read as data, never as shell. `[export ]KEY=VALUE` lines,
+//! `#` comments, literal single quotes and double quotes with a handful of
+//! escapes; `$` is an ordinary character everywhere, so the desired state never
+//! depends on who runs the-loop or what their environment holds.
+//!
+//! Values are secrets. They leave this module only inside [`SecretValue`], and
+//! an error says where the file went wrong (line, column, kind) but never
+//! quotes it: after an unterminated quote "the rest of the line" would be the
+//! rest of the file, secrets included.
+
 use crate::secret::SecretValue;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// One `KEY=VALUE` assignment, with the 1-based line it starts on.
@@ -17,6 +29,8 @@ pub struct EnvFile {
     pub entries: Vec<EnvEntry>,
 }
 
+/// What is wrong. `Display` gives a short phrase, [`SyntaxErrorKind::hint`]
+/// how to fix it; neither can quote the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyntaxErrorKind {
     InvalidKey,
@@ -29,6 +43,47 @@ pub enum SyntaxErrorKind {
     InvalidUtf8,
 }
 
+impl SyntaxErrorKind {
+    /// How to fix this kind of mistake. Static text: it cannot quote the file.
+    pub fn hint(self) -> &'static str {
+        match self {
+            Self::InvalidKey => {
+                "a name is letters, digits and `_`, and does not start with a digit"
+            }
+            Self::MissingEquals => "every non-comment line must be `NAME=value`",
+            Self::UnterminatedSingleQuote => {
+                "close the value with `'`; single-quoted values may span lines"
+            }
+            Self::UnterminatedDoubleQuote => {
+                "close the value with `\"`; double-quoted values may span lines, \
+                 and a `\"` inside one is written `\\\"`"
+            }
+            Self::InvalidEscape => {
+                "inside double quotes the escapes are \\n \\r \\t \\\\ \\\" and \\$; \
+                 use single quotes for a literal backslash"
+            }
+            Self::TrailingCharacters => "only spaces and a `# comment` may follow a closing quote",
+            Self::DuplicateKey => "each name may be assigned only once; remove one of them",
+            Self::InvalidUtf8 => "save the file as UTF-8",
+        }
+    }
+}
+
+impl fmt::Display for SyntaxErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::InvalidKey => "invalid variable name",
+            Self::MissingEquals => "missing `=` after the variable name",
+            Self::UnterminatedSingleQuote => "unterminated single-quoted value",
+            Self::UnterminatedDoubleQuote => "unterminated double-quoted value",
+            Self::InvalidEscape => "unknown escape sequence in a double-quoted value",
+            Self::TrailingCharacters => "unexpected characters after the closing quote",
+            Self::DuplicateKey => "variable assigned a second time",
+            Self::InvalidUtf8 => "invalid UTF-8",
+        })
+    }
+}
+
 /// Where the file went wrong. Holds no text from the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
@@ -37,28 +92,462 @@ pub struct SyntaxError {
     pub kind: SyntaxErrorKind,
 }
 
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.kind
+        )
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// The format, taught in one breath; ends every syntax diagnostic.
+const FORMAT_HELP: &str = "the env file is data, not shell: one `[export ]NAME=value` per line, \
+     `#` starts a comment, 'single quotes' are literal, \"double quotes\" allow \
+     \\n \\r \\t \\\\ \\\" \\$ escapes, quoted values may span lines, and `$` is never expanded";
+
+/// Why an env file could not be loaded. The diagnostic deliberately has no
+/// source code or labels: a snippet would show text from the file.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum EnvFileError {
     #[error("cannot read env file {path}: {kind}")]
-    Read { path: PathBuf, kind: std::io::ErrorKind },
-    #[error("env file {path}:{line}:{column}: {kind:?}")]
-    Syntax { path: PathBuf, line: usize, column: usize, kind: SyntaxErrorKind },
+    #[diagnostic(code(the_loop::envfile::read))]
+    Read {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+    },
+    #[error("env file {path}:{line}:{column}: {kind}")]
+    #[diagnostic(code(the_loop::envfile::syntax), help("{}; {}", kind.hint(), FORMAT_HELP))]
+    Syntax {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        kind: SyntaxErrorKind,
+    },
 }
 
-pub fn parse(_bytes: &[u8]) -> Result<Vec<EnvEntry>, SyntaxError> {
-    todo!("env file parser")
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Parses env file bytes into entries, in file order.
+pub fn parse(bytes: &[u8]) -> Result<Vec<EnvEntry>, SyntaxError> {
+    // Editors hide the BOM, so it counts as neither text nor a column.
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).expect("valid prefix");
+        let mut s = Scanner::new(valid);
+        while s.bump().is_some() {}
+        s.error(SyntaxErrorKind::InvalidUtf8)
+    })?;
+
+    let mut s = Scanner::new(text);
+    let mut entries: Vec<EnvEntry> = Vec::new();
+    while !s.rest.is_empty() {
+        let Some(a) = parse_line(&mut s)? else {
+            continue;
+        };
+        if entries.iter().any(|e| e.name == a.name) {
+            return Err(SyntaxError {
+                line: a.line,
+                column: a.column,
+                kind: SyntaxErrorKind::DuplicateKey,
+            });
+        }
+        let value = SecretValue::new(a.value);
+        entries.push(EnvEntry {
+            name: a.name.to_owned(),
+            value,
+            line: a.line,
+        });
+    }
+    Ok(entries)
+}
+
+/// Spaces and tabs: the only characters skipped around names, `=` and values.
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// A cursor over the text that knows its 1-based line and column.
+struct Scanner<'a> {
+    rest: &'a str,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Self {
+        Scanner {
+            rest: text,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    fn peek(&self) -> Option<char> {
+        self.rest.chars().next()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.rest = &self.rest[c.len_utf8()..];
+        if c == '\n' {
+            self.line += 1;
+            self.column = 1;
+        } else {
+            self.column += 1;
+        }
+        Some(c)
+    }
+
+    fn error(&self, kind: SyntaxErrorKind) -> SyntaxError {
+        SyntaxError {
+            line: self.line,
+            column: self.column,
+            kind,
+        }
+    }
+
+    /// Skips spaces and tabs; says whether there were any.
+    fn skip_blanks(&mut self) -> bool {
+        let before = self.column;
+        while self.peek().is_some_and(is_blank) {
+            self.bump();
+        }
+        self.column != before
+    }
+
+    fn take_name(&mut self) -> &'a str {
+        let len = self
+            .rest
+            .find(|c| !is_name_char(c))
+            .unwrap_or(self.rest.len());
+        let (name, rest) = self.rest.split_at(len);
+        self.rest = rest;
+        self.column += len; // ASCII only, so bytes are characters
+        name
+    }
+
+    /// At `\n`, `\r\n`, or the end of the text (a final lone `\r` included).
+    fn at_line_end(&self) -> bool {
+        matches!(self.rest, "" | "\r")
+            || self.rest.starts_with('\n')
+            || self.rest.starts_with("\r\n")
+    }
+
+    /// Consumes the rest of the line, if any, and its line ending.
+    fn skip_line(&mut self) {
+        while !self.at_line_end() {
+            self.bump();
+        }
+        if self.bump() == Some('\r') {
+            self.bump();
+        }
+    }
+}
+
+/// One assignment as parsed, with where its name starts.
+struct Assignment<'a> {
+    name: &'a str,
+    line: usize,
+    column: usize,
+    value: String,
+}
+
+/// Parses one line, or one assignment whose quoted value spans several lines.
+/// Blank and comment lines give `None`.
+fn parse_line<'a>(s: &mut Scanner<'a>) -> Result<Option<Assignment<'a>>, SyntaxError> {
+    s.skip_blanks();
+    if s.at_line_end() || s.peek() == Some('#') {
+        s.skip_line();
+        return Ok(None);
+    }
+
+    let (line, mut column) = (s.line, s.column);
+    let mut name = parse_name(s)?;
+    // `export` is a prefix only when another name follows; `export=x` assigns it.
+    if name == "export" && s.skip_blanks() && s.peek() != Some('=') {
+        column = s.column;
+        name = parse_name(s)?;
+    }
+
+    let spaced = s.skip_blanks();
+    match s.peek() {
+        Some('=') => {}
+        // A character glued to the name, as in `A-B=` or `A.B=`, belongs to it.
+        Some(_) if !spaced && !s.at_line_end() => return Err(s.error(SyntaxErrorKind::InvalidKey)),
+        _ => return Err(s.error(SyntaxErrorKind::MissingEquals)),
+    }
+    s.bump();
+
+    let spaced = s.skip_blanks();
+    let value = match s.peek() {
+        Some(quote @ ('\'' | '"')) => {
+            let value = quoted(s, quote)?;
+            s.skip_blanks();
+            if s.peek() != Some('#') && !s.at_line_end() {
+                return Err(s.error(SyntaxErrorKind::TrailingCharacters));
+            }
+            s.skip_line();
+            value
+        }
+        _ => unquoted(s, spaced),
+    };
+    Ok(Some(Assignment {
+        name,
+        line,
+        column,
+        value,
+    }))
+}
+
+fn parse_name<'a>(s: &mut Scanner<'a>) -> Result<&'a str, SyntaxError> {
+    if !s.peek().is_some_and(is_name_start) {
+        return Err(s.error(SyntaxErrorKind::InvalidKey));
+    }
+    Ok(s.take_name())
+}
+
+/// The rest of the line, up to a `#` that follows a blank, without the blanks
+/// around it. Everything else, quotes and `$` included, is literal.
+fn unquoted(s: &mut Scanner, mut after_blank: bool) -> String {
+    let mut value = String::new();
+    while !s.at_line_end() {
+        let c = s.peek().expect("not at the end");
+        if c == '#' && after_blank {
+            break;
+        }
+        after_blank = is_blank(c);
+        value.push(c);
+        s.bump();
+    }
+    s.skip_line();
+    value.truncate(value.trim_end_matches(is_blank).len());
+    value
+}
+
+/// A value between `quote`s, starting at the opening one. Single quotes take
+/// everything literally; double quotes also read escapes. Either may span
+/// lines, and a CRLF inside becomes LF: a line ending is never part of a value
+/// (write `\r` in double quotes for a real CR).
+fn quoted(s: &mut Scanner, quote: char) -> Result<String, SyntaxError> {
+    let unterminated = s.error(match quote {
+        '\'' => SyntaxErrorKind::UnterminatedSingleQuote,
+        _ => SyntaxErrorKind::UnterminatedDoubleQuote,
+    });
+    s.bump();
+    let mut value = String::new();
+    loop {
+        let escape_at = s.error(SyntaxErrorKind::InvalidEscape);
+        match s.bump().ok_or(unterminated.clone())? {
+            c if c == quote => return Ok(value),
+            '\\' if quote == '"' => {
+                let escaped = s.bump().ok_or(unterminated.clone())?;
+                value.push(unescape(escaped).ok_or(escape_at)?);
+            }
+            '\r' if s.peek() == Some('\n') => {}
+            c => value.push(c),
+        }
+    }
+}
+
+fn unescape(c: char) -> Option<char> {
+    match c {
+        'n' => Some('\n'),
+        'r' => Some('\r'),
+        't' => Some('\t'),
+        '\\' | '"' | '$' => Some(c),
+        _ => None,
+    }
+}
+
+/// Writes entries as env file text that [`parse`] reads back to the same
+/// names and values. For round-trip tests and fuzzing only.
+///
+/// **This exposes every value as plain text; its output must never reach a
+/// terminal, log, file or any other output.**
+///
+/// Values go in single quotes, or in double quotes with escapes when they hold
+/// a `'` or a CR (a CRLF inside quotes reads back as LF). A value that is not
+/// UTF-8 cannot be written in an env file and is rendered lossily.
+pub fn render_for_roundtrip(entries: &[EnvEntry]) -> String {
+    let mut out = String::new();
+    for entry in entries {
+        let value = String::from_utf8_lossy(entry.value.expose_bytes());
+        out.push_str(&entry.name);
+        out.push('=');
+        if value.contains(['\'', '\r']) {
+            out.push('"');
+            for c in value.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '"' => out.push_str("\\\""),
+                    '\r' => out.push_str("\\r"),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+        } else {
+            out.push('\'');
+            out.push_str(&value);
+            out.push('\'');
+        }
+        out.push('\n');
+    }
+    out
 }
 
 impl EnvFile {
-    pub fn load(_path: &Path) -> Result<EnvFile, EnvFileError> {
-        todo!("env file parser")
+    /// Reads and parses the file at `path`. Errors name the path, never the text.
+    pub fn load(path: &Path) -> Result<EnvFile, EnvFileError> {
+        let bytes = std::fs::read(path).map_err(|e| EnvFileError::Read {
+            path: path.to_owned(),
+            kind: e.kind(),
+        })?;
+        let entries = parse(&bytes).map_err(|e| EnvFileError::Syntax {
+            path: path.to_owned(),
+            line: e.line,
+            column: e.column,
+            kind: e.kind,
+        })?;
+        Ok(EnvFile {
+            path: path.to_owned(),
+            entries,
+        })
     }
 
     pub fn get(&self, name: &str) -> Option<&SecretValue> {
-        self.entries.iter().find(|e| e.name == name).map(|e| &e.value)
+        self.entries
+            .iter()
+            .find(|e| e.name == name)
+            .map(|e| &e.value)
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SyntaxErrorKind::*;
+
+    fn one(text: &str) -> String {
+        let entries = parse(text.as_bytes()).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        assert_eq!(entries.len(), 1, "{text:?}");
+        String::from_utf8(entries[0].value.expose_bytes().to_vec()).unwrap()
+    }
+
+    fn err(text: &[u8]) -> (usize, usize, SyntaxErrorKind) {
+        let e = parse(text).expect_err("should not parse");
+        (e.line, e.column, e.kind)
+    }
+
+    #[test]
+    fn values() {
+        let cases = [
+            ("K=v", "v"),
+            ("K=  spaced out  ", "spaced out"),
+            ("K=p$$word", "p$$word"),
+            ("K=$HOME", "$HOME"),
+            ("K=${X}", "${X}"),
+            ("K=a#b", "a#b"),
+            ("K=#fff", "#fff"),
+            ("K=v # comment", "v"),
+            ("K=v\t# comment", "v"),
+            ("K= # only a comment", ""),
+            ("K=", ""),
+            ("K=a\"b'c\\d", "a\"b'c\\d"),
+            ("K='lit $HOME \\n \"'", "lit $HOME \\n \""),
+            ("K=\"$HOME ${X} p$$word\"", "$HOME ${X} p$$word"),
+            ("K=\"\\n\\r\\t\\\\\\\"\\$\"", "\n\r\t\\\"$"),
+            ("K=\"a # not a comment\" # comment", "a # not a comment"),
+            ("K='a'#comment", "a"),
+            ("K=''", ""),
+            ("K=\"two\nlines\"", "two\nlines"),
+            ("K='two\r\nlines'\r\n", "two\nlines"),
+            ("K=v\r\n", "v"),
+            ("K=v\r", "v"),
+            ("K=a\rb", "a\rb"),
+            ("  export   K = v", "v"),
+            ("export=v", "v"),
+        ];
+        for (text, value) in cases {
+            assert_eq!(one(text), value, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn export_prefix_or_name() {
+        let names = |text: &str| -> Vec<String> {
+            parse(text.as_bytes())
+                .unwrap()
+                .into_iter()
+                .map(|e| e.name)
+                .collect()
+        };
+        assert_eq!(names("export A=1\nexport=2"), ["A", "export"]);
+        assert_eq!(names("export = 3"), ["export"]);
+        assert_eq!(names("export\tB=4"), ["B"]);
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        assert_eq!(err(b"1ABC=x"), (1, 1, InvalidKey));
+        assert_eq!(err(b"A-B=x"), (1, 2, InvalidKey));
+        assert_eq!(err(b"=x"), (1, 1, InvalidKey));
+        assert_eq!(err(b"export 9=x"), (1, 8, InvalidKey));
+        assert_eq!(err(b"KEY"), (1, 4, MissingEquals));
+        assert_eq!(err(b"KEY value"), (1, 5, MissingEquals));
+        assert_eq!(err(b"A=1\n  B='x\ny\n"), (2, 5, UnterminatedSingleQuote));
+        assert_eq!(err(b"A=\"x\\\"\n"), (1, 3, UnterminatedDoubleQuote));
+        assert_eq!(err(b"A=\"x\\"), (1, 3, UnterminatedDoubleQuote));
+        assert_eq!(err(b"A=\"\n\\q\""), (2, 1, InvalidEscape));
+        assert_eq!(err(b"A=\"x\" y"), (1, 7, TrailingCharacters));
+        assert_eq!(err(b"A='x'y"), (1, 6, TrailingCharacters));
+        assert_eq!(err(b"A=1\n export A=2"), (2, 9, DuplicateKey));
+        assert_eq!(err(b"A=1\nB=\xC3\xA9\xFF"), (2, 4, InvalidUtf8));
+    }
+
+    #[test]
+    fn bom_is_skipped_and_not_counted() {
+        assert_eq!(one("\u{FEFF}K=v"), "v");
+        assert_eq!(err(b"\xEF\xBB\xBF1=x"), (1, 1, InvalidKey));
+        // A BOM anywhere else is ordinary text, and no name starts with it.
+        assert_eq!(err(b"A=1\n\xEF\xBB\xBFB=2"), (2, 1, InvalidKey));
+    }
+
+    #[test]
+    fn columns_count_characters_not_bytes() {
+        assert_eq!(err("A=\"é\" x".as_bytes()), (1, 7, TrailingCharacters));
+    }
+
+    #[test]
+    fn entries_record_their_first_line() {
+        let entries = parse(b"# c\n\nA='x\ny'\nB=2").unwrap();
+        let lines: Vec<_> = entries.iter().map(|e| (e.name.as_str(), e.line)).collect();
+        assert_eq!(lines, [("A", 3), ("B", 5)]);
+    }
+
+    #[test]
+    fn kinds_display_as_words_with_no_debug_names() {
+        let shown = SyntaxError {
+            line: 3,
+            column: 7,
+            kind: UnterminatedDoubleQuote,
+        }
+        .to_string();
+        assert_eq!(shown, "line 3, column 7: unterminated double-quoted value");
     }
 }
