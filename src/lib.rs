@@ -7,12 +7,16 @@
 //! session to a work item and its conversation.
 
 pub mod apply;
+pub mod cli;
 pub mod clock;
 pub mod desired;
 pub mod events;
+pub mod fsutil;
 pub mod harness;
 pub mod launcher;
 pub mod observed;
 pub mod plan;
 pub mod registry;
+pub mod runner;
 pub mod secret;
+pub mod tmux;

@@ -1,0 +1,18 @@
+//! Apply: roll sessions onto the desired environment by respawning each
+//! pane in place, resuming its conversation, and verifying what the new
+//! process holds.
+//!
+//! The flow is: [`select`] the sessions from a plan, [`precheck`] each one
+//! (never touching a session whose conversation cannot be resumed), roll a
+//! canary alone, then the rest in parallel ([`fleet`]), each through
+//! [`roll`], and collect a [`report`].
+
+pub mod fleet;
+pub mod interrupt;
+pub mod lock;
+pub mod precheck;
+pub mod report;
+pub mod roll;
+
+pub use fleet::{execute, ApplyOptions, Mode};
+pub use report::{Outcome, Report, SessionReport};

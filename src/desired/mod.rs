@@ -4,3 +4,34 @@
 pub mod config;
 pub mod envfile;
 pub mod policy;
+
+use config::Config;
+use envfile::{EnvFile, EnvFileError};
+use policy::{Policy, PolicyError};
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum DesiredError {
+    #[error("{config}: no env.file is configured, so there is no declared environment to compare sessions with")]
+    #[diagnostic(
+        code(the_loop::desired::no_env_file),
+        help("add `env:\n  file: path/to/.env` to the config; without it, respawning would cost every pane and change nothing")
+    )]
+    NoEnvFile { config: std::path::PathBuf },
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    EnvFile(#[from] EnvFileError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Policy(#[from] PolicyError),
+}
+
+/// Reads the env file now (never cached) and builds the policy. With
+/// `require_env_file`, a config without `env.file` is refused.
+pub fn load_policy(config: &Config, require_env_file: bool) -> Result<Policy, DesiredError> {
+    let env_file = match &config.env.file {
+        Some(path) => Some(EnvFile::load(path)?),
+        None if require_env_file => return Err(DesiredError::NoEnvFile { config: config.path.clone() }),
+        None => None,
+    };
+    Ok(Policy::new(config, env_file)?)
+}

@@ -1,0 +1,183 @@
+//! The policy: what environment a managed session must hold, as a function
+//! of the config and the env file alone (never of the calling shell).
+//!
+//! - D: the names the env file declares; C: D plus `env.credentials`.
+//! - E: `env.deliver` (a subset of D): these must hold the file's value.
+//! - Every name in C minus E must be absent.
+//! - `THE_LOOP_WORK_ITEM`, `THE_LOOP_CLI_CONFIG` and `THE_LOOP_INSTANCE`
+//!   (when configured) must be set.
+
+use super::config::Config;
+use super::envfile::EnvFile;
+use crate::observed::ProcessEnv;
+use crate::secret::{Fingerprint, SecretValue};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+pub const VAR_WORK_ITEM: &str = "THE_LOOP_WORK_ITEM";
+pub const VAR_CLI_CONFIG: &str = "THE_LOOP_CLI_CONFIG";
+pub const VAR_INSTANCE: &str = "THE_LOOP_INSTANCE";
+
+/// Which managed session an environment is for.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Identity {
+    WorkItem(String),
+    Standing(String),
+}
+
+/// Why a name is in a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeCase {
+    /// A withheld name holds a value that is not the file's current one
+    /// (the reporter's case), or a delivered name holds an old value.
+    Stale,
+    /// A withheld name holds exactly the file's current value.
+    Exposed,
+    /// A delivered name is absent.
+    Missing,
+    /// One of the-loop's own identifiers is absent or wrong.
+    Identifier,
+}
+
+/// One differing name: fingerprints only; `None` means absent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Change {
+    pub name: String,
+    pub have: Option<Fingerprint>,
+    pub want: Option<Fingerprint>,
+    pub case: ChangeCase,
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum PolicyError {
+    #[error("{config}: env.deliver names {name}, which the env file {file} does not declare")]
+    #[diagnostic(code(the_loop::policy::deliver_undeclared), help("env.deliver may only list names the env file declares"))]
+    DeliverUndeclared { config: PathBuf, file: PathBuf, name: String },
+    #[error("{config}: env.sessionPassthrough lists {name}, which is a credential (declared by the env file or env.credentials)")]
+    #[diagnostic(code(the_loop::policy::passthrough_secret), help("sessionPassthrough is for non-secret names; remove {name} from it"))]
+    PassthroughIsSecret { config: PathBuf, name: String },
+}
+
+/// The policy for one config and one reading of the env file.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    env_file: Option<EnvFile>,
+    credentials: BTreeSet<String>,
+    deliver: BTreeSet<String>,
+    config_path: PathBuf,
+    instance: Option<String>,
+}
+
+/// What one session must hold.
+#[derive(Debug, Clone, Default)]
+pub struct DesiredEnv {
+    pub withheld: BTreeSet<String>,
+    pub set: BTreeMap<String, SecretValue>,
+}
+
+impl Policy {
+    /// `env_file` is the file as read now, or `None` when no `env.file` is
+    /// configured, in which case only the identifiers are managed.
+    pub fn new(config: &Config, env_file: Option<EnvFile>) -> Result<Policy, PolicyError> {
+        let mut credentials: BTreeSet<String> = config.env.credentials.iter().cloned().collect();
+        let deliver: BTreeSet<String> = config.env.deliver.iter().cloned().collect();
+        if let Some(file) = &env_file {
+            credentials.extend(file.names().map(str::to_owned));
+            if let Some(name) = deliver.iter().find(|n| file.get(n).is_none()) {
+                return Err(PolicyError::DeliverUndeclared { config: config.path.clone(), file: file.path.clone(), name: name.clone() });
+            }
+        }
+        if let Some(name) = config.env.session_passthrough.iter().find(|n| credentials.contains(*n)) {
+            return Err(PolicyError::PassthroughIsSecret { config: config.path.clone(), name: name.clone() });
+        }
+        Ok(Policy { env_file, credentials, deliver, config_path: config.path.clone(), instance: config.instance.clone() })
+    }
+
+    pub fn env_file(&self) -> Option<&EnvFile> {
+        self.env_file.as_ref()
+    }
+
+    /// Name → fingerprint of every value the env file declares, for plans
+    /// and for spotting that the file changed since a saved plan.
+    pub fn file_fingerprints(&self) -> BTreeMap<String, Fingerprint> {
+        self.env_file.iter().flat_map(|f| f.entries.iter()).map(|e| (e.name.clone(), e.value.fingerprint())).collect()
+    }
+
+    pub fn desired_for(&self, identity: &Identity) -> DesiredEnv {
+        let mut desired = DesiredEnv::default();
+        if let Some(file) = &self.env_file {
+            desired.withheld = self.credentials.difference(&self.deliver).cloned().collect();
+            for name in &self.deliver {
+                if let Some(value) = file.get(name) {
+                    desired.set.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        let config = self.config_path.as_os_str().as_bytes();
+        desired.set.insert(VAR_CLI_CONFIG.into(), SecretValue::new(config));
+        match identity {
+            Identity::WorkItem(reference) => {
+                desired.set.insert(VAR_WORK_ITEM.into(), SecretValue::new(reference.as_bytes()));
+            }
+            Identity::Standing(_) => {
+                desired.withheld.insert(VAR_WORK_ITEM.into());
+            }
+        }
+        if let Some(instance) = &self.instance {
+            desired.set.insert(VAR_INSTANCE.into(), SecretValue::new(instance.as_bytes()));
+        }
+        desired
+    }
+
+    fn is_identifier(name: &str) -> bool {
+        matches!(name, VAR_WORK_ITEM | VAR_CLI_CONFIG | VAR_INSTANCE)
+    }
+
+    /// Compares what a process holds with what it should hold, name by name.
+    pub fn diff(&self, desired: &DesiredEnv, have: &ProcessEnv) -> Vec<Change> {
+        let mut changes = Vec::new();
+        for name in &desired.withheld {
+            if let Some(value) = have.get(name) {
+                let exposed = self.env_file.as_ref().and_then(|f| f.get(name)).is_some_and(|current| current == value);
+                let case = if exposed {
+                    ChangeCase::Exposed
+                } else if Self::is_identifier(name) {
+                    ChangeCase::Identifier
+                } else {
+                    ChangeCase::Stale
+                };
+                changes.push(Change { name: name.clone(), have: Some(value.fingerprint()), want: None, case });
+            }
+        }
+        for (name, want) in &desired.set {
+            let held = have.get(name);
+            if held == Some(want) {
+                continue;
+            }
+            let case = match (Self::is_identifier(name), held) {
+                (true, _) => ChangeCase::Identifier,
+                (false, None) => ChangeCase::Missing,
+                (false, Some(_)) => ChangeCase::Stale,
+            };
+            changes.push(Change { name: name.clone(), have: held.map(SecretValue::fingerprint), want: Some(want.fingerprint()), case });
+        }
+        changes.sort_by(|a, b| a.name.cmp(&b.name));
+        changes
+    }
+}
+
+impl DesiredEnv {
+    /// Makes a command's environment the desired one: withheld names removed,
+    /// desired names set, everything else inherited unchanged.
+    pub fn apply_to(&self, command: &mut std::process::Command) {
+        for name in &self.withheld {
+            command.env_remove(name);
+        }
+        for (name, value) in &self.set {
+            command.env(name, std::ffi::OsStr::from_bytes(value.expose_bytes()));
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Actual state: the panes tmux reports and the environments their processes hold.
+
+pub mod fleet;
+pub mod proc_env;
+
+pub use fleet::{Fleet, FleetView, Pane, Probe};
+pub use proc_env::{EnvRead, ProcessEnv};

@@ -1,0 +1,14 @@
+//! The plan: desired state compared with observed state, session by session.
+//!
+//! [`compute`] is a pure function of its inputs; [`gather`] is the shell that
+//! collects those inputs from the registry, tmux and `/proc`; [`render`]
+//! turns a plan into text; [`saved`] writes and checks plans for `apply --plan`.
+
+pub mod compute;
+pub mod gather;
+pub mod model;
+pub mod render;
+pub mod saved;
+
+pub use compute::{compute, ManagedSession, Targets};
+pub use model::{Action, Observation, Plan, SessionKind, SessionPlan, Summary};

@@ -1,0 +1,163 @@
+//! Rolling a fleet: select from the plan, pre-check, a canary alone, then
+//! the rest with bounded parallelism. Ctrl-C stops new respawns only.
+
+use super::interrupt;
+use super::precheck::{check, load_facts, Resumable};
+use super::report::{Outcome, Report, SessionReport};
+use super::roll::Roller;
+use crate::desired::policy::Identity;
+use crate::observed::EnvRead;
+use crate::plan::gather::Observed;
+use crate::plan::{Action, Plan, SessionKind, SessionPlan};
+use crate::registry::Registry;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `apply`: respawn sessions with observed drift.
+    Apply,
+    /// `sessions restart`: respawn every targeted live, readable session.
+    Restart,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ApplyOptions {
+    pub mode: Mode,
+    pub parallelism: usize,
+    pub dry_run: bool,
+}
+
+pub const DEFAULT_PARALLELISM: u16 = 8;
+
+struct Candidate {
+    index: usize,
+    identity: Identity,
+    resumable: Resumable,
+}
+
+fn identity_of(plan: &SessionPlan) -> Option<Identity> {
+    match plan.kind {
+        SessionKind::WorkItem => plan.reference.clone().map(Identity::WorkItem),
+        SessionKind::Standing => plan.standing.clone().map(Identity::Standing),
+        SessionKind::Unmanaged => None,
+    }
+}
+
+fn why(plan: &SessionPlan) -> String {
+    if plan.changes.is_empty() {
+        "restart requested".into()
+    } else {
+        let names: Vec<String> = plan.changes.iter().map(|c| format!("{} {}", c.name, serde_json::to_value(c.case).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())).collect();
+        names.join(", ")
+    }
+}
+
+/// Runs the roll and returns the report, in plan order. `progress` is
+/// called as each session finishes.
+pub fn execute(
+    roller: &Roller,
+    registry: &Registry,
+    plan: &Plan,
+    observed: &Observed,
+    options: ApplyOptions,
+    progress: &(dyn Fn(&SessionReport) + Sync),
+) -> Report {
+    let mut slots: Vec<Option<SessionReport>> = vec![None; plan.sessions.len()];
+    let mut candidates = Vec::new();
+    for (index, session) in plan.sessions.iter().enumerate() {
+        let selected = match (session.action, options.mode) {
+            (Action::Respawn, _) | (Action::None, Mode::Restart) => true,
+            (Action::None, Mode::Apply) => {
+                slots[index] = Some(SessionReport::from_plan(session, Outcome::UpToDate, None));
+                false
+            }
+            (Action::Skip, _) => {
+                slots[index] = Some(SessionReport::from_plan(session, Outcome::Skipped, session.reason.clone()));
+                false
+            }
+        };
+        let Some(identity) = identity_of(session).filter(|_| selected) else { continue };
+        let session_env = session.pane_pid.and_then(|pid| match observed.envs.get(&pid) {
+            Some(EnvRead::Read(env)) => Some(env),
+            _ => None,
+        });
+        match load_facts(registry, &identity).and_then(|facts| check(&facts, session_env)) {
+            Ok(resumable) if options.dry_run => {
+                let mut report = SessionReport::from_plan(session, Outcome::WouldRestart, Some(why(session)));
+                report.harness_session_id = Some(resumable.session_id);
+                slots[index] = Some(report);
+            }
+            Ok(resumable) => candidates.push(Candidate { index, identity, resumable }),
+            Err(reason) => {
+                roller.events.emit("session.left_alone", serde_json::json!({"ref": session.reference, "standing": session.standing, "reason": reason}));
+                slots[index] = Some(SessionReport::from_plan(session, Outcome::LeftAlone, Some(reason)));
+            }
+        }
+    }
+    for report in slots.iter().flatten() {
+        progress(report);
+    }
+
+    let mut queue = candidates.into_iter();
+    // Canary: roll one at a time until one is really respawned. If it fails,
+    // the rest are not attempted.
+    let mut canary_failed: Option<String> = None;
+    for candidate in queue.by_ref() {
+        if interrupt::requested() {
+            slots[candidate.index] = Some(not_attempted(&plan.sessions[candidate.index], "interrupted"));
+            continue;
+        }
+        let report = roller.roll(&plan.sessions[candidate.index], &candidate.identity, candidate.resumable);
+        progress(&report);
+        let outcome = report.outcome;
+        let label = report.label().to_owned();
+        slots[candidate.index] = Some(report);
+        if outcome.is_failure() && outcome.respawned() {
+            canary_failed = Some(label);
+            break;
+        }
+        if outcome.respawned() {
+            break;
+        }
+    }
+    let rest: Vec<Candidate> = queue.collect();
+    if let Some(canary) = canary_failed {
+        for c in rest {
+            slots[c.index] = Some(not_attempted(&plan.sessions[c.index], &format!("canary {canary} failed")));
+        }
+    } else {
+        let next = AtomicUsize::new(0);
+        let done = Mutex::new(Vec::new());
+        let workers = options.parallelism.max(1).min(rest.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(c) = rest.get(i) else { break };
+                    let session = &plan.sessions[c.index];
+                    let report = if interrupt::requested() {
+                        not_attempted(session, "interrupted")
+                    } else {
+                        roller.roll(session, &c.identity, c.resumable.clone())
+                    };
+                    progress(&report);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((c.index, report));
+                });
+            }
+        });
+        for (index, report) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            slots[index] = Some(report);
+        }
+    }
+    Report {
+        format_version: "1".into(),
+        dry_run: options.dry_run,
+        interrupted: interrupt::requested(),
+        sessions: slots.into_iter().flatten().collect(),
+    }
+}
+
+fn not_attempted(plan: &SessionPlan, why: &str) -> SessionReport {
+    SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.into()))
+}

@@ -1,0 +1,153 @@
+//! The apply report: one line per session, and the same as JSON.
+
+use crate::desired::policy::Change;
+use crate::plan::render::{render_change, Style};
+use crate::plan::SessionPlan;
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Respawned, resumed, and the new process holds the desired environment.
+    Restarted,
+    /// Respawned and resumed; its environment could not be read.
+    RestartedUnverified,
+    /// Respawned, but the new process does not hold the desired environment.
+    Mismatch,
+    /// Respawned, but the harness did not stay up: the conversation did not resume.
+    ResumeFailed,
+    /// Not touched: its conversation cannot be resumed, or it changed under us.
+    LeftAlone,
+    /// Registered but not running (or not observable); never started.
+    Skipped,
+    /// Already holds the desired environment.
+    UpToDate,
+    /// Not reached: the canary failed, or the run was interrupted.
+    NotAttempted,
+    /// Dry run: this session would be respawned.
+    WouldRestart,
+}
+
+impl Outcome {
+    /// Outcomes that leave a live session stale and make the command exit 1.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone)
+    }
+
+    pub fn respawned(self) -> bool {
+        matches!(self, Outcome::Restarted | Outcome::RestartedUnverified | Outcome::Mismatch | Outcome::ResumeFailed)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct SessionReport {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    pub tmux_target: String,
+    pub pane_id: Option<String>,
+    pub outcome: Outcome,
+    /// Why, in words (never a value).
+    pub detail: Option<String>,
+    pub old_pid: Option<i32>,
+    pub new_pid: Option<i32>,
+    /// The conversation that was (or would be) resumed.
+    pub harness_session_id: Option<String>,
+    /// The drift that motivated the respawn.
+    pub planned_changes: Vec<Change>,
+    /// After a mismatch: what the new process still holds wrong.
+    pub mismatches: Vec<Change>,
+}
+
+impl SessionReport {
+    pub fn from_plan(plan: &SessionPlan, outcome: Outcome, detail: Option<String>) -> Self {
+        SessionReport {
+            reference: plan.reference.clone(),
+            standing: plan.standing.clone(),
+            tmux_target: plan.tmux_target.clone(),
+            pane_id: plan.pane_id.clone(),
+            outcome,
+            detail,
+            old_pid: plan.pane_pid,
+            new_pid: None,
+            harness_session_id: None,
+            planned_changes: plan.changes.clone(),
+            mismatches: Vec::new(),
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        self.reference.as_deref().or(self.standing.as_deref()).unwrap_or(&self.tmux_target)
+    }
+
+    /// `restarted (verified)`, `left alone (unresumable: …)`, …
+    pub fn verdict(&self) -> String {
+        let detail = self.detail.as_deref().unwrap_or("");
+        match self.outcome {
+            Outcome::Restarted => "restarted (verified)".into(),
+            Outcome::RestartedUnverified => format!("restarted (unverified: {detail})"),
+            Outcome::Mismatch => format!("mismatch ({})", self.mismatches.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")),
+            Outcome::ResumeFailed => format!("resume failed ({detail})"),
+            Outcome::LeftAlone => format!("left alone ({detail})"),
+            Outcome::Skipped => format!("skipped ({detail})"),
+            Outcome::UpToDate => "up to date".into(),
+            Outcome::NotAttempted => format!("not attempted ({detail})"),
+            Outcome::WouldRestart => format!("would restart ({detail})"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Report {
+    pub format_version: String,
+    pub dry_run: bool,
+    /// True when Ctrl-C stopped new respawns from starting.
+    pub interrupted: bool,
+    pub sessions: Vec<SessionReport>,
+}
+
+impl Report {
+    pub fn failed(&self) -> bool {
+        self.sessions.iter().any(|s| s.outcome.is_failure())
+    }
+
+    pub fn render(&self, style: Style) -> String {
+        let mut out = String::new();
+        let width = self.sessions.iter().map(|s| s.label().len()).max().unwrap_or(0);
+        for s in &self.sessions {
+            let verdict = s.verdict();
+            let painted = match s.outcome {
+                Outcome::Restarted | Outcome::UpToDate => style.green(&verdict),
+                o if o.is_failure() => style.red(&verdict),
+                _ => style.yellow(&verdict),
+            };
+            let pids = match (s.old_pid, s.new_pid) {
+                (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "{:<width$}  {painted}{pids}", s.label());
+            for change in &s.mismatches {
+                let _ = writeln!(out, "    {}", render_change(change, style));
+            }
+        }
+        if self.interrupted {
+            out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
+        }
+        let count = |o: Outcome| self.sessions.iter().filter(|s| s.outcome == o).count();
+        let _ = writeln!(
+            out,
+            "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted.",
+            style.bold(if self.dry_run { "Dry run:" } else { "Apply:" }),
+            count(Outcome::Restarted) + count(Outcome::WouldRestart),
+            count(Outcome::RestartedUnverified),
+            count(Outcome::Mismatch),
+            count(Outcome::ResumeFailed),
+            count(Outcome::LeftAlone),
+            count(Outcome::Skipped),
+            count(Outcome::NotAttempted),
+        );
+        out
+    }
+}

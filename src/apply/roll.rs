@@ -1,0 +1,155 @@
+//! Rolling one session: end the harness gracefully, respawn the same pane
+//! with the launcher resuming the recorded conversation, probe it, and
+//! verify what the new process holds.
+
+use super::precheck::{harness_binary, Resumable};
+use super::report::{Outcome, SessionReport};
+use crate::desired::config::Config;
+use crate::desired::policy::{Identity, Policy};
+use crate::events::EventLog;
+use crate::harness::Launch;
+use crate::observed::EnvRead;
+use crate::plan::gather::read_harness_environment;
+use crate::plan::SessionPlan;
+use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
+use crate::runner::spawn::{respawn_pane, session_panes, set_remain_on_exit};
+use crate::runner::LaunchSpec;
+use crate::tmux::Tmux;
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+/// The pieces one roll needs, shared by every worker.
+pub struct Roller<'a> {
+    pub config: &'a Config,
+    pub policy: &'a Policy,
+    pub tmux: &'a Tmux,
+    pub events: &'a EventLog,
+}
+
+fn seconds(value: f64) -> Duration {
+    Duration::try_from_secs_f64(value.max(0.0)).unwrap_or(Duration::ZERO)
+}
+
+impl Roller<'_> {
+    pub fn roll(&self, plan: &SessionPlan, identity: &Identity, resumable: Resumable) -> SessionReport {
+        let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
+        report.harness_session_id = Some(resumable.session_id.clone());
+        let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
+            report.detail = Some("no pane was observed".into());
+            return report;
+        };
+        let target = plan.tmux_target.as_str();
+        let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
+
+        // Provenance: the pid must still be what tmux reports for this
+        // loop-* pane, and the handle is taken before the check so a reused
+        // pid can never be signalled.
+        let handle = match ProcessHandle::open(pid) {
+            Ok(handle) => handle,
+            Err(_) => {
+                report.detail = Some("the harness exited before it could be respawned; not restarted".into());
+                report.outcome = Outcome::Skipped;
+                return report;
+            }
+        };
+        match session_panes(self.tmux, target) {
+            Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
+            Ok(_) => {
+                report.detail = Some("the pane changed since it was planned; not touched".into());
+                return report;
+            }
+            Err(err) => {
+                report.detail = Some(format!("tmux did not confirm the pane ({err}); not touched"));
+                return report;
+            }
+        }
+
+        if let Err(err) = set_remain_on_exit(self.tmux, target) {
+            // Without remain-on-exit the session would vanish with the harness.
+            report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
+            return report;
+        }
+        let grace = seconds(self.config.routing.tmux.harness_kill_grace_seconds);
+        let ending = end_gracefully(&handle, grace);
+        self.events.emit("session.harness_terminated", with(&fields, json!({"pid": pid, "ending": ending})));
+        if ending == Ending::Survived {
+            report.detail = Some("the harness survived SIGKILL; not respawned".into());
+            return report;
+        }
+
+        let spec = LaunchSpec {
+            identity: identity.clone(),
+            cwd: resumable.cwd.clone(),
+            launch: Launch::Resume { session_id: resumable.session_id.clone() },
+            args: resumable.args.clone(),
+            config_path: self.config.path.clone(),
+            harness_binary: harness_binary(self.config),
+        };
+        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
+            return self.resume_failed(report, &fields, format!("tmux respawn-pane failed: {err}"));
+        }
+
+        std::thread::sleep(seconds(self.config.routing.tmux.resume_probe_seconds));
+        let new_pid = match session_panes(self.tmux, target) {
+            Ok(panes) => match panes.into_iter().find(|p| p.pane_id == pane_id) {
+                Some(p) if !p.dead => p.pid,
+                Some(_) => return self.resume_failed(report, &fields, "the harness exited: the conversation did not resume".into()),
+                None => return self.resume_failed(report, &fields, "the pane is gone".into()),
+            },
+            Err(err) => return self.resume_failed(report, &fields, format!("tmux did not answer the probe ({err})")),
+        };
+        report.new_pid = Some(new_pid);
+        self.verify(report, &fields, identity, new_pid)
+    }
+
+    fn resume_failed(&self, mut report: SessionReport, fields: &serde_json::Value, reason: String) -> SessionReport {
+        self.events.emit("session.resume_failed", with(fields, json!({"reason": reason, "fresh_started": false})));
+        report.outcome = Outcome::ResumeFailed;
+        report.detail = Some(reason);
+        report
+    }
+
+    /// Reads the new process (after the launcher's exec) and compares it
+    /// name by name with the desired state.
+    fn verify(&self, mut report: SessionReport, fields: &serde_json::Value, identity: &Identity, pid: i32) -> SessionReport {
+        let launcher = std::env::current_exe().ok();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        let read = loop {
+            let read = read_harness_environment(pid, launcher.as_deref());
+            let waiting = matches!(&read, EnvRead::Unverified(r) if r.contains("launcher"));
+            if !waiting || Instant::now() >= deadline {
+                break read;
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        };
+        let base = with(fields, json!({"old_pid": report.old_pid, "new_pid": pid, "resumed": true, "harness_session_id": report.harness_session_id}));
+        match read {
+            EnvRead::Read(env) => {
+                let mismatches = self.policy.diff(&self.policy.desired_for(identity), &env);
+                if mismatches.is_empty() {
+                    report.outcome = Outcome::Restarted;
+                    self.events.emit("session.respawned", with(&base, json!({"verification": "verified"})));
+                } else {
+                    report.outcome = Outcome::Mismatch;
+                    self.events.emit("env.verify_mismatch", with(&base, json!({"changes": mismatches})));
+                    report.mismatches = mismatches;
+                }
+            }
+            EnvRead::Unverified(reason) => {
+                report.outcome = Outcome::RestartedUnverified;
+                self.events.emit("session.respawned", with(&base, json!({"verification": "unverified", "reason": reason})));
+                report.detail = Some(reason);
+            }
+        }
+        report
+    }
+}
+
+/// Merges two JSON objects (for event fields).
+fn with(base: &serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    let mut merged = base.clone();
+    if let (Some(m), serde_json::Value::Object(e)) = (merged.as_object_mut(), extra) {
+        m.extend(e);
+    }
+    merged
+}

@@ -1,0 +1,137 @@
+//! `the-loop apply` (and the engine behind `sessions restart`).
+
+use super::context::Context;
+use super::output::{print_json, stderr_style, stdout_style};
+use super::plan::resolve_targets;
+use crate::apply::fleet::DEFAULT_PARALLELISM;
+use crate::apply::lock::ApplyLock;
+use crate::apply::roll::Roller;
+use crate::apply::{execute, interrupt, ApplyOptions, Mode, SessionReport};
+use crate::plan::gather::plan_now;
+use crate::plan::render::render_plan;
+use crate::plan::saved::{self, SavedPlanError};
+use crate::plan::Targets;
+use clap::Args;
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// Apply a plan saved with `plan --out FILE`; refused if anything changed since.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// Only this session (a work-item ref or standing name). Repeatable.
+    #[arg(long = "target", value_name = "REF")]
+    pub targets: Vec<String>,
+    /// Do not ask for confirmation (required when stdin is not a terminal).
+    #[arg(long)]
+    pub auto_approve: bool,
+    /// Report what would be respawned, and why, without touching anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// How many sessions to respawn at once after the canary.
+    #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub parallelism: u16,
+}
+
+/// What differs between `apply` and `sessions restart`.
+pub struct Roll<'a> {
+    pub mode: Mode,
+    pub targets: Targets,
+    pub saved_plan: Option<&'a Path>,
+    pub dry_run: bool,
+    pub json: bool,
+    pub parallelism: usize,
+    /// `apply` asks; `sessions restart` takes its explicit target as approval.
+    pub ask: bool,
+    pub command: &'static str,
+}
+
+pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
+    let ctx = Context::load(config)?;
+    let targets = resolve_targets(&ctx, &args.targets)?;
+    roll(
+        &ctx,
+        Roll {
+            mode: Mode::Apply,
+            targets,
+            saved_plan: args.plan.as_deref(),
+            dry_run: args.dry_run,
+            json: args.json,
+            parallelism: args.parallelism.into(),
+            ask: !args.auto_approve,
+            command: "apply",
+        },
+    )
+}
+
+pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
+    // Re-read the env file now: the roll is against the file as it is.
+    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &roll.targets);
+    if let Some(path) = roll.saved_plan {
+        let saved = saved::read(path)?;
+        let changes = saved::staleness(&saved, &plan);
+        if !changes.is_empty() {
+            return Err(SavedPlanError::Stale { path: path.into(), changes }.into());
+        }
+    }
+    if !roll.json {
+        print!("{}", render_plan(&plan, stdout_style()));
+    }
+    let will_act = plan.sessions.iter().any(|s| match roll.mode {
+        Mode::Apply => s.action == crate::plan::Action::Respawn,
+        Mode::Restart => s.action != crate::plan::Action::Skip,
+    });
+    if will_act && roll.ask && !roll.dry_run {
+        confirm()?;
+    }
+    let _lock = if roll.dry_run { None } else { Some(ApplyLock::acquire(&ctx.config.state_root, roll.command)?) };
+    if !roll.dry_run {
+        interrupt::install();
+        ctx.events.emit("apply.started", serde_json::json!({"command": roll.command, "sessions": plan.summary.respawn}));
+    }
+    let roller = Roller { config: &ctx.config, policy: &policy, tmux: &ctx.tmux, events: &ctx.events };
+    let show_progress = std::io::stderr().is_terminal() && !roll.dry_run;
+    let style = stderr_style();
+    let progress = |r: &SessionReport| {
+        if show_progress && r.outcome.respawned() {
+            eprintln!("{} {}", style.dim("…"), format_args!("{}: {}", r.label(), r.verdict()));
+        }
+    };
+    let options = ApplyOptions { mode: roll.mode, parallelism: roll.parallelism, dry_run: roll.dry_run };
+    let report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
+    if !roll.dry_run {
+        ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
+    }
+    if roll.json {
+        print_json(&report);
+    } else {
+        println!();
+        print!("{}", report.render(stdout_style()));
+    }
+    Ok(if report.failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Terraform's rule: only the word "yes" approves.
+fn confirm() -> miette::Result<()> {
+    if !std::io::stdin().is_terminal() {
+        miette::bail!(
+            code = "the_loop::apply::needs_approval",
+            help = "review `the-loop plan`, then run `the-loop apply --auto-approve`",
+            "refusing to respawn sessions without confirmation in a non-interactive run"
+        );
+    }
+    print!("\nRespawn these sessions? Each conversation is resumed in place. Only 'yes' will be accepted: ");
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    if answer.trim() != "yes" {
+        miette::bail!(code = "the_loop::apply::cancelled", "apply cancelled; nothing was changed");
+    }
+    Ok(())
+}

@@ -1,0 +1,49 @@
+//! The launcher a pane runs. It reads the config and env file itself, so no
+//! value ever travels through an argv, builds the session's environment,
+//! and replaces itself with the harness (same pid).
+
+use crate::desired::config;
+use crate::desired::policy::Identity;
+use clap::Args;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    #[arg(long, value_name = "FILE")]
+    config: PathBuf,
+    #[arg(long, conflicts_with = "standing", required_unless_present = "standing")]
+    work_item: Option<String>,
+    #[arg(long)]
+    standing: Option<String>,
+    /// The harness and its arguments.
+    #[arg(last = true, required = true)]
+    harness: Vec<OsString>,
+}
+
+pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
+    let config = config::load(&args.config)?;
+    // An env file that no longer parses means the desired environment is
+    // unknown: refuse rather than start a harness on a guess.
+    let policy = crate::desired::load_policy(&config, false)?;
+    let identity = match (args.work_item, args.standing) {
+        (Some(r), _) => Identity::WorkItem(r),
+        (None, Some(n)) => Identity::Standing(n),
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let desired = policy.desired_for(&identity);
+    let (program, rest) = args.harness.split_first().expect("clap requires the harness");
+    let mut command = std::process::Command::new(program);
+    command.args(rest);
+    desired.apply_to(&mut command);
+    let err = command.exec();
+    Err(miette::miette!(
+        code = "the_loop::exec::harness",
+        help = "check that the harness is installed, or set routing.harnessBinary.claude",
+        "cannot start the harness {}: {}",
+        PathBuf::from(program).display(),
+        err.kind()
+    ))
+}

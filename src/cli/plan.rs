@@ -1,0 +1,66 @@
+//! `the-loop plan`
+
+use super::context::Context;
+use super::output::{print_json, stdout_style};
+use crate::plan::gather::plan_now;
+use crate::plan::render::render_plan;
+use crate::plan::{saved, Targets};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// Only this session (a work-item ref, a standing name or a tmux session name). Repeatable.
+    #[arg(long = "target", value_name = "REF")]
+    pub targets: Vec<String>,
+    /// Print the plan as one JSON object (format_version "1").
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 2 when drift was observed, 0 when none, 1 on error (a CI gate).
+    #[arg(long)]
+    pub detailed_exitcode: bool,
+    /// Also write the plan (fingerprints only) to FILE for `apply --plan FILE`.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// Canonicalises targets that parse as refs, and refuses targets that name nothing.
+pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets> {
+    let mut resolved = Vec::new();
+    let (sessions, _) = crate::plan::gather::managed_sessions(&ctx.registry);
+    for target in raw {
+        let canonical = match target.parse::<crate::registry::WorkItemRef>() {
+            Ok(r) => r.to_string(),
+            Err(_) => target.clone(),
+        };
+        if !sessions.iter().any(|s| s.label() == canonical || s.tmux_target == canonical) {
+            miette::bail!(
+                code = "the_loop::target::unknown",
+                help = "`the-loop sessions list` shows the registered sessions",
+                "no registered session matches target {canonical}"
+            );
+        }
+        resolved.push(canonical);
+    }
+    Ok(Targets(resolved))
+}
+
+pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
+    let ctx = Context::load(config)?;
+    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let targets = resolve_targets(&ctx, &args.targets)?;
+    let (plan, _) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    if let Some(out) = &args.out {
+        saved::write(&plan, out)?;
+    }
+    if args.json {
+        print_json(&plan);
+    } else {
+        print!("{}", render_plan(&plan, stdout_style()));
+        if let Some(out) = &args.out {
+            println!("Saved this plan to {}; apply it with `the-loop apply --plan {}`.", out.display(), out.display());
+        }
+    }
+    Ok(if args.detailed_exitcode && plan.has_drift() { ExitCode::from(2) } else { ExitCode::SUCCESS })
+}

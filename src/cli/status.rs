@@ -1,0 +1,111 @@
+//! `the-loop status`: services, sessions, and a line when the fleet has drifted.
+
+use super::context::Context;
+use super::output::print_json;
+use crate::plan::gather::observe;
+use crate::plan::{compute, Action, Targets};
+use clap::Args;
+use serde::Serialize;
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Print services and per-session facts as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A long-running piece of the-loop that status checks.
+#[derive(Debug, Serialize)]
+pub struct Service {
+    pub name: String,
+    pub enabled: bool,
+    pub running: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct SessionFacts {
+    #[serde(rename = "ref")]
+    reference: Option<String>,
+    standing: Option<String>,
+    tmux_target: String,
+    probe: crate::observed::Probe,
+    /// "clean", "stale" or "unverified"; null when no env file is configured.
+    environment: Option<&'static str>,
+    stale_names: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct StatusReport {
+    services: Vec<Service>,
+    sessions: Vec<SessionFacts>,
+    stale_sessions: usize,
+    fix_command: Option<&'static str>,
+}
+
+pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
+
+/// The services this build runs. None yet; watch and the web terminal add theirs.
+fn services(_ctx: &Context) -> Vec<Service> {
+    Vec::new()
+}
+
+pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> {
+    let ctx = Context::load(config)?;
+    let services = services(&ctx);
+    let observed = observe(&ctx.registry, &ctx.tmux);
+    // Drift is reported only when it was observed: no env file, an unreadable
+    // one, or unreadable sessions add nothing.
+    let policy = match &ctx.config.env.file {
+        None => None,
+        Some(_) => match crate::desired::load_policy(&ctx.config, true) {
+            Ok(policy) => Some(policy),
+            Err(err) => {
+                tracing::warn!("env file not usable, so drift is not checked: {err}");
+                None
+            }
+        },
+    };
+    let plan = policy.as_ref().map(|p| compute(p, &observed.sessions, &observed.fleet, &observed.envs, &Targets::all(), Vec::new()));
+    let sessions: Vec<SessionFacts> = observed
+        .sessions
+        .iter()
+        .map(|s| {
+            let planned = plan.as_ref().and_then(|p| p.sessions.iter().find(|ps| ps.tmux_target == s.tmux_target && ps.label() == s.label()));
+            let (reference, standing) = match &s.identity {
+                crate::desired::policy::Identity::WorkItem(r) => (Some(r.clone()), None),
+                crate::desired::policy::Identity::Standing(n) => (None, Some(n.clone())),
+            };
+            SessionFacts {
+                reference,
+                standing,
+                tmux_target: s.tmux_target.clone(),
+                probe: observed.fleet.probe(&s.tmux_target),
+                environment: planned.and_then(|p| match p.action {
+                    Action::Respawn => Some("stale"),
+                    Action::None => Some("clean"),
+                    Action::Skip if p.is_unverified() => Some("unverified"),
+                    Action::Skip => None,
+                }),
+                stale_names: planned.map(|p| p.changes.iter().map(|c| c.name.clone()).collect()).unwrap_or_default(),
+            }
+        })
+        .collect();
+    let stale = sessions.iter().filter(|s| s.environment == Some("stale")).count();
+    let all_running = services.iter().filter(|s| s.enabled).all(|s| s.running);
+    let report = StatusReport { services, sessions, stale_sessions: stale, fix_command: (stale > 0).then_some(FIX_COMMAND) };
+    if args.json {
+        print_json(&report);
+    } else {
+        for service in report.services.iter().filter(|s| s.enabled) {
+            println!("{:<14} {}", service.name, if service.running { "running" } else { "not running" });
+        }
+        let live = report.sessions.iter().filter(|s| s.probe == crate::observed::Probe::Live).count();
+        println!("sessions       {} registered, {} running", report.sessions.len(), live);
+        if stale > 0 {
+            println!("{stale} running session(s) hold a stale environment; fix with `{FIX_COMMAND}`");
+        }
+    }
+    Ok(if all_running { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,181 @@
+//! The fleet: every pane of every `loop-*` session, from one
+//! `tmux list-panes -a` call.
+
+use crate::tmux::{means_no_server, Tmux};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Tab-separated so session names with spaces cannot shift the columns.
+pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}";
+
+/// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
+pub const SESSION_PREFIX: &str = "loop-";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pane {
+    pub session: String,
+    pub window_index: u32,
+    pub pane_index: u32,
+    pub pane_id: String,
+    pub pid: i32,
+    pub dead: bool,
+}
+
+/// What tmux said about one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Probe {
+    /// At least one pane is running.
+    Live,
+    /// Retained by remain-on-exit, every pane exited.
+    Dead,
+    /// tmux answered and has no such session.
+    Absent,
+    /// tmux did not answer; never to be read as absent.
+    Unknown,
+}
+
+impl Probe {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Probe::Live => "live",
+            Probe::Dead => "dead",
+            Probe::Absent => "absent",
+            Probe::Unknown => "unknown",
+        }
+    }
+}
+
+/// The `loop-*` panes, grouped by session, in tmux's order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fleet {
+    sessions: BTreeMap<String, Vec<Pane>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetView {
+    Answered(Fleet),
+    /// tmux could not be asked or did not answer; the reason is for humans.
+    Unknown(String),
+}
+
+impl Fleet {
+    pub fn from_panes(panes: impl IntoIterator<Item = Pane>) -> Self {
+        let mut sessions: BTreeMap<String, Vec<Pane>> = BTreeMap::new();
+        for pane in panes.into_iter().filter(|p| p.session.starts_with(SESSION_PREFIX)) {
+            sessions.entry(pane.session.clone()).or_default().push(pane);
+        }
+        for panes in sessions.values_mut() {
+            panes.sort_by_key(|p| (p.window_index, p.pane_index));
+        }
+        Fleet { sessions }
+    }
+
+    pub fn session_names(&self) -> impl Iterator<Item = &str> {
+        self.sessions.keys().map(String::as_str)
+    }
+
+    pub fn panes(&self, session: &str) -> &[Pane] {
+        self.sessions.get(session).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// The pane the harness runs in: the first pane of the first window.
+    pub fn harness_pane(&self, session: &str) -> Option<&Pane> {
+        self.panes(session).first()
+    }
+
+    pub fn probe(&self, session: &str) -> Probe {
+        let panes = self.panes(session);
+        if panes.is_empty() {
+            Probe::Absent
+        } else if panes.iter().any(|p| !p.dead) {
+            Probe::Live
+        } else {
+            Probe::Dead
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sessions.is_empty()
+    }
+}
+
+impl FleetView {
+    pub fn probe(&self, session: &str) -> Probe {
+        match self {
+            FleetView::Answered(fleet) => fleet.probe(session),
+            FleetView::Unknown(_) => Probe::Unknown,
+        }
+    }
+
+    pub fn harness_pane(&self, session: &str) -> Option<&Pane> {
+        match self {
+            FleetView::Answered(fleet) => fleet.harness_pane(session),
+            FleetView::Unknown(_) => None,
+        }
+    }
+}
+
+/// Parses `list-panes -a -F LIST_PANES_FORMAT` output. Lines that do not
+/// fit are dropped: a malformed line can never become a pid to signal.
+pub fn parse_list_panes(stdout: &str) -> Vec<Pane> {
+    stdout.lines().filter_map(parse_line).collect()
+}
+
+fn parse_line(line: &str) -> Option<Pane> {
+    let mut cols = line.split('\t');
+    let session = cols.next()?.to_owned();
+    let window_index = cols.next()?.parse().ok()?;
+    let pane_index = cols.next()?.parse().ok()?;
+    let pane_id = cols.next()?.to_owned();
+    let pid: i32 = cols.next()?.parse().ok()?;
+    let dead = cols.next()? == "1";
+    if cols.next().is_some() || !pane_id.starts_with('%') {
+        return None;
+    }
+    Some(Pane { session, window_index, pane_index, pane_id, pid, dead })
+}
+
+/// One tmux call for the whole fleet.
+pub fn observe(tmux: &Tmux) -> FleetView {
+    match tmux.run(["list-panes", "-a", "-F", LIST_PANES_FORMAT]) {
+        Ok(out) if out.success => FleetView::Answered(Fleet::from_panes(parse_list_panes(&out.stdout))),
+        Ok(out) if means_no_server(&out.stderr) => FleetView::Answered(Fleet::default()),
+        Ok(out) => FleetView::Unknown(format!("tmux list-panes failed: {}", out.stderr)),
+        Err(err) => FleetView::Unknown(err.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_groups_only_loop_sessions() {
+        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\n\
+                   work\t0\t0\t%1\t100\t0\n\
+                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\n\
+                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\n\
+                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\n\
+                   garbage line\n\
+                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\n";
+        let fleet = Fleet::from_panes(parse_list_panes(out));
+        insta::assert_debug_snapshot!(fleet);
+        assert_eq!(fleet.probe("loop-github-octo-repo-15"), Probe::Live);
+        assert_eq!(fleet.probe("loop-github-octo-repo-16"), Probe::Dead);
+        assert_eq!(fleet.probe("loop-github-octo-repo-17"), Probe::Live);
+        assert_eq!(fleet.probe("loop-nope"), Probe::Absent);
+        assert_eq!(fleet.probe("work"), Probe::Absent, "non-loop sessions are not the-loop's");
+        assert_eq!(fleet.harness_pane("loop-github-octo-repo-17").unwrap().pane_id, "%8");
+    }
+
+    #[test]
+    fn unknown_view_never_reads_absent() {
+        let view = FleetView::Unknown("tmux did not answer".into());
+        assert_eq!(view.probe("loop-x"), Probe::Unknown);
+    }
+}

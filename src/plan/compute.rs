@@ -1,0 +1,170 @@
+//! Plan computation: a pure function of the policy, the registry's sessions
+//! and what tmux and `/proc` reported.
+
+use super::model::*;
+use crate::desired::policy::{Identity, Policy};
+use crate::observed::{EnvRead, FleetView, Probe};
+use crate::secret::Fingerprint;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A session the registry says is the-loop's.
+#[derive(Debug, Clone)]
+pub struct ManagedSession {
+    pub identity: Identity,
+    /// The tmux session name, normalised.
+    pub tmux_target: String,
+    /// The record's status is active or paused.
+    pub record_live: bool,
+    pub record_fingerprint: Fingerprint,
+}
+
+impl ManagedSession {
+    pub fn label(&self) -> &str {
+        match &self.identity {
+            Identity::WorkItem(r) | Identity::Standing(r) => r,
+        }
+    }
+}
+
+/// Which sessions a command is about: all when empty, otherwise those whose
+/// ref, standing name or tmux session name is listed.
+#[derive(Debug, Clone, Default)]
+pub struct Targets(pub Vec<String>);
+
+impl Targets {
+    pub fn all() -> Self {
+        Targets(Vec::new())
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn selects(&self, session: &ManagedSession) -> bool {
+        self.is_all() || self.0.iter().any(|t| t == session.label() || *t == session.tmux_target)
+    }
+}
+
+pub fn compute(
+    policy: &Policy,
+    sessions: &[ManagedSession],
+    fleet: &FleetView,
+    envs: &BTreeMap<i32, EnvRead>,
+    targets: &Targets,
+    corrupt_records: Vec<CorruptRecordNote>,
+) -> Plan {
+    let mut plans = Vec::new();
+    let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
+    for session in sessions {
+        let first_claim = *claimed.entry(&session.tmux_target).or_insert(session.label());
+        if !targets.selects(session) {
+            continue;
+        }
+        let mut plan = plan_managed(policy, session, fleet, envs);
+        if first_claim != session.label() && plan.action != Action::Skip {
+            // Two records can alias one tmux name (`.` and `_` both become `_`);
+            // only the first may act on it.
+            plan = skipped(plan, format!("tmux session is already claimed by {first_claim}"));
+        }
+        plans.push(plan);
+    }
+    if targets.is_all() {
+        if let FleetView::Answered(fleet) = fleet {
+            let managed: BTreeSet<&str> = sessions.iter().map(|s| s.tmux_target.as_str()).collect();
+            for name in fleet.session_names().filter(|n| !managed.contains(n)) {
+                plans.push(unmanaged(name, fleet.harness_pane(name).map(|p| (p.pane_id.clone(), p.pid)), fleet.probe(name)));
+            }
+        }
+    }
+    let summary = summarise(&plans);
+    Plan {
+        format_version: FORMAT_VERSION.into(),
+        env_file: policy.env_file().map(|f| f.path.clone()),
+        env_fingerprints: policy.file_fingerprints(),
+        sessions: plans,
+        tmux_unanswered: match fleet {
+            FleetView::Unknown(reason) => Some(reason.clone()),
+            FleetView::Answered(_) => None,
+        },
+        corrupt_records,
+        summary,
+    }
+}
+
+fn plan_managed(policy: &Policy, session: &ManagedSession, fleet: &FleetView, envs: &BTreeMap<i32, EnvRead>) -> SessionPlan {
+    let probe = fleet.probe(&session.tmux_target);
+    let pane = fleet.harness_pane(&session.tmux_target);
+    let (reference, standing, kind) = match &session.identity {
+        Identity::WorkItem(r) => (Some(r.clone()), None, SessionKind::WorkItem),
+        Identity::Standing(n) => (None, Some(n.clone()), SessionKind::Standing),
+    };
+    let base = SessionPlan {
+        reference,
+        standing,
+        kind,
+        tmux_target: session.tmux_target.clone(),
+        pane_id: pane.map(|p| p.pane_id.clone()),
+        pane_pid: pane.map(|p| p.pid),
+        probe,
+        action: Action::None,
+        reason: None,
+        observation: Observation::Unverified,
+        changes: Vec::new(),
+        record_fingerprint: Some(session.record_fingerprint),
+    };
+    if !session.record_live {
+        return skipped(base, "record is closed".into());
+    }
+    match probe {
+        Probe::Absent | Probe::Dead => return skipped(base, "not running".into()),
+        Probe::Unknown => return skipped(base, "unverified: tmux did not answer".into()),
+        Probe::Live => {}
+    }
+    let Some(pane) = pane.filter(|p| !p.dead) else {
+        return skipped(base, "the harness pane has exited".into());
+    };
+    match envs.get(&pane.pid) {
+        Some(EnvRead::Read(env)) => {
+            let changes = policy.diff(&policy.desired_for(&session.identity), env);
+            let action = if changes.is_empty() { Action::None } else { Action::Respawn };
+            SessionPlan { action, observation: Observation::Read, changes, ..base }
+        }
+        Some(EnvRead::Unverified(reason)) => skipped(base, format!("unverified: {reason}")),
+        None => skipped(base, "unverified: environment not read".into()),
+    }
+}
+
+fn skipped(plan: SessionPlan, reason: String) -> SessionPlan {
+    SessionPlan { action: Action::Skip, reason: Some(reason), ..plan }
+}
+
+fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPlan {
+    SessionPlan {
+        reference: None,
+        standing: None,
+        kind: SessionKind::Unmanaged,
+        tmux_target: name.to_owned(),
+        pane_id: pane.as_ref().map(|p| p.0.clone()),
+        pane_pid: pane.map(|p| p.1),
+        probe,
+        action: Action::Skip,
+        reason: Some("unmanaged: no registry record; left alone".into()),
+        observation: Observation::Unverified,
+        changes: Vec::new(),
+        record_fingerprint: None,
+    }
+}
+
+fn summarise(plans: &[SessionPlan]) -> Summary {
+    let mut summary = Summary::default();
+    for plan in plans {
+        match (&plan.kind, plan.action) {
+            (SessionKind::Unmanaged, _) => summary.unmanaged += 1,
+            (_, Action::Respawn) => summary.respawn += 1,
+            (_, Action::None) => summary.up_to_date += 1,
+            (_, Action::Skip) if plan.is_unverified() => summary.unverified += 1,
+            (_, Action::Skip) => summary.skipped += 1,
+        }
+    }
+    summary
+}

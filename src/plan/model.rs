@@ -1,0 +1,116 @@
+//! The plan as data. Field names marked "contract" are public (DESIGN.md):
+//! scripts read them from `plan --json`, so they are never renamed.
+
+use crate::desired::policy::Change;
+use crate::observed::Probe;
+use crate::secret::Fingerprint;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+pub const FORMAT_VERSION: &str = "1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Plan {
+    /// Contract: always "1" for this shape.
+    pub format_version: String,
+    /// The env file this plan was computed against.
+    pub env_file: Option<PathBuf>,
+    /// Name → fingerprint of every value the env file declared.
+    pub env_fingerprints: BTreeMap<String, Fingerprint>,
+    /// Contract: one entry per managed or unmanaged `loop-*` session.
+    pub sessions: Vec<SessionPlan>,
+    /// Set when tmux could not be asked; every probe is then "unknown".
+    pub tmux_unanswered: Option<String>,
+    /// Registry files that could not be parsed (reported, never fatal).
+    pub corrupt_records: Vec<CorruptRecordNote>,
+    pub summary: Summary,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CorruptRecordNote {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionKind {
+    WorkItem,
+    Standing,
+    /// A `loop-*` session with no registry record: left alone.
+    Unmanaged,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Respawn,
+    None,
+    Skip,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Observation {
+    Read,
+    Unverified,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SessionPlan {
+    /// Contract: the work-item ref, null for standing and unmanaged sessions.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// The standing session's name, when it is one.
+    pub standing: Option<String>,
+    pub kind: SessionKind,
+    /// Contract.
+    pub tmux_target: String,
+    pub pane_id: Option<String>,
+    pub pane_pid: Option<i32>,
+    pub probe: Probe,
+    /// Contract: respawn, none or skip.
+    pub action: Action,
+    /// Contract: why a session is skipped.
+    pub reason: Option<String>,
+    /// Contract: read or unverified.
+    pub observation: Observation,
+    /// Contract: each differing name, fingerprints only.
+    pub changes: Vec<Change>,
+    /// Fingerprint of the registry record, so a saved plan can tell that the
+    /// record changed since.
+    pub record_fingerprint: Option<Fingerprint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    pub respawn: usize,
+    pub up_to_date: usize,
+    pub skipped: usize,
+    pub unverified: usize,
+    pub unmanaged: usize,
+}
+
+impl Plan {
+    /// Drift that was actually observed: some session would be respawned.
+    pub fn has_drift(&self) -> bool {
+        self.sessions.iter().any(|s| s.action == Action::Respawn)
+    }
+}
+
+/// Every skip reason for a session whose state could not be observed starts so.
+pub const UNVERIFIED_PREFIX: &str = "unverified";
+
+impl SessionPlan {
+    /// Skipped because its state could not be observed, not because of a decision.
+    pub fn is_unverified(&self) -> bool {
+        self.kind != SessionKind::Unmanaged && self.reason.as_deref().is_some_and(|r| r.starts_with(UNVERIFIED_PREFIX))
+    }
+
+    /// How a person or a `--target` names this session.
+    pub fn label(&self) -> &str {
+        self.reference.as_deref().or(self.standing.as_deref()).unwrap_or(&self.tmux_target)
+    }
+}

@@ -1,0 +1,51 @@
+//! The pane's command line: the-loop's own launcher, which builds the
+//! desired environment and `execvp`s the harness. Its argv holds names,
+//! refs and paths only; the values are read by the launcher from the env file.
+
+use crate::desired::policy::Identity;
+use crate::harness::{harness_argv, Launch, LaunchArgs};
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Everything needed to start (or restart) one harness in a pane.
+#[derive(Debug, Clone)]
+pub struct LaunchSpec {
+    pub identity: Identity,
+    pub cwd: PathBuf,
+    pub launch: Launch,
+    pub args: LaunchArgs,
+    /// Absolute path of the config the launcher will read.
+    pub config_path: PathBuf,
+    /// `claude`, or the configured override.
+    pub harness_binary: OsString,
+}
+
+/// The hidden subcommand the pane runs.
+pub const LAUNCHER_SUBCOMMAND: &str = "exec";
+
+impl LaunchSpec {
+    /// `<the-loop> exec --config <path> --work-item <ref> -- <harness> <args…>`
+    pub fn pane_argv(&self, launcher: &std::path::Path) -> Vec<OsString> {
+        let mut argv: Vec<OsString> =
+            vec![launcher.into(), LAUNCHER_SUBCOMMAND.into(), "--config".into(), self.config_path.clone().into()];
+        match &self.identity {
+            Identity::WorkItem(r) => argv.extend(["--work-item".into(), r.into()]),
+            Identity::Standing(n) => argv.extend(["--standing".into(), n.into()]),
+        }
+        argv.push("--".into());
+        argv.push(self.harness_binary.clone());
+        argv.extend(harness_argv(&self.launch, &self.args));
+        argv
+    }
+
+    pub fn session_id(&self) -> &str {
+        match &self.launch {
+            Launch::Fresh { session_id, .. } | Launch::Resume { session_id } => session_id,
+        }
+    }
+}
+
+/// The path of the running the-loop binary, which panes run as the launcher.
+pub fn launcher_path() -> std::io::Result<PathBuf> {
+    std::env::current_exe()
+}

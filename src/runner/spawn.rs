@@ -1,0 +1,114 @@
+//! tmux operations on one session: create it, respawn its pane, list its
+//! panes, kill it. Session targets are always exact (`=name`): tmux would
+//! otherwise resolve `loop-x-1` to `loop-x-15` by prefix.
+
+use super::launch::{launcher_path, LaunchSpec};
+use crate::observed::fleet::{parse_list_panes, Pane, LIST_PANES_FORMAT};
+use crate::tmux::{means_no_session, Tmux, TmuxError};
+use std::ffi::OsString;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum SpawnError {
+    #[error("tmux session {0} already exists")]
+    Occupied(String),
+    #[error("tmux refused: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Tmux(#[from] TmuxError),
+    #[error("cannot locate the-loop's own binary for the launcher: {0}")]
+    Launcher(std::io::ErrorKind),
+}
+
+pub fn exact(session: &str) -> String {
+    format!("={session}")
+}
+
+fn exact_window(session: &str) -> String {
+    format!("={session}:")
+}
+
+/// `new-session -d` running the launcher, with remain-on-exit set in the
+/// same tmux invocation so a harness that exits at once leaves a dead pane
+/// to inspect rather than no session at all.
+pub fn new_session(tmux: &Tmux, name: &str, spec: &LaunchSpec, remain_on_exit: bool, passthrough: &[(String, String)]) -> Result<(), SpawnError> {
+    let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
+    let mut args: Vec<OsString> = vec!["new-session".into(), "-d".into(), "-s".into(), name.into(), "-c".into(), spec.cwd.clone().into()];
+    // Passthrough names are non-secret by the operator's declaration (and
+    // the policy refuses any credential among them), so argv is acceptable.
+    for (k, v) in passthrough {
+        args.extend(["-e".into(), format!("{k}={v}").into()]);
+    }
+    args.push("--".into());
+    args.extend(spec.pane_argv(&launcher));
+    if remain_on_exit {
+        args.extend([";".into(), "set-option".into(), "-w".into(), "-t".into(), exact_window(name).into(), "remain-on-exit".into(), "on".into()]);
+    }
+    let out = tmux.run(&args)?;
+    if out.success {
+        Ok(())
+    } else if out.stderr.contains("duplicate session") {
+        Err(SpawnError::Occupied(name.to_owned()))
+    } else {
+        Err(SpawnError::Refused(out.stderr))
+    }
+}
+
+/// Best-effort on old tmux builds that reject the option.
+pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
+    let out = tmux.run(["set-option", "-w", "-t", &exact_window(session), "remain-on-exit", "on"])?;
+    if out.success {
+        Ok(())
+    } else {
+        Err(SpawnError::Refused(out.stderr))
+    }
+}
+
+/// Reads a window option of the session (for before/after comparisons).
+pub fn show_window_option(tmux: &Tmux, session: &str, option: &str) -> Result<String, SpawnError> {
+    let out = tmux.run(["show-options", "-w", "-v", "-t", &exact_window(session), option])?;
+    Ok(out.stdout.trim().to_owned())
+}
+
+/// Runs the launcher in an existing, dead pane. Without `-k`, tmux refuses
+/// while the pane's process is alive, so this can never kill a harness; a
+/// short retry covers the moment between the process exiting and tmux
+/// marking the pane dead.
+pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(), SpawnError> {
+    let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
+    let mut args: Vec<OsString> = vec!["respawn-pane".into(), "-t".into(), pane_id.into(), "-c".into(), spec.cwd.clone().into(), "--".into()];
+    args.extend(spec.pane_argv(&launcher));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let out = tmux.run(&args)?;
+        if out.success {
+            return Ok(());
+        }
+        if !out.stderr.contains("still active") || Instant::now() >= deadline {
+            return Err(SpawnError::Refused(out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The panes of one session; `Ok(empty)` when tmux says it does not exist.
+pub fn session_panes(tmux: &Tmux, session: &str) -> Result<Vec<Pane>, SpawnError> {
+    let out = tmux.run(["list-panes", "-s", "-t", &exact(session), "-F", LIST_PANES_FORMAT])?;
+    if out.success {
+        Ok(parse_list_panes(&out.stdout))
+    } else if means_no_session(&out.stderr) {
+        Ok(Vec::new())
+    } else {
+        Err(SpawnError::Refused(out.stderr))
+    }
+}
+
+/// Kills a session; succeeds if it is gone afterwards, whatever tmux said.
+pub fn kill_session(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
+    let out = tmux.run(["kill-session", "-t", &exact(session)])?;
+    if out.success || session_panes(tmux, session)?.is_empty() {
+        Ok(())
+    } else {
+        Err(SpawnError::Refused(out.stderr))
+    }
+}

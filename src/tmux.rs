@@ -1,0 +1,127 @@
+//! The one place that runs the `tmux` binary.
+//!
+//! Every call has a timeout, because a tmux server that never answers must
+//! read as "unknown", never as "absent". Arguments carry names, refs and
+//! paths only; callers never pass an environment value here.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long one tmux call may take before it counts as unanswered.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, Clone)]
+pub struct Tmux {
+    program: OsString,
+    timeout: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct TmuxOutput {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum TmuxError {
+    #[error("tmux is not installed (not found on PATH)")]
+    NotInstalled,
+    #[error("tmux did not answer within {0:?}")]
+    TimedOut(Duration),
+    #[error("could not run tmux: {0}")]
+    Spawn(String),
+}
+
+impl Default for Tmux {
+    fn default() -> Self {
+        Tmux::new()
+    }
+}
+
+impl Tmux {
+    /// Uses `tmux` from PATH. `THE_LOOP_TMUX_TIMEOUT_MS` overrides the timeout.
+    pub fn new() -> Self {
+        let timeout = std::env::var("THE_LOOP_TMUX_TIMEOUT_MS")
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_TIMEOUT);
+        Tmux { program: "tmux".into(), timeout }
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Runs one tmux invocation (which may chain commands with `;`).
+    pub fn run<I, S>(&self, args: I) -> Result<TmuxOutput, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        tracing::trace!(args = ?args, "tmux");
+        let mut child = Command::new(&self.program)
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|err| match err.kind() {
+                std::io::ErrorKind::NotFound => TmuxError::NotInstalled,
+                _ => TmuxError::Spawn(err.kind().to_string()),
+            })?;
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        // Read both pipes off-thread so a large listing cannot fill a pipe
+        // while we wait, and so the wait itself can time out.
+        let (tx, rx) = mpsc::channel();
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.read_to_end(&mut buf);
+            buf
+        });
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stdout.read_to_end(&mut buf);
+            let _ = tx.send(buf);
+        });
+        let out = match rx.recv_timeout(self.timeout) {
+            Ok(out) => out,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(TmuxError::TimedOut(self.timeout));
+            }
+        };
+        let status = child.wait().map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
+        let err = err_reader.join().unwrap_or_default();
+        Ok(TmuxOutput {
+            success: status.success(),
+            stdout: String::from_utf8_lossy(&out).into_owned(),
+            stderr: String::from_utf8_lossy(&err).trim().to_owned(),
+        })
+    }
+
+    /// tmux's version string (`tmux 3.3a` → `3.3a`).
+    pub fn version(&self) -> Result<String, TmuxError> {
+        let out = self.run(["-V"])?;
+        Ok(out.stdout.trim().trim_start_matches("tmux").trim().to_owned())
+    }
+}
+
+/// True when tmux's answer means "there is no server", which is an answer
+/// (every session is absent), unlike a timeout.
+pub fn means_no_server(stderr: &str) -> bool {
+    stderr.contains("no server running") || stderr.contains("error connecting to") || stderr.contains("No such file or directory")
+}
+
+/// True when tmux's answer means the named session does not exist.
+pub fn means_no_session(stderr: &str) -> bool {
+    stderr.contains("can't find session") || stderr.contains("can't find pane") || stderr.contains("can't find window") || means_no_server(stderr)
+}

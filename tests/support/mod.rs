@@ -1,0 +1,297 @@
+//! A private world for each integration test: its own tmux server (a
+//! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
+//! stand-in harness on PATH as `claude`. tmux and /proc are always real.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub const STAND_IN: &str = include_str!("stand-in-claude");
+
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub tmux_tmpdir: PathBuf,
+    pub state: PathBuf,
+    pub config_path: PathBuf,
+    pub env_path: PathBuf,
+    pub bin_dir: PathBuf,
+    pub work: PathBuf,
+}
+
+/// sha256(value)[..8], computed independently of the crate under test.
+pub fn fp(value: &str) -> String {
+    let out = Command::new("sha256sum").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().and_then(|mut c| {
+        use std::io::Write;
+        c.stdin.take().unwrap().write_all(value.as_bytes())?;
+        c.wait_with_output()
+    });
+    String::from_utf8(out.expect("sha256sum").stdout).unwrap()[..8].to_owned()
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::Builder::new().prefix("the-loop-test-").tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let tmux_tmpdir = root.join("tmux");
+        let state = root.join("state");
+        let bin_dir = root.join("bin");
+        let work = root.join("work");
+        for d in [&home, &tmux_tmpdir, &state, &bin_dir, &work] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let stand_in = bin_dir.join("claude");
+        std::fs::write(&stand_in, STAND_IN).unwrap();
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let world = World {
+            config_path: root.join("cli-config.yaml"),
+            env_path: root.join(".env"),
+            dir,
+            home,
+            tmux_tmpdir,
+            state,
+            bin_dir,
+            work,
+        };
+        world.write_config("");
+        world
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.config_path.parent().unwrap().to_path_buf()
+    }
+
+    /// A config with an env file, fast probes, and `extra` appended (YAML).
+    pub fn write_config(&self, extra_env: &str) {
+        self.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\n{extra_env}routing:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
+            self.state.display()
+        ));
+    }
+
+    pub fn write_raw_config(&self, text: &str) {
+        std::fs::write(&self.config_path, text).unwrap();
+    }
+
+    pub fn write_env(&self, text: &str) {
+        std::fs::write(&self.env_path, text).unwrap();
+    }
+
+    fn path_var(&self) -> String {
+        format!("{}:{}", self.bin_dir.display(), std::env::var("PATH").unwrap_or_default())
+    }
+
+    /// The environment every process of this world starts from.
+    fn apply_env(&self, cmd: &mut Command) {
+        cmd.env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("THE_LOOP_CLI_CONFIG")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("TMUX_TMPDIR", &self.tmux_tmpdir)
+            .env("HOME", &self.home)
+            .env("PATH", self.path_var())
+            .env("NO_COLOR", "1");
+    }
+
+    /// Runs the-loop with `--config` pointing at this world.
+    pub fn the_loop(&self, args: &[&str]) -> Output {
+        self.the_loop_with(args, &[])
+    }
+
+    pub fn the_loop_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.the_loop_command(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run the-loop")
+    }
+
+    pub fn the_loop_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
+        self.apply_env(&mut cmd);
+        cmd.arg("--config").arg(&self.config_path).args(args);
+        cmd
+    }
+
+    /// Runs tmux against this world's private server.
+    pub fn tmux(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("tmux");
+        self.apply_env(&mut cmd);
+        cmd.args(["-f", "/dev/null"]).args(args).output().expect("run tmux")
+    }
+
+    pub fn tmux_ok(&self, args: &[&str]) -> String {
+        let out = self.tmux(args);
+        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Starts the tmux server with `vars` in its own process environment
+    /// (never in an argv), as a server started before a rotation would be.
+    pub fn start_server_holding(&self, vars: &[(&str, &str)]) {
+        let mut cmd = Command::new("tmux");
+        self.apply_env(&mut cmd);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd.args(["-f", "/dev/null", "new-session", "-d", "-s", "keepalive", "sleep", "100000"]).output().unwrap();
+        assert!(out.status.success(), "start tmux: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    /// A session as an older the-loop spawned it: the harness started by
+    /// tmux straight from the server's environment, registered afterwards.
+    pub fn legacy_session(&self, reference: &str, slug: &str) -> LegacySession {
+        let session_id = format!("0000-{slug}");
+        let cwd = self.work.join(slug);
+        std::fs::create_dir_all(&cwd).unwrap();
+        let name = format!("loop-{}", slug.replace(['.', ':'], "_"));
+        self.tmux_ok(&["new-session", "-d", "-s", &name, "-c", cwd.to_str().unwrap(), "--", "claude", "--session-id", &session_id]);
+        self.tmux_ok(&["set-option", "-w", "-t", &format!("={name}:"), "remain-on-exit", "on"]);
+        let session = LegacySession { reference: reference.into(), slug: slug.into(), name, session_id, cwd };
+        self.write_record(&session, "active");
+        wait_for(|| self.transcript(&session).is_file(), "stand-in wrote its transcript");
+        session
+    }
+
+    pub fn write_record(&self, s: &LegacySession, status: &str) {
+        let r: Vec<&str> = s.reference.splitn(2, ':').collect();
+        let (owner_repo, number) = r[1].rsplit_once('#').unwrap();
+        let parts: Vec<&str> = owner_repo.rsplitn(3, '/').collect();
+        let record = serde_json::json!({
+            "workItem": {"ref": s.reference, "provider": r[0], "owner": parts[1], "repo": parts[0], "number": number.parse::<u64>().unwrap()},
+            "harness": "claude",
+            "harnessSessionId": s.session_id,
+            "cwd": s.cwd,
+            "status": status,
+            "createdAt": "2026-11-01T00:00:00Z",
+            "lastEventAt": null,
+            "tmuxTarget": s.name,
+            "recentDeliveries": [],
+            "upstreamOnlyField": {"kept": true}
+        });
+        let path = self.state.join("local").join(format!("{}.json", s.slug));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    }
+
+    pub fn transcript(&self, s: &LegacySession) -> PathBuf {
+        let mangled: String = s.cwd.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
+        self.home.join(".claude/projects").join(mangled).join(format!("{}.jsonl", s.session_id))
+    }
+
+    pub fn transcript_text(&self, s: &LegacySession) -> String {
+        std::fs::read_to_string(self.transcript(s)).unwrap_or_default()
+    }
+
+    /// (pane id, pid, window index, dead) of the session's first pane.
+    pub fn pane(&self, session: &str) -> Option<Pane> {
+        let out = self.tmux(&["list-panes", "-s", "-t", &format!("={session}"), "-F", "#{pane_id}\t#{pane_pid}\t#{window_index}\t#{pane_dead}\t#{session_name}"]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().next()?;
+        let cols: Vec<&str> = line.split('\t').collect();
+        Some(Pane { id: cols[0].into(), pid: cols[1].parse().ok()?, window: cols[2].parse().ok()?, dead: cols[3] == "1", session: cols[4].into() })
+    }
+
+    pub fn registry_files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        collect_files(&self.state.join("local"), &mut files);
+        files
+    }
+
+    /// Every file under the state root, for sweeps.
+    pub fn state_files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        collect_files(&self.state, &mut files);
+        files
+    }
+}
+
+fn collect_files(dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(&path, into);
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            into.insert(path, bytes);
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LegacySession {
+    pub reference: String,
+    pub slug: String,
+    pub name: String,
+    pub session_id: String,
+    pub cwd: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pane {
+    pub id: String,
+    pub pid: i32,
+    pub window: u32,
+    pub dead: bool,
+    pub session: String,
+}
+
+/// The environment a process really holds, from /proc.
+pub fn environ(pid: i32) -> BTreeMap<String, String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    bytes
+        .split(|b| *b == 0)
+        .filter_map(|kv| {
+            let text = String::from_utf8_lossy(kv);
+            text.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
+pub fn cmdline(pid: i32) -> Vec<String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
+}
+
+pub fn wait_for(mut check: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Fails if any canary (or its base64 or hex form) appears in `haystack`.
+pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
+    use base64::Engine;
+    for canary in canaries {
+        let forms = [
+            canary.to_string(),
+            base64::engine::general_purpose::STANDARD.encode(canary),
+            canary.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+        ];
+        for form in forms {
+            let found = haystack.windows(form.len()).any(|w| w == form.as_bytes());
+            assert!(!found, "a canary value leaked into {context}");
+        }
+    }
+}
