@@ -1,0 +1,145 @@
+//! Finds where a node sits in the YAML text, for mistakes found after parsing.
+//!
+//! Checks that span keys (a name in two lists) or that must not quote what
+//! they check (a malformed variable name) run on the parsed values, where
+//! yaml_serde's positions are gone. This walks the document again down a
+//! known key path and makes yaml_serde raise an error on the node at its end:
+//! the error carries the node's line and column, and nothing else of it is used.
+
+use super::error::printable_key;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+/// One step down a key path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+impl Step {
+    pub fn key(name: &str) -> Step {
+        Step::Key(name.to_owned())
+    }
+}
+
+/// `env.sessionPassthrough[2]`. A key that does not look like one is shown
+/// as `?` (see `error::printable_key`).
+pub(super) fn dotted(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(if printable_key(key) { key } else { "?" });
+            }
+            Step::Index(index) => out.push_str(&format!("[{index}]")),
+        }
+    }
+    out
+}
+
+/// The 1-based line and column where the node at `steps` starts, if it exists.
+pub(super) fn locate(text: &str, steps: &[Step]) -> Option<(usize, usize)> {
+    let document = serde_yaml::Deserializer::from_str(text);
+    match Walk(steps).deserialize(document) {
+        Ok(()) => None,
+        // Only the error raised on the target counts: one raised on the way
+        // (a scalar where the path goes on) means the node is not there.
+        Err(error) if error.to_string().contains(TARGET_EXPECTS) => {
+            error.location().map(|at| (at.line(), at.column()))
+        }
+        Err(_) => None,
+    }
+}
+
+const TARGET_EXPECTS: &str = "expected the located node";
+
+struct Walk<'s>(&'s [Step]);
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        match self.0 {
+            [] => deserializer.deserialize_any(Target),
+            _ => deserializer.deserialize_any(self),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a mapping or a list")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let [Step::Key(wanted), rest @ ..] = self.0 else {
+            return Ok(());
+        };
+        while let Some(key) = map.next_key::<String>()? {
+            if key == *wanted {
+                return map.next_value_seed(Walk(rest));
+            }
+            map.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let [Step::Index(wanted), rest @ ..] = self.0 else {
+            return Ok(());
+        };
+        for _ in 0..*wanted {
+            if seq.next_element::<IgnoredAny>()?.is_none() {
+                return Ok(());
+            }
+        }
+        seq.next_element_seed(Walk(rest)).map(|_| ())
+    }
+}
+
+/// Implements no visit, so yaml_serde raises "invalid type" on the very node
+/// it hands over, positioned at it.
+struct Target;
+
+impl<'de> Visitor<'de> for Target {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&TARGET_EXPECTS["expected ".len()..])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "env:\n  credentials: [A, B]\n  deliver:\n    - C\n    - D\n";
+
+    #[test]
+    fn finds_list_items_and_keys() {
+        let at = |steps: &[Step]| locate(TEXT, steps);
+        let deliver = [Step::key("env"), Step::key("deliver"), Step::Index(1)];
+        assert_eq!(at(&deliver), Some((5, 7)));
+        let credentials = [Step::key("env"), Step::key("credentials"), Step::Index(1)];
+        assert_eq!(at(&credentials), Some((2, 20)));
+    }
+
+    #[test]
+    fn a_missing_node_has_no_position() {
+        assert_eq!(locate(TEXT, &[Step::key("routing")]), None);
+        let past_end = [Step::key("env"), Step::key("deliver"), Step::Index(9)];
+        assert_eq!(locate(TEXT, &past_end), None);
+    }
+
+    #[test]
+    fn paths_are_dotted() {
+        let steps = [Step::key("env"), Step::key("deliver"), Step::Index(2)];
+        assert_eq!(dotted(&steps), "env.deliver[2]");
+    }
+}

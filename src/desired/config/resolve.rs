@@ -1,0 +1,444 @@
+//! From the parsed file to [`Config`]: defaults, paths, and the checks that
+//! types alone cannot express.
+//!
+//! A failed check names the key path of the offending node, never its text;
+//! the position is looked up afterwards (`locate`).
+
+use super::de::{Names, Toggle};
+use super::error::{Located, ProblemKind};
+use super::locate::{dotted, locate, Step};
+use super::raw::{HarnessName, RawConfig, RawEnv, RawRouting, RawTmux};
+use super::{
+    Config, EnvSettings, HarnessPlugins, HarnessTrust, Routing, TmuxSettings, WebTerminal,
+};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A failed check, at a key path.
+#[derive(Debug)]
+pub(super) struct Finding {
+    at: Vec<Step>,
+    kind: ProblemKind,
+    problem: String,
+    help: Option<String>,
+}
+
+impl Finding {
+    fn invalid(at: Vec<Step>, problem: &str) -> Finding {
+        Finding {
+            at,
+            kind: ProblemKind::InvalidValue,
+            problem: problem.into(),
+            help: None,
+        }
+    }
+
+    fn with_help(mut self, help: &str) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Attaches the line and column of the node the finding is about.
+    pub fn locate(self, text: &str) -> Located {
+        let (line, column) = locate(text, &self.at).unwrap_or((1, 1));
+        Located {
+            line,
+            column,
+            key: dotted(&self.at),
+            kind: self.kind,
+            problem: self.problem,
+            help: self.help,
+        }
+    }
+}
+
+/// `["routing", "tmux"]` as steps.
+fn keys(path: &[&str]) -> Vec<Step> {
+    path.iter().map(|key| Step::key(key)).collect()
+}
+
+fn item(path: &[&str], index: usize) -> Vec<Step> {
+    let mut steps = keys(path);
+    steps.push(Step::Index(index));
+    steps
+}
+
+pub(super) fn resolve(raw: RawConfig, file: &Path, home: Option<&Path>) -> Result<Config, Finding> {
+    let paths = Paths {
+        dir: file.parent().unwrap_or(Path::new("/")),
+        home,
+    };
+    let state_root = match raw.state.and_then(|state| state.root) {
+        Some(root) => paths.resolve(&root, &["state", "root"])?,
+        None => paths.dir.to_owned(),
+    };
+    if raw
+        .instance
+        .as_deref()
+        .is_some_and(|name| name.trim().is_empty())
+    {
+        return Err(Finding::invalid(
+            keys(&["instance"]),
+            "expected a non-empty name",
+        ));
+    }
+    Ok(Config {
+        path: file.to_owned(),
+        state_root,
+        instance: raw.instance,
+        env: env(raw.env, &paths)?,
+        routing: routing(raw.routing.map(|shared| shared.0), &paths, file)?,
+    })
+}
+
+fn env(raw: Option<RawEnv>, paths: &Paths) -> Result<EnvSettings, Finding> {
+    let Some(raw) = raw else {
+        return Ok(EnvSettings::default());
+    };
+    let credentials = env_names(raw.credentials, "credentials")?;
+    let session_passthrough = env_names(raw.session_passthrough, "sessionPassthrough")?;
+    if let Some(index) = session_passthrough
+        .iter()
+        .position(|n| credentials.contains(n))
+    {
+        return Err(Finding {
+            at: item(&["env", "sessionPassthrough"], index),
+            kind: ProblemKind::Conflict,
+            problem: "also listed in env.credentials".into(),
+            help: Some(
+                "a credential never reaches a session, so it cannot pass through: \
+                 remove the name from one of the two lists"
+                    .into(),
+            ),
+        });
+    }
+    Ok(EnvSettings {
+        file: raw
+            .file
+            .map(|file| paths.resolve(&file, &["env", "file"]))
+            .transpose()?,
+        credentials,
+        deliver: env_names(raw.deliver, "deliver")?,
+        session_passthrough,
+        auto_apply: raw.auto_apply.unwrap_or(false),
+        watch_enabled: raw.watch.and_then(|watch| watch.enabled).unwrap_or(false),
+    })
+}
+
+/// The names in `env.<key>`, each a valid variable name.
+fn env_names(list: Option<Names>, key: &str) -> Result<Vec<String>, Finding> {
+    let names = list.map(|names| names.0).unwrap_or_default();
+    match names.iter().position(|name| !is_env_name(name)) {
+        None => Ok(names),
+        Some(index) => Err(Finding::invalid(
+            item(&["env", key], index),
+            "not a valid environment variable name",
+        )
+        .with_help(
+            "a name matches [A-Za-z_][A-Za-z0-9_]*; values belong in env.file, never in this file",
+        )),
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn routing(raw: Option<RawRouting>, paths: &Paths, file: &Path) -> Result<Routing, Finding> {
+    let Some(raw) = raw else {
+        return Ok(Routing::default());
+    };
+    if raw.runner.is_some() {
+        tracing::warn!(
+            config = %file.display(),
+            "routing.runner is deprecated and ignored: tmux is the only runner"
+        );
+    }
+    let defaults = Routing::default();
+    Ok(Routing {
+        default_harness: match raw.default_harness {
+            None | Some(HarnessName::Claude) => "claude".into(),
+            Some(HarnessName::CursorAgent) => "cursor-agent".into(),
+        },
+        harness_args_claude: raw
+            .harness_args
+            .and_then(|args| args.claude)
+            .unwrap_or_default(),
+        harness_binary_claude: raw
+            .harness_binary
+            .and_then(|binary| binary.claude)
+            .map(|binary| paths.program(&binary, &["routing", "harnessBinary", "claude"]))
+            .transpose()?,
+        tmux: tmux(raw.tmux.map(|shared| shared.0))?,
+        workspace_root: raw
+            .workspace
+            .and_then(|workspace| workspace.0.root)
+            .map(|root| paths.resolve(&root, &["routing", "workspace", "root"]))
+            .transpose()?,
+        authorized_users: raw.authorized_users.unwrap_or_default(),
+        announce: match raw.announce {
+            None => defaults.announce,
+            Some(Toggle::Switch(on)) => on,
+            Some(Toggle::Detailed(announce)) => announce.enabled.unwrap_or(defaults.announce),
+        },
+        harness_trust: harness_trust(raw.harness_trust),
+        harness_plugins: harness_plugins(raw.harness_plugins)?,
+        web_terminal: web_terminal(raw.web_terminal)?,
+        models: models(raw.models.unwrap_or_default())?,
+    })
+}
+
+fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
+    let defaults = TmuxSettings::default();
+    let Some(raw) = raw else {
+        return Ok(defaults);
+    };
+    Ok(TmuxSettings {
+        resume_on_respawn: raw.resume_on_respawn.unwrap_or(defaults.resume_on_respawn),
+        resume_probe_seconds: seconds(
+            raw.resume_probe_seconds,
+            defaults.resume_probe_seconds,
+            "resumeProbeSeconds",
+        )?,
+        remain_on_exit: raw.remain_on_exit.unwrap_or(defaults.remain_on_exit),
+        harness_kill_grace_seconds: seconds(
+            raw.harness_kill_grace_seconds,
+            defaults.harness_kill_grace_seconds,
+            "harnessKillGraceSeconds",
+        )?,
+        keep_session_on_close: raw
+            .keep_session_on_close
+            .unwrap_or(defaults.keep_session_on_close),
+        kill_harness_on_close: raw
+            .kill_harness_on_close
+            .unwrap_or(defaults.kill_harness_on_close),
+    })
+}
+
+/// A duration under `routing.tmux`: finite and not negative.
+fn seconds(value: Option<f64>, default: f64, key: &str) -> Result<f64, Finding> {
+    match value {
+        None => Ok(default),
+        Some(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        Some(_) => Err(Finding::invalid(
+            keys(&["routing", "tmux", key]),
+            "expected a number of seconds, 0 or more",
+        )),
+    }
+}
+
+fn harness_trust(raw: Option<Toggle<super::raw::RawHarnessTrust>>) -> HarnessTrust {
+    let defaults = HarnessTrust::default();
+    match raw {
+        None => defaults,
+        Some(Toggle::Switch(enabled)) => HarnessTrust {
+            enabled,
+            ..defaults
+        },
+        Some(Toggle::Detailed(raw)) => HarnessTrust {
+            enabled: raw.enabled.unwrap_or(defaults.enabled),
+            scope: raw.scope.unwrap_or(defaults.scope),
+            accept_bypass_permissions: raw
+                .accept_bypass_permissions
+                .unwrap_or(defaults.accept_bypass_permissions),
+        },
+    }
+}
+
+fn harness_plugins(
+    raw: Option<Toggle<super::raw::RawHarnessPlugins>>,
+) -> Result<HarnessPlugins, Finding> {
+    let defaults = HarnessPlugins::default();
+    match raw {
+        None => Ok(defaults),
+        Some(Toggle::Switch(enabled)) => Ok(HarnessPlugins {
+            enabled,
+            ..defaults
+        }),
+        Some(Toggle::Detailed(raw)) => {
+            let marketplace_repo = raw.marketplace_repo.unwrap_or(defaults.marketplace_repo);
+            if !marketplace_repo.is_empty() && !is_owner_repo(&marketplace_repo) {
+                let at = keys(&["routing", "harnessPlugins", "marketplaceRepo"]);
+                return Err(Finding::invalid(at, "expected owner/repo"));
+            }
+            Ok(HarnessPlugins {
+                enabled: raw.enabled.unwrap_or(defaults.enabled),
+                marketplace_repo,
+            })
+        }
+    }
+}
+
+/// GitHub's `owner/repo`: it ends up in the harness's settings file.
+fn is_owner_repo(text: &str) -> bool {
+    let word = |part: &str, extra: &str| {
+        !part.is_empty()
+            && !part.starts_with(['-', '.'])
+            && part
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || extra.contains(c))
+    };
+    text.split_once('/')
+        .is_some_and(|(owner, repo)| word(owner, "-") && word(repo, "-_."))
+}
+
+fn web_terminal(raw: Option<super::raw::RawWebTerminal>) -> Result<WebTerminal, Finding> {
+    let defaults = WebTerminal::default();
+    let Some(raw) = raw else {
+        return Ok(defaults);
+    };
+    let host = raw.host.unwrap_or(defaults.host);
+    if host.trim().is_empty() {
+        let at = keys(&["routing", "webTerminal", "host"]);
+        return Err(Finding::invalid(at, "expected a host name or address"));
+    }
+    let port = raw.port.unwrap_or(defaults.port);
+    if port == 0 {
+        let at = keys(&["routing", "webTerminal", "port"]);
+        return Err(Finding::invalid(at, "expected a port from 1 to 65535"));
+    }
+    Ok(WebTerminal {
+        enabled: raw.enabled.unwrap_or(defaults.enabled),
+        host,
+        port,
+    })
+}
+
+/// Model names and effort levels become harness arguments (`--model M`), so
+/// none may read as a flag or hold whitespace.
+fn models(models: BTreeMap<String, Vec<String>>) -> Result<BTreeMap<String, Vec<String>>, Finding> {
+    let is_word = |text: &str| {
+        !text.is_empty()
+            && !text.starts_with('-')
+            && !text.chars().any(|c| c.is_whitespace() || c.is_control())
+    };
+    for (name, efforts) in &models {
+        let at = || keys(&["routing", "models", name]);
+        if !is_word(name) {
+            return Err(Finding::invalid(at(), "not usable as a model name")
+                .with_help("a model name is one word that does not start with '-'"));
+        }
+        if let Some(index) = efforts.iter().position(|effort| !is_word(effort)) {
+            let mut at = at();
+            at.push(Step::Index(index));
+            return Err(Finding::invalid(at, "not usable as an effort level")
+                .with_help("an effort level is one word that does not start with '-'"));
+        }
+    }
+    Ok(models)
+}
+
+/// Resolves the config's own paths.
+struct Paths<'a> {
+    /// The directory holding the config file.
+    dir: &'a Path,
+    home: Option<&'a Path>,
+}
+
+impl Paths<'_> {
+    /// Absolute: `~/` expands to the home directory, and a relative path is
+    /// taken from the config's directory, so the file means the same thing
+    /// whoever runs the-loop, from wherever.
+    fn resolve(&self, text: &str, at: &[&str]) -> Result<PathBuf, Finding> {
+        if text.is_empty() {
+            return Err(Finding::invalid(keys(at), "expected a non-empty path"));
+        }
+        let expanded = match (text.strip_prefix('~'), self.home) {
+            (Some(""), Some(home)) => home.to_owned(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => {
+                home.join(rest.trim_start_matches('/'))
+            }
+            _ => PathBuf::from(text),
+        };
+        Ok(super::absolute(self.dir, &expanded))
+    }
+
+    /// Like [`Paths::resolve`], except that a bare name (no `/`) is kept as it
+    /// is, for a lookup on PATH when the program is run.
+    fn program(&self, text: &str, at: &[&str]) -> Result<PathBuf, Finding> {
+        if !text.is_empty() && !text.contains('/') {
+            return Ok(PathBuf::from(text));
+        }
+        self.resolve(text, at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paths(home: Option<&Path>) -> Paths<'_> {
+        Paths {
+            dir: Path::new("/etc/loop"),
+            home,
+        }
+    }
+
+    #[test]
+    fn paths_resolve_against_the_config_directory_and_home() {
+        let home = Path::new("/home/op");
+        let p = paths(Some(home));
+        let at = ["state", "root"];
+        assert_eq!(
+            p.resolve("state", &at).unwrap(),
+            Path::new("/etc/loop/state")
+        );
+        assert_eq!(
+            p.resolve("./a/./b", &at).unwrap(),
+            Path::new("/etc/loop/a/b")
+        );
+        assert_eq!(p.resolve("/var/x", &at).unwrap(), Path::new("/var/x"));
+        assert_eq!(p.resolve("~", &at).unwrap(), home);
+        assert_eq!(p.resolve("~/s", &at).unwrap(), Path::new("/home/op/s"));
+        // `~user` is not expanded: it is a relative name like any other.
+        assert_eq!(
+            p.resolve("~bob/s", &at).unwrap(),
+            Path::new("/etc/loop/~bob/s")
+        );
+        assert!(p.resolve("", &at).is_err());
+    }
+
+    #[test]
+    fn without_home_a_tilde_is_literal() {
+        let p = paths(None);
+        let at = ["state", "root"];
+        assert_eq!(p.resolve("~/s", &at).unwrap(), Path::new("/etc/loop/~/s"));
+    }
+
+    #[test]
+    fn a_bare_program_name_is_kept_for_path_lookup() {
+        let p = paths(None);
+        let at = ["routing", "harnessBinary", "claude"];
+        assert_eq!(
+            p.program("claude-beta", &at).unwrap(),
+            Path::new("claude-beta")
+        );
+        assert_eq!(
+            p.program("bin/claude", &at).unwrap(),
+            Path::new("/etc/loop/bin/claude")
+        );
+    }
+
+    #[test]
+    fn env_names_follow_the_posix_shape() {
+        for good in ["A", "_", "GITHUB_TOKEN", "a1_b2"] {
+            assert!(is_env_name(good), "{good}");
+        }
+        for bad in ["", "1A", "A-B", "A=B", "Ä", "A B"] {
+            assert!(!is_env_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn owner_repo_is_two_github_words() {
+        assert!(is_owner_repo("MadaraUchiha-314/the-loop"));
+        assert!(is_owner_repo("o/r.js"));
+        for bad in ["o", "/r", "o/", "o/r/x", "-o/r", "o/.r", "o /r"] {
+            assert!(!is_owner_repo(bad), "{bad}");
+        }
+    }
+}
