@@ -46,7 +46,11 @@ struct Stage {
 
 impl Stage {
     fn env(&self, cmd: &mut Command) {
-        let path = format!("{}:{}", self.root.join("bin").display(), std::env::var("PATH").unwrap_or_default());
+        let path = format!(
+            "{}:{}",
+            self.root.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         cmd.env_remove("TMUX")
             .env_remove("THE_LOOP_CLI_CONFIG")
             .env("TMUX_TMPDIR", self.root.join("tmux"))
@@ -58,10 +62,18 @@ impl Stage {
     fn tmux(&self, args: &[&str], extra_env: &[(&str, &str)]) -> Result<String, String> {
         let mut cmd = Command::new("tmux");
         self.env(&mut cmd);
-        cmd.envs(extra_env.iter().copied()).args(["-f", "/dev/null"]).args(args);
-        let out = cmd.output().map_err(|e| format!("cannot run tmux ({e}); install it first"))?;
+        cmd.envs(extra_env.iter().copied())
+            .args(["-f", "/dev/null"])
+            .args(args);
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run tmux ({e}); install it first"))?;
         if !out.status.success() {
-            return Err(format!("tmux {}: {}", args[0], String::from_utf8_lossy(&out.stderr)));
+            return Err(format!(
+                "tmux {}: {}",
+                args[0],
+                String::from_utf8_lossy(&out.stderr)
+            ));
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
@@ -70,7 +82,10 @@ impl Stage {
         println!("\n$ the-loop {}", args.join(" "));
         let mut cmd = Command::new(&self.exe);
         self.env(&mut cmd);
-        cmd.env("NO_COLOR", "1").arg("--config").arg(self.root.join("cli-config.yaml")).args(args);
+        cmd.env("NO_COLOR", "1")
+            .arg("--config")
+            .arg(self.root.join("cli-config.yaml"))
+            .args(args);
         let status = cmd.status().map_err(|e| e.to_string())?;
         let code = status.code().unwrap_or(-1);
         println!("[exit code {code}]");
@@ -85,13 +100,17 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 
 fn story() -> Result<ExitCode, String> {
     let dir = tempfile_dir()?;
-    let stage = Stage { root: dir.clone(), exe: std::env::current_exe().map_err(|e| e.to_string())? };
+    let stage = Stage {
+        root: dir.clone(),
+        exe: std::env::current_exe().map_err(|e| e.to_string())?,
+    };
     for sub in ["tmux", "home", "state", "bin", "work"] {
         std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;
     }
     let stand_in = dir.join("bin/claude");
     write(&stand_in, STAND_IN)?;
-    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).map_err(|e| e.to_string())?;
+    std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| e.to_string())?;
     write(
         &dir.join("cli-config.yaml"),
         "state:\n  root: state\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 1\n    harnessKillGraceSeconds: 3\n",
@@ -99,8 +118,14 @@ fn story() -> Result<ExitCode, String> {
     write(&dir.join(".env"), &format!("SLACK_BOT_TOKEN={RETIRED}\n"))?;
 
     println!("== 1. a tmux server starts holding the token that is about to be retired");
-    stage.tmux(&["new-session", "-d", "-s", "hub", "sleep", "1000000"], &[("SLACK_BOT_TOKEN", RETIRED)])?;
-    println!("   fingerprint of the retired token: {}", the_loop::secret::Fingerprint::of(RETIRED.as_bytes()));
+    stage.tmux(
+        &["new-session", "-d", "-s", "hub", "sleep", "1000000"],
+        &[("SLACK_BOT_TOKEN", RETIRED)],
+    )?;
+    println!(
+        "   fingerprint of the retired token: {}",
+        the_loop::secret::Fingerprint::of(RETIRED.as_bytes())
+    );
 
     println!("== 2. three agent sessions are born on it");
     for n in [15, 16, 17] {
@@ -109,21 +134,51 @@ fn story() -> Result<ExitCode, String> {
         std::fs::create_dir_all(&cwd).map_err(|e| e.to_string())?;
         let id = format!("7c0de000-0000-4000-8000-0000000000{n}");
         let name = format!("loop-{slug}");
-        stage.tmux(&["new-session", "-d", "-s", &name, "-c", cwd.to_str().unwrap(), "--", "claude", "--session-id", &id], &[])?;
-        stage.tmux(&["set-option", "-w", "-t", &format!("={name}:"), "remain-on-exit", "on"], &[])?;
+        stage.tmux(
+            &[
+                "new-session",
+                "-d",
+                "-s",
+                &name,
+                "-c",
+                cwd.to_str().unwrap(),
+                "--",
+                "claude",
+                "--session-id",
+                &id,
+            ],
+            &[],
+        )?;
+        stage.tmux(
+            &[
+                "set-option",
+                "-w",
+                "-t",
+                &format!("={name}:"),
+                "remain-on-exit",
+                "on",
+            ],
+            &[],
+        )?;
         let record = serde_json::json!({
             "workItem": {"ref": format!("github:octo/repo#{n}"), "provider": "github", "owner": "octo", "repo": "repo", "number": n},
             "harness": "claude", "harnessSessionId": id, "cwd": cwd, "status": "active",
             "createdAt": "2026-11-27T09:00:00Z", "lastEventAt": null, "tmuxTarget": name, "recentDeliveries": []
         });
-        write(&dir.join("state/local").join(format!("{slug}.json")), &serde_json::to_string_pretty(&record).unwrap())?;
+        write(
+            &dir.join("state/local").join(format!("{slug}.json")),
+            &serde_json::to_string_pretty(&record).unwrap(),
+        )?;
         println!("   {name}: conversation {id}");
     }
     std::thread::sleep(std::time::Duration::from_millis(500));
 
     println!("== 3. the operator rotates the token in the env file");
     write(&dir.join(".env"), &format!("SLACK_BOT_TOKEN={ROTATED}\n"))?;
-    println!("   fingerprint of the new token: {}", the_loop::secret::Fingerprint::of(ROTATED.as_bytes()));
+    println!(
+        "   fingerprint of the new token: {}",
+        the_loop::secret::Fingerprint::of(ROTATED.as_bytes())
+    );
 
     println!("== 4. plan shows the drift");
     let drift = stage.the_loop(&["plan", "--detailed-exitcode"])?;
@@ -135,8 +190,19 @@ fn story() -> Result<ExitCode, String> {
     let _ = stage.tmux(&["kill-server"], &[]);
     let _ = std::fs::remove_dir_all(&dir);
     let ok = drift == 2 && applied == 0 && clean == 0;
-    println!("\n{}", if ok { "The story holds: drift shown (2), rolled (0), clean (0)." } else { "The story did NOT hold; see above." });
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    println!(
+        "\n{}",
+        if ok {
+            "The story holds: drift shown (2), rolled (0), clean (0)."
+        } else {
+            "The story did NOT hold; see above."
+        }
+    );
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn tempfile_dir() -> Result<PathBuf, String> {

@@ -17,7 +17,10 @@ pub struct EventLog {
 
 impl EventLog {
     pub fn under(state_root: &Path) -> Self {
-        EventLog { path: state_root.join("events.jsonl"), lock: Mutex::new(()) }
+        EventLog {
+            path: state_root.join("events.jsonl"),
+            lock: Mutex::new(()),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -39,7 +42,10 @@ impl EventLog {
             if let Some(dir) = self.path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let mut file = OpenOptions::new().create(true).append(true).open(&self.path)?;
+            let mut file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)?;
             let mut text = Value::Object(line).to_string();
             text.push('\n');
             file.write_all(text.as_bytes())

@@ -62,7 +62,11 @@ impl Fingerprint {
     /// Parses an 8-digit lowercase hex fingerprint, as stored in a saved plan.
     pub fn parse(text: &str) -> Option<Self> {
         let bytes = text.as_bytes();
-        if bytes.len() != 8 || !bytes.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+        if bytes.len() != 8
+            || !bytes
+                .iter()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+        {
             return None;
         }
         let mut short = [0u8; 8];
@@ -96,7 +100,8 @@ impl serde::Serialize for Fingerprint {
 impl<'de> serde::Deserialize<'de> for Fingerprint {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        Fingerprint::parse(&text).ok_or_else(|| serde::de::Error::custom("not an 8-digit lowercase hex fingerprint"))
+        Fingerprint::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom("not an 8-digit lowercase hex fingerprint"))
     }
 }
 

@@ -50,7 +50,10 @@ impl Tmux {
             .and_then(|ms| ms.parse().ok())
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_TIMEOUT);
-        Tmux { program: "tmux".into(), timeout }
+        Tmux {
+            program: "tmux".into(),
+            timeout,
+        }
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
@@ -99,7 +102,9 @@ impl Tmux {
                 return Err(TmuxError::TimedOut(self.timeout));
             }
         };
-        let status = child.wait().map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
+        let status = child
+            .wait()
+            .map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
         let err = err_reader.join().unwrap_or_default();
         Ok(TmuxOutput {
             success: status.success(),
@@ -111,17 +116,27 @@ impl Tmux {
     /// tmux's version string (`tmux 3.3a` → `3.3a`).
     pub fn version(&self) -> Result<String, TmuxError> {
         let out = self.run(["-V"])?;
-        Ok(out.stdout.trim().trim_start_matches("tmux").trim().to_owned())
+        Ok(out
+            .stdout
+            .trim()
+            .trim_start_matches("tmux")
+            .trim()
+            .to_owned())
     }
 }
 
 /// True when tmux's answer means "there is no server", which is an answer
 /// (every session is absent), unlike a timeout.
 pub fn means_no_server(stderr: &str) -> bool {
-    stderr.contains("no server running") || stderr.contains("error connecting to") || stderr.contains("No such file or directory")
+    stderr.contains("no server running")
+        || stderr.contains("error connecting to")
+        || stderr.contains("No such file or directory")
 }
 
 /// True when tmux's answer means the named session does not exist.
 pub fn means_no_session(stderr: &str) -> bool {
-    stderr.contains("can't find session") || stderr.contains("can't find pane") || stderr.contains("can't find window") || means_no_server(stderr)
+    stderr.contains("can't find session")
+        || stderr.contains("can't find pane")
+        || stderr.contains("can't find window")
+        || means_no_server(stderr)
 }

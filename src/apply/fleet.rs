@@ -48,7 +48,20 @@ fn why(plan: &SessionPlan) -> String {
     if plan.changes.is_empty() {
         "restart requested".into()
     } else {
-        let names: Vec<String> = plan.changes.iter().map(|c| format!("{} {}", c.name, serde_json::to_value(c.case).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default())).collect();
+        let names: Vec<String> = plan
+            .changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {}",
+                    c.name,
+                    serde_json::to_value(c.case)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
         names.join(", ")
     }
 }
@@ -73,25 +86,42 @@ pub fn execute(
                 false
             }
             (Action::Skip, _) => {
-                slots[index] = Some(SessionReport::from_plan(session, Outcome::Skipped, session.reason.clone()));
+                slots[index] = Some(SessionReport::from_plan(
+                    session,
+                    Outcome::Skipped,
+                    session.reason.clone(),
+                ));
                 false
             }
         };
-        let Some(identity) = identity_of(session).filter(|_| selected) else { continue };
-        let session_env = session.pane_pid.and_then(|pid| match observed.envs.get(&pid) {
-            Some(EnvRead::Read(env)) => Some(env),
-            _ => None,
-        });
+        let Some(identity) = identity_of(session).filter(|_| selected) else {
+            continue;
+        };
+        let session_env = session
+            .pane_pid
+            .and_then(|pid| match observed.envs.get(&pid) {
+                Some(EnvRead::Read(env)) => Some(env),
+                _ => None,
+            });
         match load_facts(registry, &identity).and_then(|facts| check(&facts, session_env)) {
             Ok(resumable) if options.dry_run => {
-                let mut report = SessionReport::from_plan(session, Outcome::WouldRestart, Some(why(session)));
+                let mut report =
+                    SessionReport::from_plan(session, Outcome::WouldRestart, Some(why(session)));
                 report.harness_session_id = Some(resumable.session_id);
                 slots[index] = Some(report);
             }
-            Ok(resumable) => candidates.push(Candidate { index, identity, resumable }),
+            Ok(resumable) => candidates.push(Candidate {
+                index,
+                identity,
+                resumable,
+            }),
             Err(reason) => {
                 roller.events.emit("session.left_alone", serde_json::json!({"ref": session.reference, "standing": session.standing, "reason": reason}));
-                slots[index] = Some(SessionReport::from_plan(session, Outcome::LeftAlone, Some(reason)));
+                slots[index] = Some(SessionReport::from_plan(
+                    session,
+                    Outcome::LeftAlone,
+                    Some(reason),
+                ));
             }
         }
     }
@@ -105,10 +135,17 @@ pub fn execute(
     let mut canary_failed: Option<String> = None;
     for candidate in queue.by_ref() {
         if interrupt::requested() {
-            slots[candidate.index] = Some(not_attempted(&plan.sessions[candidate.index], "interrupted"));
+            slots[candidate.index] = Some(not_attempted(
+                &plan.sessions[candidate.index],
+                "interrupted",
+            ));
             continue;
         }
-        let report = roller.roll(&plan.sessions[candidate.index], &candidate.identity, candidate.resumable);
+        let report = roller.roll(
+            &plan.sessions[candidate.index],
+            &candidate.identity,
+            candidate.resumable,
+        );
         progress(&report);
         let outcome = report.outcome;
         let label = report.label().to_owned();
@@ -124,7 +161,10 @@ pub fn execute(
     let rest: Vec<Candidate> = queue.collect();
     if let Some(canary) = canary_failed {
         for c in rest {
-            slots[c.index] = Some(not_attempted(&plan.sessions[c.index], &format!("canary {canary} failed")));
+            slots[c.index] = Some(not_attempted(
+                &plan.sessions[c.index],
+                &format!("canary {canary} failed"),
+            ));
         }
     } else {
         let next = AtomicUsize::new(0);
@@ -142,7 +182,9 @@ pub fn execute(
                         roller.roll(session, &c.identity, c.resumable.clone())
                     };
                     progress(&report);
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push((c.index, report));
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((c.index, report));
                 });
             }
         });

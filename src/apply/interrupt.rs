@@ -12,7 +12,11 @@ extern "C" fn on_signal(_: nix::libc::c_int) {
 
 /// Routes SIGINT and SIGTERM to a flag instead of ending the process.
 pub fn install() {
-    let action = SigAction::new(SigHandler::Handler(on_signal), SaFlags::SA_RESTART, SigSet::empty());
+    let action = SigAction::new(
+        SigHandler::Handler(on_signal),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
         // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
         if let Err(err) = unsafe { sigaction(signal, &action) } {

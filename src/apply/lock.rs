@@ -10,10 +10,16 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum LockError {
     #[error("another apply or restart is running ({holder}); lock {path}")]
-    #[diagnostic(code(the_loop::apply::locked), help("wait for it to finish; the lock is released when that process exits"))]
+    #[diagnostic(
+        code(the_loop::apply::locked),
+        help("wait for it to finish; the lock is released when that process exits")
+    )]
     Held { path: PathBuf, holder: String },
     #[error("cannot open the apply lock {path}: {kind}")]
-    Io { path: PathBuf, kind: std::io::ErrorKind },
+    Io {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+    },
 }
 
 pub struct ApplyLock {
@@ -23,12 +29,25 @@ pub struct ApplyLock {
 impl ApplyLock {
     pub fn acquire(state_root: &Path, command: &str) -> Result<ApplyLock, LockError> {
         let path = state_root.join("apply.lock");
-        let io = |e: std::io::Error| LockError::Io { path: path.clone(), kind: e.kind() };
+        let io = |e: std::io::Error| LockError::Io {
+            path: path.clone(),
+            kind: e.kind(),
+        };
         std::fs::create_dir_all(state_root).map_err(io)?;
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
         match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(mut lock) => {
-                let holder = format!("pid {} ({command}, since {})", std::process::id(), crate::clock::now_utc());
+                let holder = format!(
+                    "pid {} ({command}, since {})",
+                    std::process::id(),
+                    crate::clock::now_utc()
+                );
                 lock.set_len(0).map_err(io)?;
                 lock.rewind().map_err(io)?;
                 lock.write_all(holder.as_bytes()).map_err(io)?;
@@ -37,7 +56,11 @@ impl ApplyLock {
             Err((mut file, _)) => {
                 let mut holder = String::new();
                 let _ = file.read_to_string(&mut holder);
-                let holder = if holder.trim().is_empty() { "holder unknown".into() } else { holder.trim().to_owned() };
+                let holder = if holder.trim().is_empty() {
+                    "holder unknown".into()
+                } else {
+                    holder.trim().to_owned()
+                };
                 Err(LockError::Held { path, holder })
             }
         }

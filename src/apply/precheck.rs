@@ -31,24 +31,44 @@ pub struct RecordFacts {
 pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFacts, String> {
     let facts = match identity {
         Identity::WorkItem(reference) => {
-            let r: WorkItemRef = reference.parse().map_err(|_| "the recorded ref does not parse".to_owned())?;
-            let record = registry.load_work_item(&r).map_err(|e| e.to_string())?.ok_or("the registry record is gone")?;
+            let r: WorkItemRef = reference
+                .parse()
+                .map_err(|_| "the recorded ref does not parse".to_owned())?;
+            let record = registry
+                .load_work_item(&r)
+                .map_err(|e| e.to_string())?
+                .ok_or("the registry record is gone")?;
             RecordFacts {
                 harness: record.harness,
                 session_id: record.harness_session_id,
                 cwd: record.cwd,
-                args_recorded: record.harness_args.is_some() || record.model.is_some() || record.effort.is_some(),
-                args: LaunchArgs { harness_args: record.harness_args.unwrap_or_default(), model: record.model, effort: record.effort },
+                args_recorded: record.harness_args.is_some()
+                    || record.model.is_some()
+                    || record.effort.is_some(),
+                args: LaunchArgs {
+                    harness_args: record.harness_args.unwrap_or_default(),
+                    model: record.model,
+                    effort: record.effort,
+                },
             }
         }
         Identity::Standing(name) => {
-            let record = registry.load_standing(name).map_err(|e| e.to_string())?.ok_or("the registry record is gone")?;
+            let record = registry
+                .load_standing(name)
+                .map_err(|e| e.to_string())?
+                .ok_or("the registry record is gone")?;
             RecordFacts {
                 harness: record.harness,
                 session_id: record.harness_session_id,
                 cwd: record.cwd,
-                args_recorded: record.harness_args.is_some() || record.model.is_some() || record.effort.is_some(),
-                args: LaunchArgs { harness_args: record.harness_args.unwrap_or_default(), model: record.model, effort: record.effort },
+                args_recorded: record.harness_args.is_some()
+                    || record.model.is_some()
+                    || record.effort.is_some(),
+                args: LaunchArgs {
+                    harness_args: record.harness_args.unwrap_or_default(),
+                    model: record.model,
+                    effort: record.effort,
+                },
             }
         }
     };
@@ -59,7 +79,9 @@ pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFact
 /// session itself holds, falling back to our own when it could not be read.
 fn env_path(session_env: Option<&ProcessEnv>, name: &str) -> Option<PathBuf> {
     match session_env.and_then(|env| env.get(name)) {
-        Some(value) => Some(PathBuf::from(std::ffi::OsStr::from_bytes(value.expose_bytes()))),
+        Some(value) => Some(PathBuf::from(std::ffi::OsStr::from_bytes(
+            value.expose_bytes(),
+        ))),
         None if session_env.is_some() => None,
         None => std::env::var_os(name).map(PathBuf::from),
     }
@@ -68,26 +90,50 @@ fn env_path(session_env: Option<&ProcessEnv>, name: &str) -> Option<PathBuf> {
 /// The resumability check. The error is the reason, for the report.
 pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Resumable, String> {
     crate::harness::check_supported(&facts.harness)?;
-    let session_id = facts.session_id.as_deref().filter(|s| !s.is_empty()).ok_or("unresumable: no conversation id is recorded")?;
+    let session_id = facts
+        .session_id
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .ok_or("unresumable: no conversation id is recorded")?;
     if !is_valid_session_id(session_id) {
         return Err("unresumable: the recorded conversation id fails the safety check".into());
     }
-    let cwd = facts.cwd.clone().filter(|c| c.is_absolute()).ok_or("unresumable: no absolute working directory is recorded")?;
+    let cwd = facts
+        .cwd
+        .clone()
+        .filter(|c| c.is_absolute())
+        .ok_or("unresumable: no absolute working directory is recorded")?;
     if !cwd.is_dir() {
-        return Err(format!("unresumable: the working directory {} is gone", cwd.display()));
+        return Err(format!(
+            "unresumable: the working directory {} is gone",
+            cwd.display()
+        ));
     }
     let home = env_path(session_env, "HOME").unwrap_or_else(|| PathBuf::from("/"));
     let config_dir = env_path(session_env, "CLAUDE_CONFIG_DIR");
     let transcript = transcript_path(config_dir.as_deref(), &home, &cwd, session_id);
     if !transcript.is_file() {
-        return Err(format!("unresumable: no transcript for conversation {session_id} at {}", transcript.display()));
+        return Err(format!(
+            "unresumable: no transcript for conversation {session_id} at {}",
+            transcript.display()
+        ));
     }
-    Ok(Resumable { session_id: session_id.to_owned(), cwd, args: facts.args.clone(), transcript })
+    Ok(Resumable {
+        session_id: session_id.to_owned(),
+        cwd,
+        args: facts.args.clone(),
+        transcript,
+    })
 }
 
 /// Where the launcher finds the harness: the config's override, or `claude` on PATH.
 pub fn harness_binary(config: &crate::desired::config::Config) -> std::ffi::OsString {
-    config.routing.harness_binary_claude.clone().map(|p| p.into_os_string()).unwrap_or_else(|| crate::harness::CLAUDE.into())
+    config
+        .routing
+        .harness_binary_claude
+        .clone()
+        .map(|p| p.into_os_string())
+        .unwrap_or_else(|| crate::harness::CLAUDE.into())
 }
 
 pub fn is_under(path: &Path, root: &Path) -> bool {

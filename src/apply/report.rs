@@ -33,11 +33,20 @@ pub enum Outcome {
 impl Outcome {
     /// Outcomes that leave a live session stale and make the command exit 1.
     pub fn is_failure(self) -> bool {
-        matches!(self, Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone)
+        matches!(
+            self,
+            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone
+        )
     }
 
     pub fn respawned(self) -> bool {
-        matches!(self, Outcome::Restarted | Outcome::RestartedUnverified | Outcome::Mismatch | Outcome::ResumeFailed)
+        matches!(
+            self,
+            Outcome::Restarted
+                | Outcome::RestartedUnverified
+                | Outcome::Mismatch
+                | Outcome::ResumeFailed
+        )
     }
 }
 
@@ -79,7 +88,10 @@ impl SessionReport {
     }
 
     pub fn label(&self) -> &str {
-        self.reference.as_deref().or(self.standing.as_deref()).unwrap_or(&self.tmux_target)
+        self.reference
+            .as_deref()
+            .or(self.standing.as_deref())
+            .unwrap_or(&self.tmux_target)
     }
 
     /// `restarted (verified)`, `left alone (unresumable: …)`, …
@@ -88,7 +100,14 @@ impl SessionReport {
         match self.outcome {
             Outcome::Restarted => "restarted (verified)".into(),
             Outcome::RestartedUnverified => format!("restarted (unverified: {detail})"),
-            Outcome::Mismatch => format!("mismatch ({})", self.mismatches.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")),
+            Outcome::Mismatch => format!(
+                "mismatch ({})",
+                self.mismatches
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Outcome::ResumeFailed => format!("resume failed ({detail})"),
             Outcome::LeftAlone => format!("left alone ({detail})"),
             Outcome::Skipped => format!("skipped ({detail})"),
@@ -115,7 +134,12 @@ impl Report {
 
     pub fn render(&self, style: Style) -> String {
         let mut out = String::new();
-        let width = self.sessions.iter().map(|s| s.label().len()).max().unwrap_or(0);
+        let width = self
+            .sessions
+            .iter()
+            .map(|s| s.label().len())
+            .max()
+            .unwrap_or(0);
         for s in &self.sessions {
             let verdict = s.verdict();
             let painted = match s.outcome {
@@ -136,11 +160,23 @@ impl Report {
             out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
         }
         let count = |o: Outcome| self.sessions.iter().filter(|s| s.outcome == o).count();
+        if self.dry_run {
+            let _ = writeln!(
+                out,
+                "\n{} {} would be restarted, {} up to date, {} left alone, {} skipped. Nothing was changed.",
+                style.bold("Dry run:"),
+                count(Outcome::WouldRestart),
+                count(Outcome::UpToDate),
+                count(Outcome::LeftAlone),
+                count(Outcome::Skipped),
+            );
+            return out;
+        }
         let _ = writeln!(
             out,
             "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted.",
-            style.bold(if self.dry_run { "Dry run:" } else { "Apply:" }),
-            count(Outcome::Restarted) + count(Outcome::WouldRestart),
+            style.bold("Apply:"),
+            count(Outcome::Restarted),
             count(Outcome::RestartedUnverified),
             count(Outcome::Mismatch),
             count(Outcome::ResumeFailed),

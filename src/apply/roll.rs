@@ -31,7 +31,12 @@ fn seconds(value: f64) -> Duration {
 }
 
 impl Roller<'_> {
-    pub fn roll(&self, plan: &SessionPlan, identity: &Identity, resumable: Resumable) -> SessionReport {
+    pub fn roll(
+        &self,
+        plan: &SessionPlan,
+        identity: &Identity,
+        resumable: Resumable,
+    ) -> SessionReport {
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
         let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
@@ -47,19 +52,25 @@ impl Roller<'_> {
         let handle = match ProcessHandle::open(pid) {
             Ok(handle) => handle,
             Err(_) => {
-                report.detail = Some("the harness exited before it could be respawned; not restarted".into());
+                report.detail =
+                    Some("the harness exited before it could be respawned; not restarted".into());
                 report.outcome = Outcome::Skipped;
                 return report;
             }
         };
         match session_panes(self.tmux, target) {
-            Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
+            Ok(panes)
+                if panes
+                    .iter()
+                    .any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
             Ok(_) => {
                 report.detail = Some("the pane changed since it was planned; not touched".into());
                 return report;
             }
             Err(err) => {
-                report.detail = Some(format!("tmux did not confirm the pane ({err}); not touched"));
+                report.detail = Some(format!(
+                    "tmux did not confirm the pane ({err}); not touched"
+                ));
                 return report;
             }
         }
@@ -71,7 +82,10 @@ impl Roller<'_> {
         }
         let grace = seconds(self.config.routing.tmux.harness_kill_grace_seconds);
         let ending = end_gracefully(&handle, grace);
-        self.events.emit("session.harness_terminated", with(&fields, json!({"pid": pid, "ending": ending})));
+        self.events.emit(
+            "session.harness_terminated",
+            with(&fields, json!({"pid": pid, "ending": ending})),
+        );
         if ending == Ending::Survived {
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
             return report;
@@ -80,7 +94,9 @@ impl Roller<'_> {
         let spec = LaunchSpec {
             identity: identity.clone(),
             cwd: resumable.cwd.clone(),
-            launch: Launch::Resume { session_id: resumable.session_id.clone() },
+            launch: Launch::Resume {
+                session_id: resumable.session_id.clone(),
+            },
             args: resumable.args.clone(),
             config_path: self.config.path.clone(),
             harness_binary: harness_binary(self.config),
@@ -93,17 +109,37 @@ impl Roller<'_> {
         let new_pid = match session_panes(self.tmux, target) {
             Ok(panes) => match panes.into_iter().find(|p| p.pane_id == pane_id) {
                 Some(p) if !p.dead => p.pid,
-                Some(_) => return self.resume_failed(report, &fields, "the harness exited: the conversation did not resume".into()),
+                Some(_) => {
+                    return self.resume_failed(
+                        report,
+                        &fields,
+                        "the harness exited: the conversation did not resume".into(),
+                    )
+                }
                 None => return self.resume_failed(report, &fields, "the pane is gone".into()),
             },
-            Err(err) => return self.resume_failed(report, &fields, format!("tmux did not answer the probe ({err})")),
+            Err(err) => {
+                return self.resume_failed(
+                    report,
+                    &fields,
+                    format!("tmux did not answer the probe ({err})"),
+                )
+            }
         };
         report.new_pid = Some(new_pid);
         self.verify(report, &fields, identity, new_pid)
     }
 
-    fn resume_failed(&self, mut report: SessionReport, fields: &serde_json::Value, reason: String) -> SessionReport {
-        self.events.emit("session.resume_failed", with(fields, json!({"reason": reason, "fresh_started": false})));
+    fn resume_failed(
+        &self,
+        mut report: SessionReport,
+        fields: &serde_json::Value,
+        reason: String,
+    ) -> SessionReport {
+        self.events.emit(
+            "session.resume_failed",
+            with(fields, json!({"reason": reason, "fresh_started": false})),
+        );
         report.outcome = Outcome::ResumeFailed;
         report.detail = Some(reason);
         report
@@ -111,7 +147,13 @@ impl Roller<'_> {
 
     /// Reads the new process (after the launcher's exec) and compares it
     /// name by name with the desired state.
-    fn verify(&self, mut report: SessionReport, fields: &serde_json::Value, identity: &Identity, pid: i32) -> SessionReport {
+    fn verify(
+        &self,
+        mut report: SessionReport,
+        fields: &serde_json::Value,
+        identity: &Identity,
+        pid: i32,
+    ) -> SessionReport {
         let launcher = std::env::current_exe().ok();
         let deadline = Instant::now() + Duration::from_secs(3);
         let read = loop {
@@ -122,22 +164,37 @@ impl Roller<'_> {
             }
             std::thread::sleep(Duration::from_millis(25));
         };
-        let base = with(fields, json!({"old_pid": report.old_pid, "new_pid": pid, "resumed": true, "harness_session_id": report.harness_session_id}));
+        let base = with(
+            fields,
+            json!({"old_pid": report.old_pid, "new_pid": pid, "resumed": true, "harness_session_id": report.harness_session_id}),
+        );
         match read {
             EnvRead::Read(env) => {
                 let mismatches = self.policy.diff(&self.policy.desired_for(identity), &env);
                 if mismatches.is_empty() {
                     report.outcome = Outcome::Restarted;
-                    self.events.emit("session.respawned", with(&base, json!({"verification": "verified"})));
+                    self.events.emit(
+                        "session.respawned",
+                        with(&base, json!({"verification": "verified"})),
+                    );
                 } else {
                     report.outcome = Outcome::Mismatch;
-                    self.events.emit("env.verify_mismatch", with(&base, json!({"changes": mismatches})));
+                    self.events.emit(
+                        "env.verify_mismatch",
+                        with(&base, json!({"changes": mismatches})),
+                    );
                     report.mismatches = mismatches;
                 }
             }
             EnvRead::Unverified(reason) => {
                 report.outcome = Outcome::RestartedUnverified;
-                self.events.emit("session.respawned", with(&base, json!({"verification": "unverified", "reason": reason})));
+                self.events.emit(
+                    "session.respawned",
+                    with(
+                        &base,
+                        json!({"verification": "unverified", "reason": reason}),
+                    ),
+                );
                 report.detail = Some(reason);
             }
         }

@@ -77,7 +77,11 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         let saved = saved::read(path)?;
         let changes = saved::staleness(&saved, &plan);
         if !changes.is_empty() {
-            return Err(SavedPlanError::Stale { path: path.into(), changes }.into());
+            return Err(SavedPlanError::Stale {
+                path: path.into(),
+                changes,
+            }
+            .into());
         }
     }
     if !roll.json {
@@ -90,20 +94,40 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     if will_act && roll.ask && !roll.dry_run {
         confirm()?;
     }
-    let _lock = if roll.dry_run { None } else { Some(ApplyLock::acquire(&ctx.config.state_root, roll.command)?) };
+    let _lock = if roll.dry_run {
+        None
+    } else {
+        Some(ApplyLock::acquire(&ctx.config.state_root, roll.command)?)
+    };
     if !roll.dry_run {
         interrupt::install();
-        ctx.events.emit("apply.started", serde_json::json!({"command": roll.command, "sessions": plan.summary.respawn}));
+        ctx.events.emit(
+            "apply.started",
+            serde_json::json!({"command": roll.command, "sessions": plan.summary.respawn}),
+        );
     }
-    let roller = Roller { config: &ctx.config, policy: &policy, tmux: &ctx.tmux, events: &ctx.events };
+    let roller = Roller {
+        config: &ctx.config,
+        policy: &policy,
+        tmux: &ctx.tmux,
+        events: &ctx.events,
+    };
     let show_progress = std::io::stderr().is_terminal() && !roll.dry_run;
     let style = stderr_style();
     let progress = |r: &SessionReport| {
         if show_progress && r.outcome.respawned() {
-            eprintln!("{} {}", style.dim("…"), format_args!("{}: {}", r.label(), r.verdict()));
+            eprintln!(
+                "{} {}",
+                style.dim("…"),
+                format_args!("{}: {}", r.label(), r.verdict())
+            );
         }
     };
-    let options = ApplyOptions { mode: roll.mode, parallelism: roll.parallelism, dry_run: roll.dry_run };
+    let options = ApplyOptions {
+        mode: roll.mode,
+        parallelism: roll.parallelism,
+        dry_run: roll.dry_run,
+    };
     let report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
     if !roll.dry_run {
         ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
@@ -114,7 +138,11 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         println!();
         print!("{}", report.render(stdout_style()));
     }
-    Ok(if report.failed() { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if report.failed() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Terraform's rule: only the word "yes" approves.
@@ -131,7 +159,10 @@ fn confirm() -> miette::Result<()> {
     let mut answer = String::new();
     let _ = std::io::stdin().lock().read_line(&mut answer);
     if answer.trim() != "yes" {
-        miette::bail!(code = "the_loop::apply::cancelled", "apply cancelled; nothing was changed");
+        miette::bail!(
+            code = "the_loop::apply::cancelled",
+            "apply cancelled; nothing was changed"
+        );
     }
     Ok(())
 }

@@ -14,7 +14,11 @@ use std::process::ExitCode;
 pub struct ExecArgs {
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
-    #[arg(long, conflicts_with = "standing", required_unless_present = "standing")]
+    #[arg(
+        long,
+        conflicts_with = "standing",
+        required_unless_present = "standing"
+    )]
     work_item: Option<String>,
     #[arg(long)]
     standing: Option<String>,
@@ -34,7 +38,10 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         (None, None) => unreachable!("clap requires one"),
     };
     let desired = policy.desired_for(&identity);
-    let (program, rest) = args.harness.split_first().expect("clap requires the harness");
+    let (program, rest) = args
+        .harness
+        .split_first()
+        .expect("clap requires the harness");
     let mut command = std::process::Command::new(program);
     command.args(rest);
     desired.apply_to(&mut command);

@@ -22,7 +22,12 @@ pub use context::Context;
 /// are never shown: they are named by fingerprint, the first 8 hex digits of
 /// their SHA-256 (`printf %s "$V" | sha256sum | cut -c1-8`).
 #[derive(Debug, Parser)]
-#[command(name = "the-loop", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "the-loop",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     /// Config file. Otherwise $THE_LOOP_CLI_CONFIG, ./.the-loop/cli-config.yaml,
     /// then ~/.the-loop/cli-config.yaml.
@@ -40,17 +45,23 @@ pub enum Command {
     /// Re-reads the env file, asks tmux once for every loop-* pane, reads each
     /// managed harness's /proc/<pid>/environ and lists, per session, every
     /// differing name with fingerprints (have → want). Nothing is changed.
-    #[command(after_help = "Exit codes: 0 success; with --detailed-exitcode 0 = no drift, 2 = drift observed, 1 = error.")]
+    #[command(
+        after_help = "Exit codes: 0 success; with --detailed-exitcode 0 = no drift, 2 = drift observed, 1 = error."
+    )]
     Plan(plan::PlanArgs),
     /// Respawn drifted sessions in place, resuming each conversation, and verify them.
     ///
     /// Shows the plan, asks for confirmation (or takes --auto-approve), rolls
     /// one canary session first, then the rest with bounded parallelism.
-    #[command(after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); \
-1 any left stale (unresumable, resume failed, mismatch) or an error.")]
+    #[command(
+        after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); \
+1 any left stale (unresumable, resume failed, mismatch) or an error."
+    )]
     Apply(apply::ApplyArgs),
     /// Report services and, when sessions hold a stale environment, one line saying so.
-    #[command(after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it.")]
+    #[command(
+        after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
+    )]
     Status(status::StatusArgs),
     /// Start, list and restart harness sessions.
     #[command(subcommand)]
@@ -78,7 +89,12 @@ pub fn run() -> ExitCode {
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::Completions(args) => {
-            clap_complete::generate(args.shell, &mut Cli::command(), "the-loop", &mut std::io::stdout());
+            clap_complete::generate(
+                args.shell,
+                &mut Cli::command(),
+                "the-loop",
+                &mut std::io::stdout(),
+            );
             Ok(ExitCode::SUCCESS)
         }
     };
@@ -93,6 +109,11 @@ pub fn run() -> ExitCode {
 
 /// Logs go to stderr, filtered by `RUST_LOG` (default: warnings).
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
 }

@@ -12,5 +12,8 @@ pub fn stderr_style() -> Style {
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    println!("{}", serde_json::to_string_pretty(value).expect("report serialises"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("report serialises")
+    );
 }

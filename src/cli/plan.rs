@@ -34,7 +34,10 @@ pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets>
             Ok(r) => r.to_string(),
             Err(_) => target.clone(),
         };
-        if !sessions.iter().any(|s| s.label() == canonical || s.tmux_target == canonical) {
+        if !sessions
+            .iter()
+            .any(|s| s.label() == canonical || s.tmux_target == canonical)
+        {
             miette::bail!(
                 code = "the_loop::target::unknown",
                 help = "`the-loop sessions list` shows the registered sessions",
@@ -59,8 +62,16 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     } else {
         print!("{}", render_plan(&plan, stdout_style()));
         if let Some(out) = &args.out {
-            println!("Saved this plan to {}; apply it with `the-loop apply --plan {}`.", out.display(), out.display());
+            println!(
+                "Saved this plan to {}; apply it with `the-loop apply --plan {}`.",
+                out.display(),
+                out.display()
+            );
         }
     }
-    Ok(if args.detailed_exitcode && plan.has_drift() { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if args.detailed_exitcode && plan.has_drift() {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -33,7 +33,9 @@ pub enum SessionsCommand {
     /// Every targeted live session is relaunched with its conversation resumed,
     /// then verified. A session whose conversation cannot be resumed is left
     /// alone; one that is not running is skipped, never started.
-    #[command(after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); 1 otherwise.")]
+    #[command(
+        after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); 1 otherwise."
+    )]
     Restart(RestartArgs),
 }
 
@@ -131,11 +133,26 @@ struct Started {
 }
 
 fn start(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
-    let reference: WorkItemRef = args.reference.parse().map_err(|e: crate::registry::RefError| miette::miette!(code = "the_loop::ref::invalid", "{e}"))?;
-    let harness = args.harness.clone().unwrap_or_else(|| ctx.config.routing.default_harness.clone());
-    check_supported(&harness).map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let cwd = std::fs::canonicalize(&args.cwd)
-        .map_err(|e| miette::miette!(code = "the_loop::start::cwd", "working directory {}: {}", args.cwd.display(), e.kind()))?;
+    let reference: WorkItemRef =
+        args.reference
+            .parse()
+            .map_err(|e: crate::registry::RefError| {
+                miette::miette!(code = "the_loop::ref::invalid", "{e}")
+            })?;
+    let harness = args
+        .harness
+        .clone()
+        .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
+    check_supported(&harness)
+        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
+    let cwd = std::fs::canonicalize(&args.cwd).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::start::cwd",
+            "working directory {}: {}",
+            args.cwd.display(),
+            e.kind()
+        )
+    })?;
     // Validate the env file now, so a broken file is reported here rather
     // than by a pane that dies at launch.
     crate::desired::load_policy(&ctx.config, false)?;
@@ -151,23 +168,45 @@ fn start(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     let spec = LaunchSpec {
         identity: Identity::WorkItem(reference.to_string()),
         cwd: cwd.clone(),
-        launch: Launch::Fresh { session_id: session_id.clone(), prompt: args.prompt.clone() },
+        launch: Launch::Fresh {
+            session_id: session_id.clone(),
+            prompt: args.prompt.clone(),
+        },
         args: launch_args.clone(),
         config_path: ctx.config.path.clone(),
         harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
     };
-    let passthrough: Vec<(String, String)> =
-        ctx.config.env.session_passthrough.iter().filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v))).collect();
-    new_session(&ctx.tmux, &name, &spec, ctx.config.routing.tmux.remain_on_exit, &passthrough).map_err(|e| match e {
+    let passthrough: Vec<(String, String)> = ctx
+        .config
+        .env
+        .session_passthrough
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect();
+    new_session(
+        &ctx.tmux,
+        &name,
+        &spec,
+        ctx.config.routing.tmux.remain_on_exit,
+        &passthrough,
+    )
+    .map_err(|e| match e {
         SpawnError::Occupied(n) => miette::miette!(
             code = "the_loop::start::occupied",
-            help = format!("the session appeared while starting; inspect it with `tmux attach -r -t {n}`"),
+            help = format!(
+                "the session appeared while starting; inspect it with `tmux attach -r -t {n}`"
+            ),
             "tmux session {n} already exists"
         ),
         other => miette::Report::new(other),
     })?;
 
-    let mut record = ctx.registry.load_work_item(&reference).ok().flatten().unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
+    let mut record = ctx
+        .registry
+        .load_work_item(&reference)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
     let now = crate::clock::now_utc();
     record.harness = harness;
     record.status = Status::Active;
@@ -184,11 +223,19 @@ fn start(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         "session.spawned",
         serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": false}),
     );
-    let started = Started { reference: reference.to_string(), tmux_target: name.clone(), harness_session_id: session_id, cwd };
+    let started = Started {
+        reference: reference.to_string(),
+        tmux_target: name.clone(),
+        harness_session_id: session_id,
+        cwd,
+    };
     if args.json {
         print_json(&started);
     } else {
-        println!("Started {} in tmux session {} (conversation {}).", started.reference, name, started.harness_session_id);
+        println!(
+            "Started {} in tmux session {} (conversation {}).",
+            started.reference, name, started.harness_session_id
+        );
         println!("Attach with: tmux attach -t {name}");
     }
     Ok(ExitCode::SUCCESS)
@@ -237,10 +284,20 @@ fn list(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
     let (sessions, corrupt) = managed_sessions(&ctx.registry);
     let mut rows = Vec::new();
     for session in &sessions {
-        let facts = crate::apply::precheck::load_facts(&ctx.registry, &session.identity).unwrap_or_default();
+        let facts = crate::apply::precheck::load_facts(&ctx.registry, &session.identity)
+            .unwrap_or_default();
         let status = match &session.identity {
-            Identity::WorkItem(r) => r.parse().ok().and_then(|r| ctx.registry.load_work_item(&r).ok().flatten()).map(|r| r.status),
-            Identity::Standing(n) => ctx.registry.load_standing(n).ok().flatten().map(|r| r.status),
+            Identity::WorkItem(r) => r
+                .parse()
+                .ok()
+                .and_then(|r| ctx.registry.load_work_item(&r).ok().flatten())
+                .map(|r| r.status),
+            Identity::Standing(n) => ctx
+                .registry
+                .load_standing(n)
+                .ok()
+                .flatten()
+                .map(|r| r.status),
         };
         let (reference, standing) = match &session.identity {
             Identity::WorkItem(r) => (Some(r.clone()), None),
@@ -264,21 +321,51 @@ fn list(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
     if rows.is_empty() {
         println!("No sessions are registered.");
     } else {
-        let width = rows.iter().map(|r| r.reference.as_deref().or(r.standing.as_deref()).unwrap_or("").len()).max().unwrap_or(3).max(3);
-        println!("{:<width$}  {:<8}  {:<40}  {:<7}  {:<7}  MODEL", "REF", "HARNESS", "TMUX", "STATUS", "LIVE");
+        let width = rows
+            .iter()
+            .map(|r| {
+                r.reference
+                    .as_deref()
+                    .or(r.standing.as_deref())
+                    .unwrap_or("")
+                    .len()
+            })
+            .max()
+            .unwrap_or(3)
+            .max(3);
+        println!(
+            "{:<width$}  {:<8}  {:<40}  {:<7}  {:<7}  MODEL",
+            "REF", "HARNESS", "TMUX", "STATUS", "LIVE"
+        );
         for r in &rows {
             let model = match (&r.model, &r.effort) {
                 (Some(m), Some(e)) => format!("{m} ({e})"),
                 (Some(m), None) => m.clone(),
                 _ => "-".into(),
             };
-            let status = serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
-            let label = r.reference.as_deref().or(r.standing.as_deref()).unwrap_or("");
-            println!("{label:<width$}  {:<8}  {:<40}  {status:<7}  {:<7}  {model}", r.harness, r.tmux_target, r.live.as_str());
+            let status = serde_json::to_value(r.status)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            let label = r
+                .reference
+                .as_deref()
+                .or(r.standing.as_deref())
+                .unwrap_or("");
+            println!(
+                "{label:<width$}  {:<8}  {:<40}  {status:<7}  {:<7}  {model}",
+                r.harness,
+                r.tmux_target,
+                r.live.as_str()
+            );
         }
     }
     for c in &corrupt {
-        eprintln!("warning: registry record {} cannot be read: {}", c.path.display(), c.reason);
+        eprintln!(
+            "warning: registry record {} cannot be read: {}",
+            c.path.display(),
+            c.reason
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -67,12 +67,25 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             }
         },
     };
-    let plan = policy.as_ref().map(|p| compute(p, &observed.sessions, &observed.fleet, &observed.envs, &Targets::all(), Vec::new()));
+    let plan = policy.as_ref().map(|p| {
+        compute(
+            p,
+            &observed.sessions,
+            &observed.fleet,
+            &observed.envs,
+            &Targets::all(),
+            Vec::new(),
+        )
+    });
     let sessions: Vec<SessionFacts> = observed
         .sessions
         .iter()
         .map(|s| {
-            let planned = plan.as_ref().and_then(|p| p.sessions.iter().find(|ps| ps.tmux_target == s.tmux_target && ps.label() == s.label()));
+            let planned = plan.as_ref().and_then(|p| {
+                p.sessions
+                    .iter()
+                    .find(|ps| ps.tmux_target == s.tmux_target && ps.label() == s.label())
+            });
             let (reference, standing) = match &s.identity {
                 crate::desired::policy::Identity::WorkItem(r) => (Some(r.clone()), None),
                 crate::desired::policy::Identity::Standing(n) => (None, Some(n.clone())),
@@ -88,24 +101,56 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                     Action::Skip if p.is_unverified() => Some("unverified"),
                     Action::Skip => None,
                 }),
-                stale_names: planned.map(|p| p.changes.iter().map(|c| c.name.clone()).collect()).unwrap_or_default(),
+                stale_names: planned
+                    .map(|p| p.changes.iter().map(|c| c.name.clone()).collect())
+                    .unwrap_or_default(),
             }
         })
         .collect();
-    let stale = sessions.iter().filter(|s| s.environment == Some("stale")).count();
+    let stale = sessions
+        .iter()
+        .filter(|s| s.environment == Some("stale"))
+        .count();
     let all_running = services.iter().filter(|s| s.enabled).all(|s| s.running);
-    let report = StatusReport { services, sessions, stale_sessions: stale, fix_command: (stale > 0).then_some(FIX_COMMAND) };
+    let report = StatusReport {
+        services,
+        sessions,
+        stale_sessions: stale,
+        fix_command: (stale > 0).then_some(FIX_COMMAND),
+    };
     if args.json {
         print_json(&report);
     } else {
         for service in report.services.iter().filter(|s| s.enabled) {
-            println!("{:<14} {}", service.name, if service.running { "running" } else { "not running" });
+            println!(
+                "{:<14} {}",
+                service.name,
+                if service.running {
+                    "running"
+                } else {
+                    "not running"
+                }
+            );
         }
-        let live = report.sessions.iter().filter(|s| s.probe == crate::observed::Probe::Live).count();
-        println!("sessions       {} registered, {} running", report.sessions.len(), live);
+        let live = report
+            .sessions
+            .iter()
+            .filter(|s| s.probe == crate::observed::Probe::Live)
+            .count();
+        println!(
+            "sessions       {} registered, {} running",
+            report.sessions.len(),
+            live
+        );
         if stale > 0 {
-            println!("{stale} running session(s) hold a stale environment; fix with `{FIX_COMMAND}`");
+            println!(
+                "{stale} running session(s) hold a stale environment; fix with `{FIX_COMMAND}`"
+            );
         }
     }
-    Ok(if all_running { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if all_running {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

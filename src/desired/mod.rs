@@ -30,7 +30,11 @@ pub enum DesiredError {
 pub fn load_policy(config: &Config, require_env_file: bool) -> Result<Policy, DesiredError> {
     let env_file = match &config.env.file {
         Some(path) => Some(EnvFile::load(path)?),
-        None if require_env_file => return Err(DesiredError::NoEnvFile { config: config.path.clone() }),
+        None if require_env_file => {
+            return Err(DesiredError::NoEnvFile {
+                config: config.path.clone(),
+            })
+        }
         None => None,
     };
     Ok(Policy::new(config, env_file)?)

@@ -54,10 +54,20 @@ pub struct Change {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum PolicyError {
     #[error("{config}: env.deliver names {name}, which the env file {file} does not declare")]
-    #[diagnostic(code(the_loop::policy::deliver_undeclared), help("env.deliver may only list names the env file declares"))]
-    DeliverUndeclared { config: PathBuf, file: PathBuf, name: String },
+    #[diagnostic(
+        code(the_loop::policy::deliver_undeclared),
+        help("env.deliver may only list names the env file declares")
+    )]
+    DeliverUndeclared {
+        config: PathBuf,
+        file: PathBuf,
+        name: String,
+    },
     #[error("{config}: env.sessionPassthrough lists {name}, which is a credential (declared by the env file or env.credentials)")]
-    #[diagnostic(code(the_loop::policy::passthrough_secret), help("sessionPassthrough is for non-secret names; remove {name} from it"))]
+    #[diagnostic(
+        code(the_loop::policy::passthrough_secret),
+        help("sessionPassthrough is for non-secret names; remove {name} from it")
+    )]
     PassthroughIsSecret { config: PathBuf, name: String },
 }
 
@@ -87,13 +97,31 @@ impl Policy {
         if let Some(file) = &env_file {
             credentials.extend(file.names().map(str::to_owned));
             if let Some(name) = deliver.iter().find(|n| file.get(n).is_none()) {
-                return Err(PolicyError::DeliverUndeclared { config: config.path.clone(), file: file.path.clone(), name: name.clone() });
+                return Err(PolicyError::DeliverUndeclared {
+                    config: config.path.clone(),
+                    file: file.path.clone(),
+                    name: name.clone(),
+                });
             }
         }
-        if let Some(name) = config.env.session_passthrough.iter().find(|n| credentials.contains(*n)) {
-            return Err(PolicyError::PassthroughIsSecret { config: config.path.clone(), name: name.clone() });
+        if let Some(name) = config
+            .env
+            .session_passthrough
+            .iter()
+            .find(|n| credentials.contains(*n))
+        {
+            return Err(PolicyError::PassthroughIsSecret {
+                config: config.path.clone(),
+                name: name.clone(),
+            });
         }
-        Ok(Policy { env_file, credentials, deliver, config_path: config.path.clone(), instance: config.instance.clone() })
+        Ok(Policy {
+            env_file,
+            credentials,
+            deliver,
+            config_path: config.path.clone(),
+            instance: config.instance.clone(),
+        })
     }
 
     pub fn env_file(&self) -> Option<&EnvFile> {
@@ -103,13 +131,21 @@ impl Policy {
     /// Name → fingerprint of every value the env file declares, for plans
     /// and for spotting that the file changed since a saved plan.
     pub fn file_fingerprints(&self) -> BTreeMap<String, Fingerprint> {
-        self.env_file.iter().flat_map(|f| f.entries.iter()).map(|e| (e.name.clone(), e.value.fingerprint())).collect()
+        self.env_file
+            .iter()
+            .flat_map(|f| f.entries.iter())
+            .map(|e| (e.name.clone(), e.value.fingerprint()))
+            .collect()
     }
 
     pub fn desired_for(&self, identity: &Identity) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
         if let Some(file) = &self.env_file {
-            desired.withheld = self.credentials.difference(&self.deliver).cloned().collect();
+            desired.withheld = self
+                .credentials
+                .difference(&self.deliver)
+                .cloned()
+                .collect();
             for name in &self.deliver {
                 if let Some(value) = file.get(name) {
                     desired.set.insert(name.clone(), value.clone());
@@ -117,17 +153,23 @@ impl Policy {
             }
         }
         let config = self.config_path.as_os_str().as_bytes();
-        desired.set.insert(VAR_CLI_CONFIG.into(), SecretValue::new(config));
+        desired
+            .set
+            .insert(VAR_CLI_CONFIG.into(), SecretValue::new(config));
         match identity {
             Identity::WorkItem(reference) => {
-                desired.set.insert(VAR_WORK_ITEM.into(), SecretValue::new(reference.as_bytes()));
+                desired
+                    .set
+                    .insert(VAR_WORK_ITEM.into(), SecretValue::new(reference.as_bytes()));
             }
             Identity::Standing(_) => {
                 desired.withheld.insert(VAR_WORK_ITEM.into());
             }
         }
         if let Some(instance) = &self.instance {
-            desired.set.insert(VAR_INSTANCE.into(), SecretValue::new(instance.as_bytes()));
+            desired
+                .set
+                .insert(VAR_INSTANCE.into(), SecretValue::new(instance.as_bytes()));
         }
         desired
     }
@@ -141,7 +183,11 @@ impl Policy {
         let mut changes = Vec::new();
         for name in &desired.withheld {
             if let Some(value) = have.get(name) {
-                let exposed = self.env_file.as_ref().and_then(|f| f.get(name)).is_some_and(|current| current == value);
+                let exposed = self
+                    .env_file
+                    .as_ref()
+                    .and_then(|f| f.get(name))
+                    .is_some_and(|current| current == value);
                 let case = if exposed {
                     ChangeCase::Exposed
                 } else if Self::is_identifier(name) {
@@ -149,7 +195,12 @@ impl Policy {
                 } else {
                     ChangeCase::Stale
                 };
-                changes.push(Change { name: name.clone(), have: Some(value.fingerprint()), want: None, case });
+                changes.push(Change {
+                    name: name.clone(),
+                    have: Some(value.fingerprint()),
+                    want: None,
+                    case,
+                });
             }
         }
         for (name, want) in &desired.set {
@@ -162,7 +213,12 @@ impl Policy {
                 (false, None) => ChangeCase::Missing,
                 (false, Some(_)) => ChangeCase::Stale,
             };
-            changes.push(Change { name: name.clone(), have: held.map(SecretValue::fingerprint), want: Some(want.fingerprint()), case });
+            changes.push(Change {
+                name: name.clone(),
+                have: held.map(SecretValue::fingerprint),
+                want: Some(want.fingerprint()),
+                case,
+            });
         }
         changes.sort_by(|a, b| a.name.cmp(&b.name));
         changes

@@ -10,7 +10,10 @@ pub const CLAUDE: &str = "claude";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Launch {
     /// A new conversation with a pre-assigned id, optionally with a first prompt.
-    Fresh { session_id: String, prompt: Option<String> },
+    Fresh {
+        session_id: String,
+        prompt: Option<String>,
+    },
     /// Continue the recorded conversation.
     Resume { session_id: String },
 }
@@ -27,9 +30,11 @@ pub struct LaunchArgs {
 pub fn check_supported(harness: &str) -> Result<(), String> {
     match harness {
         CLAUDE => Ok(()),
-        "cursor-agent" => Err("cursor-agent cannot be hosted in tmux: it has no pre-assignable \
+        "cursor-agent" => Err(
+            "cursor-agent cannot be hosted in tmux: it has no pre-assignable \
              session id, so its conversation could never be resumed. Use claude."
-            .into()),
+                .into(),
+        ),
         _ => Err("unknown harness; the only supported harness is claude".into()),
     }
 }
@@ -41,7 +46,9 @@ pub fn is_valid_session_id(id: &str) -> bool {
     !bytes.is_empty()
         && bytes.len() <= 128
         && bytes[0].is_ascii_alphanumeric()
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
 pub fn new_session_id() -> String {
@@ -63,7 +70,11 @@ pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
     if let Some(effort) = &args.effort {
         argv.extend(["--effort".into(), effort.into()]);
     }
-    if let Launch::Fresh { prompt: Some(prompt), .. } = launch {
+    if let Launch::Fresh {
+        prompt: Some(prompt),
+        ..
+    } = launch
+    {
         argv.push(prompt.into());
     }
     argv
@@ -72,17 +83,27 @@ pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
 /// Claude Code's project directory name for a cwd: every character that is
 /// not ASCII alphanumeric becomes `-`.
 pub fn project_dir_name(cwd: &Path) -> String {
-    cwd.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    cwd.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/<cwd mangled>/<id>.jsonl`,
 /// with `CLAUDE_CONFIG_DIR` and `HOME` as the session itself holds them.
-pub fn transcript_path(config_dir: Option<&Path>, home: &Path, cwd: &Path, session_id: &str) -> PathBuf {
+pub fn transcript_path(
+    config_dir: Option<&Path>,
+    home: &Path,
+    cwd: &Path,
+    session_id: &str,
+) -> PathBuf {
     let base = match config_dir {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
         _ => home.join(".claude"),
     };
-    base.join("projects").join(project_dir_name(cwd)).join(format!("{session_id}.jsonl"))
+    base.join("projects")
+        .join(project_dir_name(cwd))
+        .join(format!("{session_id}.jsonl"))
 }
 
 #[cfg(test)]
@@ -108,17 +129,44 @@ mod tests {
             model: Some("opus".into()),
             effort: Some("high".into()),
         };
-        let fresh = harness_argv(&Launch::Fresh { session_id: "abc".into(), prompt: Some("go".into()) }, &args);
+        let fresh = harness_argv(
+            &Launch::Fresh {
+                session_id: "abc".into(),
+                prompt: Some("go".into()),
+            },
+            &args,
+        );
         insta::assert_debug_snapshot!(fresh);
-        let resume = harness_argv(&Launch::Resume { session_id: "abc".into() }, &LaunchArgs::default());
-        assert_eq!(resume, vec![OsString::from("--resume"), OsString::from("abc")]);
+        let resume = harness_argv(
+            &Launch::Resume {
+                session_id: "abc".into(),
+            },
+            &LaunchArgs::default(),
+        );
+        assert_eq!(
+            resume,
+            vec![OsString::from("--resume"), OsString::from("abc")]
+        );
     }
 
     #[test]
     fn transcript_location() {
-        let p = transcript_path(None, Path::new("/home/op"), Path::new("/work/octo.repo"), "id1");
-        assert_eq!(p, Path::new("/home/op/.claude/projects/-work-octo-repo/id1.jsonl"));
-        let p = transcript_path(Some(Path::new("/cfg")), Path::new("/home/op"), Path::new("/w"), "id1");
+        let p = transcript_path(
+            None,
+            Path::new("/home/op"),
+            Path::new("/work/octo.repo"),
+            "id1",
+        );
+        assert_eq!(
+            p,
+            Path::new("/home/op/.claude/projects/-work-octo-repo/id1.jsonl")
+        );
+        let p = transcript_path(
+            Some(Path::new("/cfg")),
+            Path::new("/home/op"),
+            Path::new("/w"),
+            "id1",
+        );
         assert_eq!(p, Path::new("/cfg/projects/-w/id1.jsonl"));
     }
 }

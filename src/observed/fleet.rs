@@ -6,7 +6,8 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Tab-separated so session names with spaces cannot shift the columns.
-pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}";
+pub const LIST_PANES_FORMAT: &str =
+    "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}";
 
 /// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
 pub const SESSION_PREFIX: &str = "loop-";
@@ -22,7 +23,9 @@ pub struct Pane {
 }
 
 /// What tmux said about one session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Probe {
     /// At least one pane is running.
@@ -62,7 +65,10 @@ pub enum FleetView {
 impl Fleet {
     pub fn from_panes(panes: impl IntoIterator<Item = Pane>) -> Self {
         let mut sessions: BTreeMap<String, Vec<Pane>> = BTreeMap::new();
-        for pane in panes.into_iter().filter(|p| p.session.starts_with(SESSION_PREFIX)) {
+        for pane in panes
+            .into_iter()
+            .filter(|p| p.session.starts_with(SESSION_PREFIX))
+        {
             sessions.entry(pane.session.clone()).or_default().push(pane);
         }
         for panes in sessions.values_mut() {
@@ -137,13 +143,22 @@ fn parse_line(line: &str) -> Option<Pane> {
     if cols.next().is_some() || !pane_id.starts_with('%') {
         return None;
     }
-    Some(Pane { session, window_index, pane_index, pane_id, pid, dead })
+    Some(Pane {
+        session,
+        window_index,
+        pane_index,
+        pane_id,
+        pid,
+        dead,
+    })
 }
 
 /// One tmux call for the whole fleet.
 pub fn observe(tmux: &Tmux) -> FleetView {
     match tmux.run(["list-panes", "-a", "-F", LIST_PANES_FORMAT]) {
-        Ok(out) if out.success => FleetView::Answered(Fleet::from_panes(parse_list_panes(&out.stdout))),
+        Ok(out) if out.success => {
+            FleetView::Answered(Fleet::from_panes(parse_list_panes(&out.stdout)))
+        }
         Ok(out) if means_no_server(&out.stderr) => FleetView::Answered(Fleet::default()),
         Ok(out) => FleetView::Unknown(format!("tmux list-panes failed: {}", out.stderr)),
         Err(err) => FleetView::Unknown(err.to_string()),
@@ -169,8 +184,18 @@ mod tests {
         assert_eq!(fleet.probe("loop-github-octo-repo-16"), Probe::Dead);
         assert_eq!(fleet.probe("loop-github-octo-repo-17"), Probe::Live);
         assert_eq!(fleet.probe("loop-nope"), Probe::Absent);
-        assert_eq!(fleet.probe("work"), Probe::Absent, "non-loop sessions are not the-loop's");
-        assert_eq!(fleet.harness_pane("loop-github-octo-repo-17").unwrap().pane_id, "%8");
+        assert_eq!(
+            fleet.probe("work"),
+            Probe::Absent,
+            "non-loop sessions are not the-loop's"
+        );
+        assert_eq!(
+            fleet
+                .harness_pane("loop-github-octo-repo-17")
+                .unwrap()
+                .pane_id,
+            "%8"
+        );
     }
 
     #[test]

@@ -16,8 +16,15 @@ pub struct ProcessEnv {
 }
 
 impl ProcessEnv {
-    pub fn from_pairs<K: Into<String>, V: Into<Vec<u8>>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
-        ProcessEnv { vars: pairs.into_iter().map(|(k, v)| (k.into(), SecretValue::new(v))).collect() }
+    pub fn from_pairs<K: Into<String>, V: Into<Vec<u8>>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        ProcessEnv {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), SecretValue::new(v)))
+                .collect(),
+        }
     }
 
     pub fn get(&self, name: &str) -> Option<&SecretValue> {
@@ -38,7 +45,9 @@ pub enum EnvRead {
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
 /// environment unreadable without needing a second user.
 fn proc_root() -> PathBuf {
-    std::env::var_os("THE_LOOP_PROC_ROOT").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/proc"))
+    std::env::var_os("THE_LOOP_PROC_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/proc"))
 }
 
 fn process(pid: i32) -> Result<procfs::process::Process, String> {
@@ -51,13 +60,17 @@ fn process(pid: i32) -> Result<procfs::process::Process, String> {
 /// Reads the environment a process holds now.
 pub fn read_environ(pid: i32) -> EnvRead {
     if !cfg!(target_os = "linux") {
-        return EnvRead::Unverified("reading another process's environment is not supported on this platform".into());
+        return EnvRead::Unverified(
+            "reading another process's environment is not supported on this platform".into(),
+        );
     }
     let environ = match process(pid).and_then(|p| p.environ().map_err(describe)) {
         Ok(environ) => environ,
         Err(reason) => return EnvRead::Unverified(reason),
     };
-    let pairs = environ.into_iter().filter_map(|(k, v)| Some((k.into_string().ok()?, v.as_bytes().to_vec())));
+    let pairs = environ
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.as_bytes().to_vec())));
     EnvRead::Read(ProcessEnv::from_pairs(pairs))
 }
 
@@ -74,7 +87,9 @@ pub fn cmdline(pid: i32) -> Result<Vec<String>, String> {
 
 fn describe(err: procfs::ProcError) -> String {
     match err {
-        procfs::ProcError::PermissionDenied(_) => "permission denied reading the process environment".into(),
+        procfs::ProcError::PermissionDenied(_) => {
+            "permission denied reading the process environment".into()
+        }
         procfs::ProcError::NotFound(_) => "the process has exited".into(),
         procfs::ProcError::Io(e, _) => format!("cannot read the process environment: {}", e.kind()),
         procfs::ProcError::Incomplete(_) => "the process environment was incomplete".into(),

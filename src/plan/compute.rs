@@ -41,7 +41,11 @@ impl Targets {
     }
 
     pub fn selects(&self, session: &ManagedSession) -> bool {
-        self.is_all() || self.0.iter().any(|t| t == session.label() || *t == session.tmux_target)
+        self.is_all()
+            || self
+                .0
+                .iter()
+                .any(|t| t == session.label() || *t == session.tmux_target)
     }
 }
 
@@ -56,7 +60,9 @@ pub fn compute(
     let mut plans = Vec::new();
     let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
     for session in sessions {
-        let first_claim = *claimed.entry(&session.tmux_target).or_insert(session.label());
+        let first_claim = *claimed
+            .entry(&session.tmux_target)
+            .or_insert(session.label());
         if !targets.selects(session) {
             continue;
         }
@@ -64,7 +70,10 @@ pub fn compute(
         if first_claim != session.label() && plan.action != Action::Skip {
             // Two records can alias one tmux name (`.` and `_` both become `_`);
             // only the first may act on it.
-            plan = skipped(plan, format!("tmux session is already claimed by {first_claim}"));
+            plan = skipped(
+                plan,
+                format!("tmux session is already claimed by {first_claim}"),
+            );
         }
         plans.push(plan);
     }
@@ -72,7 +81,11 @@ pub fn compute(
         if let FleetView::Answered(fleet) = fleet {
             let managed: BTreeSet<&str> = sessions.iter().map(|s| s.tmux_target.as_str()).collect();
             for name in fleet.session_names().filter(|n| !managed.contains(n)) {
-                plans.push(unmanaged(name, fleet.harness_pane(name).map(|p| (p.pane_id.clone(), p.pid)), fleet.probe(name)));
+                plans.push(unmanaged(
+                    name,
+                    fleet.harness_pane(name).map(|p| (p.pane_id.clone(), p.pid)),
+                    fleet.probe(name),
+                ));
             }
         }
     }
@@ -91,7 +104,12 @@ pub fn compute(
     }
 }
 
-fn plan_managed(policy: &Policy, session: &ManagedSession, fleet: &FleetView, envs: &BTreeMap<i32, EnvRead>) -> SessionPlan {
+fn plan_managed(
+    policy: &Policy,
+    session: &ManagedSession,
+    fleet: &FleetView,
+    envs: &BTreeMap<i32, EnvRead>,
+) -> SessionPlan {
     let probe = fleet.probe(&session.tmux_target);
     let pane = fleet.harness_pane(&session.tmux_target);
     let (reference, standing, kind) = match &session.identity {
@@ -126,8 +144,17 @@ fn plan_managed(policy: &Policy, session: &ManagedSession, fleet: &FleetView, en
     match envs.get(&pane.pid) {
         Some(EnvRead::Read(env)) => {
             let changes = policy.diff(&policy.desired_for(&session.identity), env);
-            let action = if changes.is_empty() { Action::None } else { Action::Respawn };
-            SessionPlan { action, observation: Observation::Read, changes, ..base }
+            let action = if changes.is_empty() {
+                Action::None
+            } else {
+                Action::Respawn
+            };
+            SessionPlan {
+                action,
+                observation: Observation::Read,
+                changes,
+                ..base
+            }
         }
         Some(EnvRead::Unverified(reason)) => skipped(base, format!("unverified: {reason}")),
         None => skipped(base, "unverified: environment not read".into()),
@@ -135,7 +162,11 @@ fn plan_managed(policy: &Policy, session: &ManagedSession, fleet: &FleetView, en
 }
 
 fn skipped(plan: SessionPlan, reason: String) -> SessionPlan {
-    SessionPlan { action: Action::Skip, reason: Some(reason), ..plan }
+    SessionPlan {
+        action: Action::Skip,
+        reason: Some(reason),
+        ..plan
+    }
 }
 
 fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPlan {

@@ -17,12 +17,17 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
     let standing = registry.standing();
     let mut sessions = Vec::new();
     for (_, record) in &items.records {
-        let target = record.tmux_target.as_deref().filter(|t| !t.is_empty()).map(normalise_tmux_target);
+        let target = record
+            .tmux_target
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(normalise_tmux_target);
         let reference = record.work_item.reference.clone();
-        let target = target.unwrap_or_else(|| match reference.parse::<crate::registry::WorkItemRef>() {
-            Ok(r) => r.tmux_name(),
-            Err(_) => tmux_session_name(&reference),
-        });
+        let target =
+            target.unwrap_or_else(|| match reference.parse::<crate::registry::WorkItemRef>() {
+                Ok(r) => r.tmux_name(),
+                Err(_) => tmux_session_name(&reference),
+            });
         sessions.push(ManagedSession {
             identity: Identity::WorkItem(reference),
             tmux_target: target,
@@ -31,7 +36,11 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         });
     }
     for (_, record) in &standing.records {
-        let target = record.tmux_target.as_deref().filter(|t| !t.is_empty()).map(normalise_tmux_target);
+        let target = record
+            .tmux_target
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(normalise_tmux_target);
         sessions.push(ManagedSession {
             identity: Identity::Standing(record.name.clone()),
             tmux_target: target.unwrap_or_else(|| standing_tmux_name(&record.name)),
@@ -39,7 +48,15 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
             record_fingerprint: Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default()),
         });
     }
-    let corrupt = items.corrupt.into_iter().chain(standing.corrupt).map(|c| CorruptRecordNote { path: c.path, reason: c.reason }).collect();
+    let corrupt = items
+        .corrupt
+        .into_iter()
+        .chain(standing.corrupt)
+        .map(|c| CorruptRecordNote {
+            path: c.path,
+            reason: c.reason,
+        })
+        .collect();
     (sessions, corrupt)
 }
 
@@ -52,7 +69,12 @@ pub fn read_environments(fleet: &FleetView, sessions: &[ManagedSession]) -> BTre
         .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
         .filter_map(|s| fleet.harness_pane(&s.tmux_target))
         .filter(|p| !p.dead)
-        .map(|pane| (pane.pid, read_harness_environment(pane.pid, launcher.as_deref())))
+        .map(|pane| {
+            (
+                pane.pid,
+                read_harness_environment(pane.pid, launcher.as_deref()),
+            )
+        })
         .collect()
 }
 
@@ -79,11 +101,28 @@ pub fn observe(registry: &Registry, tmux: &Tmux) -> Observed {
     let (sessions, corrupt) = managed_sessions(registry);
     let fleet = fleet::observe(tmux);
     let envs = read_environments(&fleet, &sessions);
-    Observed { sessions, corrupt, fleet, envs }
+    Observed {
+        sessions,
+        corrupt,
+        fleet,
+        envs,
+    }
 }
 
-pub fn plan_now(policy: &Policy, registry: &Registry, tmux: &Tmux, targets: &Targets) -> (Plan, Observed) {
+pub fn plan_now(
+    policy: &Policy,
+    registry: &Registry,
+    tmux: &Tmux,
+    targets: &Targets,
+) -> (Plan, Observed) {
     let observed = observe(registry, tmux);
-    let plan = compute(policy, &observed.sessions, &observed.fleet, &observed.envs, targets, observed.corrupt.clone());
+    let plan = compute(
+        policy,
+        &observed.sessions,
+        &observed.fleet,
+        &observed.envs,
+        targets,
+        observed.corrupt.clone(),
+    );
     (plan, observed)
 }

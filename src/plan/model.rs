@@ -106,11 +106,18 @@ pub const UNVERIFIED_PREFIX: &str = "unverified";
 impl SessionPlan {
     /// Skipped because its state could not be observed, not because of a decision.
     pub fn is_unverified(&self) -> bool {
-        self.kind != SessionKind::Unmanaged && self.reason.as_deref().is_some_and(|r| r.starts_with(UNVERIFIED_PREFIX))
+        self.kind != SessionKind::Unmanaged
+            && self
+                .reason
+                .as_deref()
+                .is_some_and(|r| r.starts_with(UNVERIFIED_PREFIX))
     }
 
     /// How a person or a `--target` names this session.
     pub fn label(&self) -> &str {
-        self.reference.as_deref().or(self.standing.as_deref()).unwrap_or(&self.tmux_target)
+        self.reference
+            .as_deref()
+            .or(self.standing.as_deref())
+            .unwrap_or(&self.tmux_target)
     }
 }

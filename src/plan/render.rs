@@ -16,7 +16,9 @@ impl Style {
 
     /// Colour only on a TTY, and never when `NO_COLOR` is set (no-color.org).
     pub fn detect(is_terminal: bool) -> Style {
-        Style { color: is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) }
+        Style {
+            color: is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
     }
 
     fn paint(self, code: &str, text: &str) -> String {
@@ -45,19 +47,26 @@ impl Style {
 }
 
 pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> String {
-    fp.map(|f| f.to_string()).unwrap_or_else(|| "(absent)".into())
+    fp.map(|f| f.to_string())
+        .unwrap_or_else(|| "(absent)".into())
 }
 
 /// One line per differing name: `NAME  have → want  (case: meaning)`.
 pub fn render_change(change: &Change, style: Style) -> String {
     let meaning = match change.case {
-        ChangeCase::Stale if change.want.is_none() => "stale: a withheld name holding a value that is not the file's",
+        ChangeCase::Stale if change.want.is_none() => {
+            "stale: a withheld name holding a value that is not the file's"
+        }
         ChangeCase::Stale => "stale: not the file's current value",
         ChangeCase::Exposed => "exposed: a withheld name holding the file's current value",
         ChangeCase::Missing => "missing: the harness should hold the file's value",
         ChangeCase::Identifier => "identifier: the-loop's own variable",
     };
-    let symbol = if change.want.is_none() { style.red("-") } else { style.yellow("~") };
+    let symbol = if change.want.is_none() {
+        style.red("-")
+    } else {
+        style.yellow("~")
+    };
     format!(
         "{symbol} {:<28} {} → {}   {}",
         change.name,
@@ -71,12 +80,21 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
         Some(path) => {
-            let _ = writeln!(out, "env file: {} ({} names declared)", path.display(), plan.env_fingerprints.len());
+            let _ = writeln!(
+                out,
+                "env file: {} ({} names declared)",
+                path.display(),
+                plan.env_fingerprints.len()
+            );
         }
         None => out.push_str("env file: none configured\n"),
     }
     if let Some(reason) = &plan.tmux_unanswered {
-        let _ = writeln!(out, "{} {reason}; every session's state is unknown", style.red("tmux did not answer:"));
+        let _ = writeln!(
+            out,
+            "{} {reason}; every session's state is unknown",
+            style.red("tmux did not answer:")
+        );
     }
     out.push('\n');
     if plan.sessions.is_empty() {
@@ -86,7 +104,13 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
         render_session(&mut out, session, style);
     }
     for corrupt in &plan.corrupt_records {
-        let _ = writeln!(out, "{} registry record {}: {}", style.red("!"), corrupt.path.display(), corrupt.reason);
+        let _ = writeln!(
+            out,
+            "{} registry record {}: {}",
+            style.red("!"),
+            corrupt.path.display(),
+            corrupt.reason
+        );
     }
     let s = &plan.summary;
     let _ = writeln!(
@@ -100,7 +124,9 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
         s.unmanaged
     );
     if plan.has_drift() {
-        out.push_str("Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n");
+        out.push_str(
+            "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
+        );
     } else {
         out.push_str("No drift: every session that could be read holds the desired environment.\n");
     }
@@ -118,9 +144,17 @@ fn render_session(out: &mut String, session: &SessionPlan, style: Style) {
         Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => {
             (style.dim("?"), session.reason.clone().unwrap_or_default())
         }
-        Action::Skip => (style.dim("-"), format!("skip: {}", session.reason.as_deref().unwrap_or(""))),
+        Action::Skip => (
+            style.dim("-"),
+            format!("skip: {}", session.reason.as_deref().unwrap_or("")),
+        ),
     };
-    let _ = writeln!(out, "{symbol} {}  {}  {verdict}", style.bold(session.label()), style.dim(&format!("({pane})")));
+    let _ = writeln!(
+        out,
+        "{symbol} {}  {}  {verdict}",
+        style.bold(session.label()),
+        style.dim(&format!("({pane})"))
+    );
     for change in &session.changes {
         let _ = writeln!(out, "    {}", render_change(change, style));
     }

@@ -8,34 +8,70 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum SavedPlanError {
     #[error("cannot write plan {path}: {kind}")]
-    Write { path: PathBuf, kind: std::io::ErrorKind },
+    Write {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+    },
     #[error("cannot read plan {path}: {kind}")]
-    Read { path: PathBuf, kind: std::io::ErrorKind },
-    #[error("{path} is not a plan written by `the-loop plan --out` (line {line}, column {column})")]
+    Read {
+        path: PathBuf,
+        kind: std::io::ErrorKind,
+    },
+    #[error(
+        "{path} is not a plan written by `the-loop plan --out` (line {line}, column {column})"
+    )]
     #[diagnostic(code(the_loop::plan::unreadable))]
-    Parse { path: PathBuf, line: usize, column: usize },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
     #[error("{path} has plan format {found}; this the-loop reads format {FORMAT_VERSION}")]
     Version { path: PathBuf, found: String },
     #[error("the saved plan {path} is stale:\n{}", .changes.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n"))]
-    #[diagnostic(code(the_loop::plan::stale), help("run `the-loop plan --out FILE` again and review the new plan"))]
+    #[diagnostic(
+        code(the_loop::plan::stale),
+        help("run `the-loop plan --out FILE` again and review the new plan")
+    )]
     Stale { path: PathBuf, changes: Vec<String> },
 }
 
 pub fn write(plan: &Plan, path: &Path) -> Result<(), SavedPlanError> {
     let mut text = serde_json::to_string_pretty(plan).expect("a plan serialises");
     text.push('\n');
-    crate::fsutil::write_atomic(path, text.as_bytes(), 0o600).map_err(|e| SavedPlanError::Write { path: path.into(), kind: e.kind() })
+    crate::fsutil::write_atomic(path, text.as_bytes(), 0o600).map_err(|e| SavedPlanError::Write {
+        path: path.into(),
+        kind: e.kind(),
+    })
 }
 
 pub fn read(path: &Path) -> Result<Plan, SavedPlanError> {
-    let bytes = std::fs::read(path).map_err(|e| SavedPlanError::Read { path: path.into(), kind: e.kind() })?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| SavedPlanError::Parse { path: path.into(), line: e.line(), column: e.column() })?;
-    let found = value.get("format_version").and_then(|v| v.as_str()).unwrap_or("none").to_owned();
+    let bytes = std::fs::read(path).map_err(|e| SavedPlanError::Read {
+        path: path.into(),
+        kind: e.kind(),
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| SavedPlanError::Parse {
+            path: path.into(),
+            line: e.line(),
+            column: e.column(),
+        })?;
+    let found = value
+        .get("format_version")
+        .and_then(|v| v.as_str())
+        .unwrap_or("none")
+        .to_owned();
     if found != FORMAT_VERSION {
-        return Err(SavedPlanError::Version { path: path.into(), found });
+        return Err(SavedPlanError::Version {
+            path: path.into(),
+            found,
+        });
     }
-    serde_json::from_value(value).map_err(|_| SavedPlanError::Parse { path: path.into(), line: 0, column: 0 })
+    serde_json::from_value(value).map_err(|_| SavedPlanError::Parse {
+        path: path.into(),
+        line: 0,
+        column: 0,
+    })
 }
 
 /// What changed between a saved plan and one computed now; empty when the
@@ -48,22 +84,36 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {
             None => changes.push(format!("env file no longer declares {name}")),
-            Some(now_fp) if now_fp != fp => changes.push(format!("env file value of {name} changed ({fp} → {now_fp})")),
+            Some(now_fp) if now_fp != fp => changes.push(format!(
+                "env file value of {name} changed ({fp} → {now_fp})"
+            )),
             Some(_) => {}
         }
     }
-    for name in now.env_fingerprints.keys().filter(|n| !saved.env_fingerprints.contains_key(*n)) {
+    for name in now
+        .env_fingerprints
+        .keys()
+        .filter(|n| !saved.env_fingerprints.contains_key(*n))
+    {
         changes.push(format!("env file now declares {name}"));
     }
     let current: BTreeMap<&str, _> = now.sessions.iter().map(|s| (s.label(), s)).collect();
-    for session in saved.sessions.iter().filter(|s| s.action == Action::Respawn) {
+    for session in saved
+        .sessions
+        .iter()
+        .filter(|s| s.action == Action::Respawn)
+    {
         let label = session.label();
         let Some(fresh) = current.get(label) else {
             changes.push(format!("{label} is no longer registered or running"));
             continue;
         };
         if fresh.pane_pid != session.pane_pid {
-            changes.push(format!("pane pid of {label} changed ({} → {})", show(session.pane_pid), show(fresh.pane_pid)));
+            changes.push(format!(
+                "pane pid of {label} changed ({} → {})",
+                show(session.pane_pid),
+                show(fresh.pane_pid)
+            ));
         }
         if fresh.record_fingerprint != session.record_fingerprint {
             changes.push(format!("registry record of {label} changed"));
@@ -72,9 +122,21 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
             changes.push(format!("the drift of {label} is not what the plan showed"));
         }
     }
-    let planned: Vec<&str> = saved.sessions.iter().filter(|s| s.action == Action::Respawn).map(|s| s.label()).collect();
-    for fresh in now.sessions.iter().filter(|s| s.action == Action::Respawn && !planned.contains(&s.label())) {
-        changes.push(format!("{} has drifted since the plan was saved", fresh.label()));
+    let planned: Vec<&str> = saved
+        .sessions
+        .iter()
+        .filter(|s| s.action == Action::Respawn)
+        .map(|s| s.label())
+        .collect();
+    for fresh in now
+        .sessions
+        .iter()
+        .filter(|s| s.action == Action::Respawn && !planned.contains(&s.label()))
+    {
+        changes.push(format!(
+            "{} has drifted since the plan was saved",
+            fresh.label()
+        ));
     }
     changes
 }

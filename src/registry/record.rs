@@ -229,11 +229,11 @@ fn push_delivery(deliveries: &mut Vec<String>, id: String) {
 }
 
 fn is_blank(value: &Option<String>) -> bool {
-    value.as_deref().map_or(true, str::is_empty)
+    value.as_deref().is_none_or(str::is_empty)
 }
 
 fn is_empty_list<T>(value: &Option<Vec<T>>) -> bool {
-    value.as_deref().map_or(true, <[T]>::is_empty)
+    value.as_deref().is_none_or(<[T]>::is_empty)
 }
 
 #[cfg(test)]

@@ -26,8 +26,12 @@ pub const LAUNCHER_SUBCOMMAND: &str = "exec";
 impl LaunchSpec {
     /// `<the-loop> exec --config <path> --work-item <ref> -- <harness> <args…>`
     pub fn pane_argv(&self, launcher: &std::path::Path) -> Vec<OsString> {
-        let mut argv: Vec<OsString> =
-            vec![launcher.into(), LAUNCHER_SUBCOMMAND.into(), "--config".into(), self.config_path.clone().into()];
+        let mut argv: Vec<OsString> = vec![
+            launcher.into(),
+            LAUNCHER_SUBCOMMAND.into(),
+            "--config".into(),
+            self.config_path.clone().into(),
+        ];
         match &self.identity {
             Identity::WorkItem(r) => argv.extend(["--work-item".into(), r.into()]),
             Identity::Standing(n) => argv.extend(["--standing".into(), n.into()]),

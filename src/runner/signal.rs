@@ -8,7 +8,7 @@ use nix::errno::Errno;
 use nix::libc;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use std::os::fd::{FromRawFd, OwnedFd, AsRawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 /// How the harness ended.
@@ -41,7 +41,10 @@ impl ProcessHandle {
         let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
         if fd >= 0 {
             // SAFETY: the kernel just returned this fd to us, and nothing else owns it.
-            return Ok(ProcessHandle { pid, pidfd: Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }) });
+            return Ok(ProcessHandle {
+                pid,
+                pidfd: Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }),
+            });
         }
         match Errno::last() {
             Errno::ESRCH => Err(Errno::ESRCH),
@@ -59,7 +62,13 @@ impl ProcessHandle {
             Some(fd) => {
                 // SAFETY: a valid pidfd, a signal number, no siginfo, no flags.
                 let rc = unsafe {
-                    libc::syscall(libc::SYS_pidfd_send_signal, fd.as_raw_fd(), signal as libc::c_int, std::ptr::null::<libc::siginfo_t>(), 0)
+                    libc::syscall(
+                        libc::SYS_pidfd_send_signal,
+                        fd.as_raw_fd(),
+                        signal as libc::c_int,
+                        std::ptr::null::<libc::siginfo_t>(),
+                        0,
+                    )
                 };
                 if rc == 0 {
                     Ok(())
@@ -74,12 +83,19 @@ impl ProcessHandle {
     pub fn is_alive(&self) -> bool {
         match &self.pidfd {
             Some(fd) => {
-                let mut poll = libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+                let mut poll = libc::pollfd {
+                    fd: fd.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
                 // SAFETY: one valid pollfd, zero timeout.
                 let rc = unsafe { libc::poll(&mut poll, 1, 0) };
                 !(rc > 0 && poll.revents & libc::POLLIN != 0)
             }
-            None => !matches!(kill(Pid::from_raw(self.pid), None), Err(Errno::ESRCH)) && !is_zombie(self.pid),
+            None => {
+                !matches!(kill(Pid::from_raw(self.pid), None), Err(Errno::ESRCH))
+                    && !is_zombie(self.pid)
+            }
         }
     }
 

@@ -31,9 +31,22 @@ fn exact_window(session: &str) -> String {
 /// `new-session -d` running the launcher, with remain-on-exit set in the
 /// same tmux invocation so a harness that exits at once leaves a dead pane
 /// to inspect rather than no session at all.
-pub fn new_session(tmux: &Tmux, name: &str, spec: &LaunchSpec, remain_on_exit: bool, passthrough: &[(String, String)]) -> Result<(), SpawnError> {
+pub fn new_session(
+    tmux: &Tmux,
+    name: &str,
+    spec: &LaunchSpec,
+    remain_on_exit: bool,
+    passthrough: &[(String, String)],
+) -> Result<(), SpawnError> {
     let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
-    let mut args: Vec<OsString> = vec!["new-session".into(), "-d".into(), "-s".into(), name.into(), "-c".into(), spec.cwd.clone().into()];
+    let mut args: Vec<OsString> = vec![
+        "new-session".into(),
+        "-d".into(),
+        "-s".into(),
+        name.into(),
+        "-c".into(),
+        spec.cwd.clone().into(),
+    ];
     // Passthrough names are non-secret by the operator's declaration (and
     // the policy refuses any credential among them), so argv is acceptable.
     for (k, v) in passthrough {
@@ -42,7 +55,15 @@ pub fn new_session(tmux: &Tmux, name: &str, spec: &LaunchSpec, remain_on_exit: b
     args.push("--".into());
     args.extend(spec.pane_argv(&launcher));
     if remain_on_exit {
-        args.extend([";".into(), "set-option".into(), "-w".into(), "-t".into(), exact_window(name).into(), "remain-on-exit".into(), "on".into()]);
+        args.extend([
+            ";".into(),
+            "set-option".into(),
+            "-w".into(),
+            "-t".into(),
+            exact_window(name).into(),
+            "remain-on-exit".into(),
+            "on".into(),
+        ]);
     }
     let out = tmux.run(&args)?;
     if out.success {
@@ -56,7 +77,14 @@ pub fn new_session(tmux: &Tmux, name: &str, spec: &LaunchSpec, remain_on_exit: b
 
 /// Best-effort on old tmux builds that reject the option.
 pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
-    let out = tmux.run(["set-option", "-w", "-t", &exact_window(session), "remain-on-exit", "on"])?;
+    let out = tmux.run([
+        "set-option",
+        "-w",
+        "-t",
+        &exact_window(session),
+        "remain-on-exit",
+        "on",
+    ])?;
     if out.success {
         Ok(())
     } else {
@@ -66,7 +94,14 @@ pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> 
 
 /// Reads a window option of the session (for before/after comparisons).
 pub fn show_window_option(tmux: &Tmux, session: &str, option: &str) -> Result<String, SpawnError> {
-    let out = tmux.run(["show-options", "-w", "-v", "-t", &exact_window(session), option])?;
+    let out = tmux.run([
+        "show-options",
+        "-w",
+        "-v",
+        "-t",
+        &exact_window(session),
+        option,
+    ])?;
     Ok(out.stdout.trim().to_owned())
 }
 
@@ -76,7 +111,14 @@ pub fn show_window_option(tmux: &Tmux, session: &str, option: &str) -> Result<St
 /// marking the pane dead.
 pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(), SpawnError> {
     let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
-    let mut args: Vec<OsString> = vec!["respawn-pane".into(), "-t".into(), pane_id.into(), "-c".into(), spec.cwd.clone().into(), "--".into()];
+    let mut args: Vec<OsString> = vec![
+        "respawn-pane".into(),
+        "-t".into(),
+        pane_id.into(),
+        "-c".into(),
+        spec.cwd.clone().into(),
+        "--".into(),
+    ];
     args.extend(spec.pane_argv(&launcher));
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
@@ -93,7 +135,14 @@ pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(),
 
 /// The panes of one session; `Ok(empty)` when tmux says it does not exist.
 pub fn session_panes(tmux: &Tmux, session: &str) -> Result<Vec<Pane>, SpawnError> {
-    let out = tmux.run(["list-panes", "-s", "-t", &exact(session), "-F", LIST_PANES_FORMAT])?;
+    let out = tmux.run([
+        "list-panes",
+        "-s",
+        "-t",
+        &exact(session),
+        "-F",
+        LIST_PANES_FORMAT,
+    ])?;
     if out.success {
         Ok(parse_list_panes(&out.stdout))
     } else if means_no_session(&out.stderr) {

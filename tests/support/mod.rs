@@ -25,17 +25,24 @@ pub struct World {
 
 /// sha256(value)[..8], computed independently of the crate under test.
 pub fn fp(value: &str) -> String {
-    let out = Command::new("sha256sum").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().and_then(|mut c| {
-        use std::io::Write;
-        c.stdin.take().unwrap().write_all(value.as_bytes())?;
-        c.wait_with_output()
-    });
+    let out = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(value.as_bytes())?;
+            c.wait_with_output()
+        });
     String::from_utf8(out.expect("sha256sum").stdout).unwrap()[..8].to_owned()
 }
 
 impl World {
     pub fn new() -> World {
-        let dir = tempfile::Builder::new().prefix("the-loop-test-").tempdir().expect("tempdir");
+        let dir = tempfile::Builder::new()
+            .prefix("the-loop-test-")
+            .tempdir()
+            .expect("tempdir");
         let root = dir.path().canonicalize().unwrap();
         let home = root.join("home");
         let tmux_tmpdir = root.join("tmux");
@@ -83,7 +90,11 @@ impl World {
     }
 
     fn path_var(&self) -> String {
-        format!("{}:{}", self.bin_dir.display(), std::env::var("PATH").unwrap_or_default())
+        format!(
+            "{}:{}",
+            self.bin_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
     }
 
     /// The environment every process of this world starts from.
@@ -122,12 +133,19 @@ impl World {
     pub fn tmux(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new("tmux");
         self.apply_env(&mut cmd);
-        cmd.args(["-f", "/dev/null"]).args(args).output().expect("run tmux")
+        cmd.args(["-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("run tmux")
     }
 
     pub fn tmux_ok(&self, args: &[&str]) -> String {
         let out = self.tmux(args);
-        assert!(out.status.success(), "tmux {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -139,8 +157,24 @@ impl World {
         for (k, v) in vars {
             cmd.env(k, v);
         }
-        let out = cmd.args(["-f", "/dev/null", "new-session", "-d", "-s", "keepalive", "sleep", "100000"]).output().unwrap();
-        assert!(out.status.success(), "start tmux: {}", String::from_utf8_lossy(&out.stderr));
+        let out = cmd
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "keepalive",
+                "sleep",
+                "100000",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "start tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     /// A session as an older the-loop spawned it: the harness started by
@@ -150,11 +184,38 @@ impl World {
         let cwd = self.work.join(slug);
         std::fs::create_dir_all(&cwd).unwrap();
         let name = format!("loop-{}", slug.replace(['.', ':'], "_"));
-        self.tmux_ok(&["new-session", "-d", "-s", &name, "-c", cwd.to_str().unwrap(), "--", "claude", "--session-id", &session_id]);
-        self.tmux_ok(&["set-option", "-w", "-t", &format!("={name}:"), "remain-on-exit", "on"]);
-        let session = LegacySession { reference: reference.into(), slug: slug.into(), name, session_id, cwd };
+        self.tmux_ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-c",
+            cwd.to_str().unwrap(),
+            "--",
+            "claude",
+            "--session-id",
+            &session_id,
+        ]);
+        self.tmux_ok(&[
+            "set-option",
+            "-w",
+            "-t",
+            &format!("={name}:"),
+            "remain-on-exit",
+            "on",
+        ]);
+        let session = LegacySession {
+            reference: reference.into(),
+            slug: slug.into(),
+            name,
+            session_id,
+            cwd,
+        };
         self.write_record(&session, "active");
-        wait_for(|| self.transcript(&session).is_file(), "stand-in wrote its transcript");
+        wait_for(
+            || self.transcript(&session).is_file(),
+            "stand-in wrote its transcript",
+        );
         session
     }
 
@@ -180,8 +241,16 @@ impl World {
     }
 
     pub fn transcript(&self, s: &LegacySession) -> PathBuf {
-        let mangled: String = s.cwd.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-        self.home.join(".claude/projects").join(mangled).join(format!("{}.jsonl", s.session_id))
+        let mangled: String = s
+            .cwd
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.home
+            .join(".claude/projects")
+            .join(mangled)
+            .join(format!("{}.jsonl", s.session_id))
     }
 
     pub fn transcript_text(&self, s: &LegacySession) -> String {
@@ -190,11 +259,24 @@ impl World {
 
     /// (pane id, pid, window index, dead) of the session's first pane.
     pub fn pane(&self, session: &str) -> Option<Pane> {
-        let out = self.tmux(&["list-panes", "-s", "-t", &format!("={session}"), "-F", "#{pane_id}\t#{pane_pid}\t#{window_index}\t#{pane_dead}\t#{session_name}"]);
+        let out = self.tmux(&[
+            "list-panes",
+            "-s",
+            "-t",
+            &format!("={session}"),
+            "-F",
+            "#{pane_id}\t#{pane_pid}\t#{window_index}\t#{pane_dead}\t#{session_name}",
+        ]);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         let line = text.lines().next()?;
         let cols: Vec<&str> = line.split('\t').collect();
-        Some(Pane { id: cols[0].into(), pid: cols[1].parse().ok()?, window: cols[2].parse().ok()?, dead: cols[3] == "1", session: cols[4].into() })
+        Some(Pane {
+            id: cols[0].into(),
+            pid: cols[1].parse().ok()?,
+            window: cols[2].parse().ok()?,
+            dead: cols[3] == "1",
+            session: cols[4].into(),
+        })
     }
 
     pub fn registry_files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
@@ -212,7 +294,9 @@ impl World {
 }
 
 fn collect_files(dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -254,14 +338,19 @@ pub fn environ(pid: i32) -> BTreeMap<String, String> {
         .split(|b| *b == 0)
         .filter_map(|kv| {
             let text = String::from_utf8_lossy(kv);
-            text.split_once('=').map(|(k, v)| (k.to_owned(), v.to_owned()))
+            text.split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
         })
         .collect()
 }
 
 pub fn cmdline(pid: i32) -> Vec<String> {
     let bytes = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-    bytes.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
+    bytes
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
 }
 
 pub fn wait_for(mut check: impl FnMut() -> bool, what: &str) {
@@ -287,7 +376,10 @@ pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
         let forms = [
             canary.to_string(),
             base64::engine::general_purpose::STANDARD.encode(canary),
-            canary.bytes().map(|b| format!("{b:02x}")).collect::<String>(),
+            canary
+                .bytes()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
         ];
         for form in forms {
             let found = haystack.windows(form.len()).any(|w| w == form.as_bytes());
