@@ -19,4 +19,5 @@ pub mod plan;
 pub mod registry;
 pub mod runner;
 pub mod secret;
+pub mod services;
 pub mod tmux;

@@ -80,6 +80,7 @@ impl Roller<'_> {
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return report;
         }
+        crate::harness::prepare::before_spawn(self.config, &resumable.cwd, self.events);
         let grace = seconds(self.config.routing.tmux.harness_kill_grace_seconds);
         let ending = end_gracefully(&handle, grace);
         self.events.emit(

@@ -1,10 +1,10 @@
 //! The command line: argument definitions and dispatch, one file per command.
 
-mod apply;
-mod context;
+pub(crate) mod apply;
+pub(crate) mod context;
 mod exec;
-mod output;
-mod plan;
+pub(crate) mod output;
+pub(crate) mod plan;
 mod sessions;
 mod status;
 

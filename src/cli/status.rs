@@ -16,14 +16,6 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// A long-running piece of the-loop that status checks.
-#[derive(Debug, Serialize)]
-pub struct Service {
-    pub name: String,
-    pub enabled: bool,
-    pub running: bool,
-}
-
 #[derive(Debug, Serialize)]
 struct SessionFacts {
     #[serde(rename = "ref")]
@@ -38,7 +30,7 @@ struct SessionFacts {
 
 #[derive(Debug, Serialize)]
 struct StatusReport {
-    services: Vec<Service>,
+    services: Vec<crate::services::Service>,
     sessions: Vec<SessionFacts>,
     stale_sessions: usize,
     fix_command: Option<&'static str>,
@@ -46,14 +38,9 @@ struct StatusReport {
 
 pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
 
-/// The services this build runs. None yet; watch and the web terminal add theirs.
-fn services(_ctx: &Context) -> Vec<Service> {
-    Vec::new()
-}
-
 pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
-    let services = services(&ctx);
+    let services = crate::services::all(&ctx.config);
     let observed = observe(&ctx.registry, &ctx.tmux);
     // Drift is reported only when it was observed: no env file, an unreadable
     // one, or unreadable sessions add nothing.

@@ -1,6 +1,8 @@
 //! Claude Code as a harness: its argv, its session ids and where it keeps
 //! its conversations.
 
+pub mod prepare;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 

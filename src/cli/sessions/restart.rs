@@ -1,0 +1,56 @@
+//! `the-loop sessions restart`
+
+use crate::apply::fleet::DEFAULT_PARALLELISM;
+use crate::apply::Mode;
+use crate::cli::apply::{roll, Roll};
+use crate::cli::context::Context;
+use crate::plan::Targets;
+use clap::Args;
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct RestartArgs {
+    /// Restart every live managed session.
+    #[arg(long, conflicts_with = "reference")]
+    all: bool,
+    /// The work-item ref (or standing name) to restart.
+    #[arg(value_name = "REF")]
+    reference: Option<String>,
+    /// Report what would be relaunched, and why, without touching anything.
+    #[arg(long)]
+    dry_run: bool,
+    #[arg(long)]
+    json: bool,
+    /// How many sessions to respawn at once after the canary.
+    #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    parallelism: u16,
+}
+
+pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
+    if !args.all && args.reference.is_none() {
+        miette::bail!(
+            code = "the_loop::restart::no_target",
+            help = "pass --all to restart every live session, or a work-item ref such as github:octo/repo#15",
+            "sessions restart needs --all or a work-item ref; it will not guess at a fleet-wide relaunch"
+        );
+    }
+    let ctx = Context::load(config)?;
+    let targets = match &args.reference {
+        Some(r) => crate::cli::plan::resolve_targets(&ctx, std::slice::from_ref(r))?,
+        None => Targets::all(),
+    };
+    roll(
+        &ctx,
+        Roll {
+            mode: Mode::Restart,
+            targets,
+            saved_plan: None,
+            dry_run: args.dry_run,
+            json: args.json,
+            parallelism: args.parallelism.into(),
+            ask: false,
+            command: "sessions restart",
+        },
+    )
+}

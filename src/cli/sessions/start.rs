@@ -1,0 +1,182 @@
+//! `the-loop sessions start`
+
+use crate::cli::context::Context;
+use crate::cli::output::print_json;
+use crate::desired::policy::Identity;
+use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
+use crate::observed::{fleet, Probe};
+use crate::registry::{Status, WorkItemRecord, WorkItemRef};
+use crate::runner::spawn::{kill_session, new_session, SpawnError};
+use crate::runner::LaunchSpec;
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct StartArgs {
+    /// Work-item ref, e.g. github:octo/repo#15.
+    #[arg(value_name = "REF")]
+    reference: String,
+    /// Directory the harness runs in.
+    #[arg(long, value_name = "DIR")]
+    cwd: PathBuf,
+    /// First prompt for the new conversation.
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// Model to launch with (`--model`).
+    #[arg(long)]
+    model: Option<String>,
+    /// Effort level to launch with (`--effort`).
+    #[arg(long)]
+    effort: Option<String>,
+    /// Harness to host (defaults to routing.defaultHarness).
+    #[arg(long)]
+    harness: Option<String>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Started {
+    #[serde(rename = "ref")]
+    reference: String,
+    tmux_target: String,
+    harness_session_id: String,
+    cwd: PathBuf,
+}
+
+pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
+    let reference: WorkItemRef =
+        args.reference
+            .parse()
+            .map_err(|e: crate::registry::RefError| {
+                miette::miette!(code = "the_loop::ref::invalid", "{e}")
+            })?;
+    let harness = args
+        .harness
+        .clone()
+        .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
+    check_supported(&harness)
+        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
+    let cwd = std::fs::canonicalize(&args.cwd).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::start::cwd",
+            "working directory {}: {}",
+            args.cwd.display(),
+            e.kind()
+        )
+    })?;
+    // Validate the env file now, so a broken file is reported here rather
+    // than by a pane that dies at launch.
+    crate::desired::load_policy(&ctx.config, false)?;
+    let name = reference.tmux_name();
+    clear_occupant(ctx, &name)?;
+
+    crate::harness::prepare::before_spawn(&ctx.config, &cwd, &ctx.events);
+    let session_id = new_session_id();
+    let launch_args = LaunchArgs {
+        harness_args: ctx.config.routing.harness_args_claude.clone(),
+        model: args.model.clone(),
+        effort: args.effort.clone(),
+    };
+    let spec = LaunchSpec {
+        identity: Identity::WorkItem(reference.to_string()),
+        cwd: cwd.clone(),
+        launch: Launch::Fresh {
+            session_id: session_id.clone(),
+            prompt: args.prompt.clone(),
+        },
+        args: launch_args.clone(),
+        config_path: ctx.config.path.clone(),
+        harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
+    };
+    let passthrough: Vec<(String, String)> = ctx
+        .config
+        .env
+        .session_passthrough
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect();
+    new_session(
+        &ctx.tmux,
+        &name,
+        &spec,
+        ctx.config.routing.tmux.remain_on_exit,
+        &passthrough,
+    )
+    .map_err(|e| match e {
+        SpawnError::Occupied(n) => miette::miette!(
+            code = "the_loop::start::occupied",
+            help = format!(
+                "the session appeared while starting; inspect it with `tmux attach -r -t {n}`"
+            ),
+            "tmux session {n} already exists"
+        ),
+        other => miette::Report::new(other),
+    })?;
+
+    let mut record = ctx
+        .registry
+        .load_work_item(&reference)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
+    let now = crate::clock::now_utc();
+    record.harness = harness;
+    record.status = Status::Active;
+    record.harness_session_id = Some(session_id.clone());
+    record.cwd = Some(cwd.clone());
+    record.tmux_target = Some(name.clone());
+    record.created_at = Some(now.clone());
+    record.last_event_at = Some(now);
+    record.harness_args = Some(launch_args.harness_args).filter(|a| !a.is_empty());
+    record.model = launch_args.model;
+    record.effort = launch_args.effort;
+    ctx.registry.save_work_item(&record)?;
+    ctx.events.emit(
+        "session.spawned",
+        serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": false}),
+    );
+    let started = Started {
+        reference: reference.to_string(),
+        tmux_target: name.clone(),
+        harness_session_id: session_id,
+        cwd,
+    };
+    if args.json {
+        print_json(&started);
+    } else {
+        println!(
+            "Started {} in tmux session {} (conversation {}).",
+            started.reference, name, started.harness_session_id
+        );
+        println!("Attach with: tmux attach -t {name}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A live occupant is never killed; a dead one is cleared and the clear verified.
+fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
+    match fleet::observe(&ctx.tmux).probe(name) {
+        Probe::Absent => Ok(()),
+        Probe::Live => miette::bail!(
+            code = "the_loop::start::occupied",
+            help = format!("attach with `tmux attach -t {name}`; to replace it, end it first with `tmux kill-session -t {name}` or `the-loop sessions reset`"),
+            "tmux session {name} is live; the-loop never kills or spawns over a running session"
+        ),
+        Probe::Unknown => miette::bail!(
+            code = "the_loop::start::unknown",
+            help = "check that the tmux server is responsive (`tmux ls`) and retry",
+            "tmux did not answer, so whether {name} is running is unknown; not spawning over it"
+        ),
+        Probe::Dead => {
+            kill_session(&ctx.tmux, name)?;
+            if fleet::observe(&ctx.tmux).probe(name) != Probe::Absent {
+                miette::bail!(code = "the_loop::start::occupied", "the dead tmux session {name} could not be cleared");
+            }
+            ctx.events.emit("session.occupant_cleared", serde_json::json!({"tmux_target": name}));
+            Ok(())
+        }
+    }
+}

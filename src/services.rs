@@ -1,0 +1,19 @@
+//! Long-running pieces of the-loop that `status` reports on. Each service
+//! knows whether it is enabled by config and whether it is running now.
+
+use crate::desired::config::Config;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Service {
+    pub name: String,
+    pub enabled: bool,
+    pub running: bool,
+    /// Where it runs or why it does not, for people.
+    pub detail: Option<String>,
+}
+
+/// Every service this build knows, enabled or not.
+pub fn all(_config: &Config) -> Vec<Service> {
+    Vec::new()
+}
