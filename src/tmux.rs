@@ -17,6 +17,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Tmux {
     program: OsString,
     timeout: Duration,
+    /// Names removed from tmux's environment: a tmux client that starts the
+    /// server hands the server its whole environment, which the server keeps
+    /// (and copies into its global environment) for its whole life.
+    withheld: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -53,11 +57,18 @@ impl Tmux {
         Tmux {
             program: "tmux".into(),
             timeout,
+            withheld: Vec::new(),
         }
     }
 
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Runs tmux without these names in its environment.
+    pub fn withholding(mut self, names: impl IntoIterator<Item = String>) -> Self {
+        self.withheld.extend(names);
         self
     }
 
@@ -69,7 +80,11 @@ impl Tmux {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         tracing::trace!(args = ?args, "tmux");
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        for name in &self.withheld {
+            command.env_remove(name);
+        }
+        let mut child = command
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -197,6 +197,7 @@ pub fn execute(
         dry_run: options.dry_run,
         interrupted: interrupt::requested(),
         sessions: slots.into_iter().flatten().collect(),
+        tmux_env_scrub: None,
     }
 }
 

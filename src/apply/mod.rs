@@ -13,6 +13,7 @@ pub mod lock;
 pub mod precheck;
 pub mod report;
 pub mod roll;
+pub mod scrub;
 
 pub use fleet::{execute, ApplyOptions, Mode};
 pub use report::{Outcome, Report, SessionReport};

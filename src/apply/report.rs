@@ -125,11 +125,15 @@ pub struct Report {
     /// True when Ctrl-C stopped new respawns from starting.
     pub interrupted: bool,
     pub sessions: Vec<SessionReport>,
+    /// `apply --scrub-tmux-env`: what was unset from tmux's environments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tmux_env_scrub: Option<super::scrub::ScrubReport>,
 }
 
 impl Report {
     pub fn failed(&self) -> bool {
         self.sessions.iter().any(|s| s.outcome.is_failure())
+            || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
     }
 
     pub fn render(&self, style: Style) -> String {
@@ -155,6 +159,9 @@ impl Report {
             for change in &s.mismatches {
                 let _ = writeln!(out, "    {}", render_change(change, style));
             }
+        }
+        if let Some(scrub) = &self.tmux_env_scrub {
+            out.push_str(&scrub.render(style));
         }
         if self.interrupted {
             out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");

@@ -6,6 +6,7 @@ use super::plan::resolve_targets;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::lock::ApplyLock;
 use crate::apply::roll::Roller;
+use crate::apply::scrub::scrub;
 use crate::apply::{execute, interrupt, ApplyOptions, Mode, SessionReport};
 use crate::plan::gather::plan_now;
 use crate::plan::render::render_plan;
@@ -36,6 +37,12 @@ pub struct ApplyArgs {
     /// How many sessions to respawn at once after the canary.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub parallelism: u16,
+    /// Also unset withheld names from tmux's global environment and from
+    /// managed sessions' environments (`set-environment -u`, names only), so
+    /// panes created later do not inherit them. The tmux server's own process
+    /// environment and argv cannot be changed in place; `plan` lists them.
+    #[arg(long)]
+    pub scrub_tmux_env: bool,
 }
 
 /// What differs between `apply` and `sessions restart`.
@@ -49,6 +56,8 @@ pub struct Roll<'a> {
     /// `apply` asks; `sessions restart` takes its explicit target as approval.
     pub ask: bool,
     pub command: &'static str,
+    /// `apply --scrub-tmux-env`.
+    pub scrub_tmux_env: bool,
 }
 
 pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
@@ -65,6 +74,7 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
             parallelism: args.parallelism.into(),
             ask: !args.auto_approve,
             command: "apply",
+            scrub_tmux_env: args.scrub_tmux_env,
         },
     )
 }
@@ -87,10 +97,16 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     if !roll.json {
         print!("{}", render_plan(&plan, stdout_style()));
     }
-    let will_act = plan.sessions.iter().any(|s| match roll.mode {
-        Mode::Apply => s.action == crate::plan::Action::Respawn,
-        Mode::Restart => s.action != crate::plan::Action::Skip,
-    });
+    let will_scrub = roll.scrub_tmux_env
+        && plan
+            .residue
+            .as_ref()
+            .is_some_and(|r| r.scrubbable().next().is_some());
+    let will_act = will_scrub
+        || plan.sessions.iter().any(|s| match roll.mode {
+            Mode::Apply => s.action == crate::plan::Action::Respawn,
+            Mode::Restart => s.action != crate::plan::Action::Skip,
+        });
     if will_act && roll.ask && !roll.dry_run {
         confirm()?;
     }
@@ -128,7 +144,18 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         parallelism: roll.parallelism,
         dry_run: roll.dry_run,
     };
-    let report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
+    // Before the roll, so nothing tmux starts meanwhile inherits the names.
+    let scrubbed = roll.scrub_tmux_env.then(|| {
+        scrub(
+            &ctx.tmux,
+            &policy,
+            plan.residue.as_ref(),
+            &ctx.events,
+            roll.dry_run,
+        )
+    });
+    let mut report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
+    report.tmux_env_scrub = scrubbed;
     if !roll.dry_run {
         ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
     }

@@ -138,6 +138,16 @@ impl Policy {
             .collect()
     }
 
+    /// The names no managed session may hold: C minus E, when an env file
+    /// is configured (the-loop's own identifiers aside). These are also the
+    /// names that must not linger in tmux's own layers.
+    pub fn withheld_names(&self) -> BTreeSet<String> {
+        if self.env_file.is_none() {
+            return BTreeSet::new();
+        }
+        self.credentials.difference(&self.deliver).cloned().collect()
+    }
+
     pub fn desired_for(&self, identity: &Identity) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
         if let Some(file) = &self.env_file {

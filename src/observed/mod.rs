@@ -2,6 +2,7 @@
 
 pub mod fleet;
 pub mod proc_env;
+pub mod residue;
 
 pub use fleet::{Fleet, FleetView, Pane, Probe};
 pub use proc_env::{EnvRead, ProcessEnv};

@@ -85,6 +85,25 @@ pub fn cmdline(pid: i32) -> Result<Vec<String>, String> {
     process(pid).and_then(|p| p.cmdline().map_err(describe))
 }
 
+/// The process's argv as raw bytes, for arguments that may hold a value
+/// (the tmux server keeps its first client's argv).
+pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
+    if pid <= 0 {
+        return Err("no pid".into());
+    }
+    let bytes = std::fs::read(proc_root().join(pid.to_string()).join("cmdline")).map_err(|e| {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => "the process has exited".to_owned(),
+            kind => format!("cannot read the process argv: {kind}"),
+        }
+    })?;
+    Ok(bytes
+        .split(|b| *b == 0)
+        .filter(|a| !a.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect())
+}
+
 fn describe(err: procfs::ProcError) -> String {
     match err {
         procfs::ProcError::PermissionDenied(_) => {

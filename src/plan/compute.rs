@@ -101,6 +101,7 @@ pub fn compute(
         },
         corrupt_records,
         summary,
+        residue: None,
     }
 }
 

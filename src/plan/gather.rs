@@ -2,7 +2,8 @@
 //! read `/proc` for the panes of managed sessions only.
 
 use super::compute::{compute, ManagedSession, Targets};
-use super::model::{CorruptRecordNote, Plan};
+use super::model::{CorruptRecordNote, Plan, SessionKind};
+use super::residue::{self, Residue};
 use crate::desired::policy::{Identity, Policy};
 use crate::observed::{fleet, proc_env, EnvRead, FleetView, Probe};
 use crate::registry::{normalise_tmux_target, standing_tmux_name, tmux_session_name, Registry};
@@ -116,7 +117,7 @@ pub fn plan_now(
     targets: &Targets,
 ) -> (Plan, Observed) {
     let observed = observe(registry, tmux);
-    let plan = compute(
+    let mut plan = compute(
         policy,
         &observed.sessions,
         &observed.fleet,
@@ -124,5 +125,24 @@ pub fn plan_now(
         targets,
         observed.corrupt.clone(),
     );
+    plan.residue = Some(residue_now(policy, tmux, &observed.fleet, &plan));
     (plan, observed)
+}
+
+/// Residue in tmux's own layers, in one more tmux call whatever the number
+/// of sessions. Only the planned managed sessions' environments are read.
+pub fn residue_now(policy: &Policy, tmux: &Tmux, fleet: &FleetView, plan: &Plan) -> Residue {
+    if let FleetView::Unknown(reason) = fleet {
+        return Residue::not_asked(&format!("tmux did not answer the pane listing ({reason})"));
+    }
+    let mut sessions: Vec<String> = plan
+        .sessions
+        .iter()
+        .filter(|s| s.kind != SessionKind::Unmanaged)
+        .filter(|s| matches!(s.probe, Probe::Live | Probe::Dead))
+        .map(|s| s.tmux_target.clone())
+        .collect();
+    sessions.sort();
+    sessions.dedup();
+    residue::compare(policy, &crate::observed::residue::observe(tmux, &sessions))
 }

@@ -8,6 +8,7 @@ pub mod compute;
 pub mod gather;
 pub mod model;
 pub mod render;
+pub mod residue;
 pub mod saved;
 
 pub use compute::{compute, ManagedSession, Targets};

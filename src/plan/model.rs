@@ -26,6 +26,10 @@ pub struct Plan {
     /// Registry files that could not be parsed (reported, never fatal).
     pub corrupt_records: Vec<CorruptRecordNote>,
     pub summary: Summary,
+    /// Withheld names still held by tmux's own layers (global and session
+    /// environments, the server process); null when not checked.
+    #[serde(default)]
+    pub residue: Option<super::residue::Residue>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -112,6 +112,9 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
             corrupt.reason
         );
     }
+    if let Some(residue) = &plan.residue {
+        out.push_str(&super::residue::render(residue, style));
+    }
     let s = &plan.summary;
     let _ = writeln!(
         out,

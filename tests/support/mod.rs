@@ -387,3 +387,121 @@ pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
         }
     }
 }
+
+/// The real tmux binary, found on PATH outside any test world.
+pub fn real_tmux() -> PathBuf {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("tmux"))
+        .find(|p| p.is_file() && !p.to_string_lossy().contains("the-loop-test-"))
+        .expect("tmux on PATH")
+}
+
+/// Every pid below `pid` (children, grandchildren, ...), from /proc.
+pub fn descendants(pid: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut queue = vec![pid];
+    while let Some(p) = queue.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                if !found.contains(&child) {
+                    found.push(child);
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    found
+}
+
+impl World {
+    /// Where the tmux wrapper records every invocation's argv.
+    pub fn tmux_argv_log(&self) -> PathBuf {
+        self.root().join("tmux-argv.log")
+    }
+
+    /// Puts a `tmux` on PATH, ahead of the real one, that appends its argv to
+    /// [`World::tmux_argv_log`] and then execs the real tmux, so every tmux
+    /// invocation (the one that starts the server included) is recorded.
+    pub fn install_tmux_wrapper(&self) -> PathBuf {
+        let log = self.tmux_argv_log();
+        let script = format!(
+            "#!/bin/sh\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real_tmux().display()
+        );
+        let wrapper = self.bin_dir.join("tmux");
+        std::fs::write(&wrapper, script).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        log
+    }
+
+    /// The argv of every recorded tmux invocation, in order.
+    pub fn tmux_invocations(&self) -> Vec<Vec<String>> {
+        let text = std::fs::read(self.tmux_argv_log()).unwrap_or_default();
+        text.split(|b| *b == 0x1e)
+            .map(|rec| rec.strip_prefix(b"\n").unwrap_or(rec))
+            .filter(|rec| !rec.is_empty())
+            .map(|rec| {
+                rec.split(|b| *b == 0x1f)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The pid of this world's tmux server, if one runs.
+    pub fn server_pid(&self) -> Option<i32> {
+        let out = self.tmux(&["display-message", "-p", "#{pid}"]);
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+
+    /// Runs tmux commands from a file (`source-file`), so values set in
+    /// tmux's environments never pass through an argv.
+    pub fn source_tmux(&self, commands: &str) {
+        let file = self.root().join(format!(
+            "commands-{}.tmux",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::write(&file, commands).unwrap();
+        self.tmux_ok(&["source-file", file.to_str().unwrap()]);
+        std::fs::remove_file(file).unwrap();
+    }
+
+    /// Every pane's pid on this world's server.
+    pub fn all_pane_pids(&self) -> Vec<i32> {
+        let out = self.tmux(&["list-panes", "-a", "-F", "#{pane_pid}"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+}
+
+/// A value as a double-quoted string in a tmux `source-file` script:
+/// `"`, `\`, `$`, `#` and `~` escaped, a newline written `\n`.
+pub fn tmux_quote(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' | '\\' | '$' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -51,6 +51,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             parallelism: args.parallelism.into(),
             ask: false,
             command: "sessions restart",
+            scrub_tmux_env: false,
         },
     )
 }

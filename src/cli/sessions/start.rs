@@ -69,7 +69,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     })?;
     // Validate the env file now, so a broken file is reported here rather
     // than by a pane that dies at launch.
-    crate::desired::load_policy(&ctx.config, false)?;
+    let policy = crate::desired::load_policy(&ctx.config, false)?;
     let name = reference.tmux_name();
     clear_occupant(ctx, &name)?;
 
@@ -98,8 +98,10 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         .iter()
         .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
         .collect();
+    // new-session starts the tmux server when none runs, and the server would
+    // keep our caller's credentials for its whole life.
     new_session(
-        &ctx.tmux,
+        &ctx.tmux.clone().withholding(policy.withheld_names()),
         &name,
         &spec,
         ctx.config.routing.tmux.remain_on_exit,

@@ -1,0 +1,381 @@
+//! Residue: where a withheld name still lingers in the layers tmux keeps,
+//! after (or regardless of) every pane being clean. A pure comparison of
+//! the policy with what [`crate::observed::residue`] read; names and
+//! fingerprints only.
+//!
+//! Two of the four layers can be cleared in place (`apply --scrub-tmux-env`
+//! unsets the names from the global and session environments). The tmux
+//! server's own process environment and argv cannot: they are fixed when
+//! the server starts, and only restarting the tmux server clears them.
+
+use crate::desired::policy::{ChangeCase, Policy};
+use crate::observed::residue::ResidueView;
+use crate::observed::{EnvRead, ProcessEnv};
+use crate::secret::{Fingerprint, SecretValue};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use super::render::Style;
+
+/// A file value shorter than this is not searched for inside argv
+/// arguments: short strings match ordinary words by chance.
+const MIN_SUBSTRING_MATCH: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResidueState {
+    /// tmux answered and every layer it could give was compared.
+    Observed,
+    /// No tmux server is running, so tmux holds nothing.
+    NoServer,
+    /// tmux was not asked (it did not answer the pane listing) or did not answer.
+    Unanswered,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Layer {
+    /// `tmux show-environment -g`: inherited by every new pane.
+    TmuxGlobal,
+    /// `tmux show-environment -t =SESSION`: inherited by that session's new panes.
+    TmuxSession,
+    /// `/proc/<tmux server pid>/environ`.
+    ServerEnviron,
+    /// `/proc/<tmux server pid>/cmdline`: the argv of the client that started the server.
+    ServerArgv,
+}
+
+impl Layer {
+    /// Whether `apply --scrub-tmux-env` can clear this layer in place.
+    pub fn scrubbable(self) -> bool {
+        matches!(self, Layer::TmuxGlobal | Layer::TmuxSession)
+    }
+
+    fn describe(self, session: Option<&str>, server_pid: Option<i32>) -> String {
+        let pid = server_pid
+            .map(|p| format!(", pid {p}"))
+            .unwrap_or_default();
+        match self {
+            Layer::TmuxGlobal => "tmux global environment".into(),
+            Layer::TmuxSession => format!("session {} environment", session.unwrap_or("?")),
+            Layer::ServerEnviron => format!("tmux server process environment{pid}"),
+            Layer::ServerArgv => format!("tmux server argv{pid}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResidueEntry {
+    pub layer: Layer,
+    /// The tmux session, for the session layer.
+    pub session: Option<String>,
+    pub name: String,
+    /// Fingerprint of the value found there.
+    pub fingerprint: Fingerprint,
+    /// `exposed` when it is the env file's current value, else `stale`.
+    pub case: ChangeCase,
+    /// True for the global and session layers, which `apply --scrub-tmux-env`
+    /// clears; false for the server process, which only a server restart clears.
+    pub scrubbable: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Residue {
+    pub state: ResidueState,
+    /// Why the layers (or some of them) could not be read.
+    pub reason: Option<String>,
+    pub server_pid: Option<i32>,
+    pub entries: Vec<ResidueEntry>,
+    /// Layers that were asked about but could not be read, each with why.
+    pub unobserved: Vec<String>,
+}
+
+pub const SCRUB_COMMAND: &str = "the-loop apply --scrub-tmux-env";
+
+pub const SERVER_NOTE: &str = "The tmux server's own process environment and argv cannot be changed in place: \
+only restarting the tmux server clears them (`tmux kill-server`, once its sessions can be stopped; \
+the-loop never does this). Panes inherit the global environment, not these, but any process of the same user can read them.";
+
+impl Residue {
+    pub fn not_asked(reason: &str) -> Residue {
+        Residue {
+            state: ResidueState::Unanswered,
+            reason: Some(reason.to_owned()),
+            server_pid: None,
+            entries: Vec::new(),
+            unobserved: Vec::new(),
+        }
+    }
+
+    pub fn scrubbable(&self) -> impl Iterator<Item = &ResidueEntry> {
+        self.entries.iter().filter(|e| e.scrubbable)
+    }
+
+    pub fn has_server_residue(&self) -> bool {
+        self.entries.iter().any(|e| !e.scrubbable)
+    }
+}
+
+/// Compares every layer with the withheld names.
+pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
+    let layers = match view {
+        ResidueView::NoServer => {
+            return Residue {
+                state: ResidueState::NoServer,
+                reason: None,
+                server_pid: None,
+                entries: Vec::new(),
+                unobserved: Vec::new(),
+            }
+        }
+        ResidueView::Unanswered(reason) => return Residue::not_asked(reason),
+        ResidueView::Observed(layers) => layers,
+    };
+    let withheld = policy.withheld_names();
+    let case_of = |name: &str, value: &SecretValue| {
+        let current = policy.env_file().and_then(|f| f.get(name));
+        if current == Some(value) {
+            ChangeCase::Exposed
+        } else {
+            ChangeCase::Stale
+        }
+    };
+    let entry = |layer: Layer, session: Option<&str>, name: &str, value: &SecretValue| ResidueEntry {
+        layer,
+        session: session.map(str::to_owned),
+        name: name.to_owned(),
+        fingerprint: value.fingerprint(),
+        case: case_of(name, value),
+        scrubbable: layer.scrubbable(),
+    };
+    let in_env = |env: &ProcessEnv, layer: Layer, session: Option<&str>| -> Vec<ResidueEntry> {
+        withheld
+            .iter()
+            .filter_map(|name| env.get(name).map(|v| entry(layer, session, name, v)))
+            .collect()
+    };
+
+    let mut entries = Vec::new();
+    let mut unobserved = Vec::new();
+    match &layers.global {
+        Some(env) => entries.extend(in_env(env, Layer::TmuxGlobal, None)),
+        None => unobserved.push("tmux global environment: tmux gave no answer".to_owned()),
+    }
+    for (session, env) in &layers.sessions {
+        entries.extend(in_env(env, Layer::TmuxSession, Some(session)));
+    }
+    for session in &layers.unobserved_sessions {
+        unobserved.push(format!("session {session} environment: tmux gave no answer"));
+    }
+    match &layers.server_environ {
+        EnvRead::Read(env) => entries.extend(in_env(env, Layer::ServerEnviron, None)),
+        EnvRead::Unverified(why) => {
+            unobserved.push(format!("tmux server process environment: {why}"))
+        }
+    }
+    match &layers.server_argv {
+        Ok(argv) => entries.extend(in_argv(policy, &withheld, argv, &case_of)),
+        Err(why) => unobserved.push(format!("tmux server argv: {why}")),
+    }
+    entries.sort_by(|a, b| (a.layer, &a.session, &a.name).cmp(&(b.layer, &b.session, &b.name)));
+    entries.dedup();
+    Residue {
+        state: ResidueState::Observed,
+        reason: None,
+        server_pid: layers.server_pid,
+        entries,
+        unobserved,
+    }
+}
+
+/// `NAME=VALUE` (or `-eNAME=VALUE`) arguments for a withheld name, and any
+/// argument that contains a withheld name's current file value.
+fn in_argv(
+    policy: &Policy,
+    withheld: &BTreeSet<String>,
+    argv: &[SecretValue],
+    case_of: &dyn Fn(&str, &SecretValue) -> ChangeCase,
+) -> Vec<ResidueEntry> {
+    let mut entries = Vec::new();
+    let mut push = |name: &str, value: &SecretValue| {
+        entries.push(ResidueEntry {
+            layer: Layer::ServerArgv,
+            session: None,
+            name: name.to_owned(),
+            fingerprint: value.fingerprint(),
+            case: case_of(name, value),
+            scrubbable: false,
+        })
+    };
+    for arg in argv {
+        let bytes = arg.expose_bytes();
+        let assignment = bytes.strip_prefix(b"-e").unwrap_or(bytes);
+        let mut matched_assignment = false;
+        if let Some(eq) = assignment.iter().position(|b| *b == b'=') {
+            if let Ok(name) = std::str::from_utf8(&assignment[..eq]) {
+                if withheld.contains(name) {
+                    push(name, &SecretValue::new(&assignment[eq + 1..]));
+                    matched_assignment = true;
+                }
+            }
+        }
+        if matched_assignment {
+            continue;
+        }
+        for name in withheld {
+            let Some(current) = policy.env_file().and_then(|f| f.get(name)) else {
+                continue;
+            };
+            let needle = current.expose_bytes();
+            if needle.len() >= MIN_SUBSTRING_MATCH && bytes.windows(needle.len()).any(|w| w == needle) {
+                push(name, current);
+            }
+        }
+    }
+    entries
+}
+
+/// The residue block of the plan text; empty when there is nothing to say.
+pub fn render(residue: &Residue, style: Style) -> String {
+    let mut out = String::new();
+    match residue.state {
+        ResidueState::NoServer => return out,
+        ResidueState::Unanswered => {
+            let _ = writeln!(
+                out,
+                "\n{} {}",
+                style.dim("? tmux layers not checked for residue:"),
+                residue.reason.as_deref().unwrap_or("tmux did not answer")
+            );
+            return out;
+        }
+        ResidueState::Observed => {}
+    }
+    if !residue.entries.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{}",
+            style.bold("Residue: withheld names that tmux itself still holds (names and fingerprints only):")
+        );
+        for e in &residue.entries {
+            let case = match e.case {
+                ChangeCase::Exposed => "exposed",
+                _ => "stale",
+            };
+            let _ = writeln!(
+                out,
+                "  {} {:<28} {}  {} {}",
+                style.red("!"),
+                e.name,
+                e.fingerprint,
+                e.layer.describe(e.session.as_deref(), residue.server_pid),
+                style.dim(&format!("({case})"))
+            );
+        }
+        if residue.scrubbable().next().is_some() {
+            let _ = writeln!(
+                out,
+                "  `{SCRUB_COMMAND}` unsets them from the global and session environments."
+            );
+        }
+        if residue.has_server_residue() {
+            let _ = writeln!(out, "  {SERVER_NOTE}");
+        }
+    }
+    for what in &residue.unobserved {
+        let _ = writeln!(out, "  {} not checked: {what}", style.dim("?"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desired::envfile::EnvFile;
+    use crate::observed::residue::TmuxLayers;
+    use std::collections::BTreeMap;
+
+    fn policy() -> Policy {
+        let dir = tempfile::tempdir().unwrap();
+        let env = dir.path().join(".env");
+        std::fs::write(
+            &env,
+            "TOKEN=current-token-value\nOTHER=o-current-value\nDELIVERED=d-value-1234\n",
+        )
+        .unwrap();
+        let config_path = dir.path().join("cli-config.yaml");
+        std::fs::write(
+            &config_path,
+            "env:\n  file: .env\n  deliver: [DELIVERED]\n  credentials: [EXTRA]\n",
+        )
+        .unwrap();
+        let config = crate::desired::config::load(&config_path).unwrap();
+        Policy::new(&config, Some(EnvFile::load(&env).unwrap())).unwrap()
+    }
+
+    fn env(pairs: &[(&str, &str)]) -> ProcessEnv {
+        ProcessEnv::from_pairs(pairs.iter().map(|(k, v)| (*k, v.as_bytes().to_vec())))
+    }
+
+    #[test]
+    fn every_layer_is_compared_with_the_withheld_names() {
+        let layers = TmuxLayers {
+            server_pid: Some(77),
+            global: Some(env(&[
+                ("TOKEN", "retired-token-value"),
+                ("DELIVERED", "old"),
+                ("PATH", "/bin"),
+            ])),
+            sessions: BTreeMap::from([
+                ("loop-a".to_owned(), env(&[("OTHER", "o-current-value")])),
+                ("loop-b".to_owned(), env(&[])),
+            ]),
+            unobserved_sessions: vec!["loop-c".into()],
+            server_environ: EnvRead::Read(env(&[("EXTRA", "x"), ("TOKEN", "retired-token-value")])),
+            server_argv: Ok(vec![
+                SecretValue::new("tmux"),
+                SecretValue::new("new-session"),
+                SecretValue::new("-e"),
+                SecretValue::new("TOKEN=argv-value"),
+                SecretValue::new("-eEXTRA=glued"),
+                SecretValue::new("sh -c 'echo current-token-value'"),
+                SecretValue::new("DELIVERED=not-withheld"),
+            ]),
+        };
+        let residue = compare(&policy(), &ResidueView::Observed(layers));
+        insta::assert_json_snapshot!(residue);
+        let text = render(&residue, Style::PLAIN);
+        insta::assert_snapshot!(text);
+        for value in ["retired-token-value", "current-token-value", "argv-value", "glued"] {
+            assert!(!text.contains(value));
+            assert!(!serde_json::to_string(&residue).unwrap().contains(value));
+        }
+    }
+
+    #[test]
+    fn nothing_to_say_when_no_server_or_clean() {
+        let residue = compare(&policy(), &ResidueView::NoServer);
+        assert_eq!(residue.state, ResidueState::NoServer);
+        assert_eq!(render(&residue, Style::PLAIN), "");
+        let clean = TmuxLayers {
+            server_pid: Some(1),
+            global: Some(env(&[("PATH", "/bin")])),
+            sessions: BTreeMap::new(),
+            unobserved_sessions: vec![],
+            server_environ: EnvRead::Read(env(&[])),
+            server_argv: Ok(vec![SecretValue::new("tmux")]),
+        };
+        let residue = compare(&policy(), &ResidueView::Observed(clean));
+        assert!(residue.entries.is_empty());
+        assert_eq!(render(&residue, Style::PLAIN), "");
+    }
+
+    #[test]
+    fn unanswered_is_said_never_read_as_clean() {
+        let residue = compare(&policy(), &ResidueView::Unanswered("tmux did not answer within 5s".into()));
+        assert_eq!(residue.state, ResidueState::Unanswered);
+        assert!(render(&residue, Style::PLAIN).contains("not checked"));
+    }
+}

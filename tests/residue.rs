@@ -1,0 +1,272 @@
+//! Residue in the layers tmux keeps (issue 6, point 3), on a real tmux:
+//! the global environment, a session's own environment, and the server
+//! process's environment and argv. `plan` names each by fingerprint;
+//! `apply --scrub-tmux-env` clears the two that can be cleared in place.
+
+mod support;
+use support::*;
+
+const RETIRED: &str = "xoxb-RETIRED-res1due-0b5e";
+const ROTATED: &str = "xoxb-ROTATED-res1due-4d2c";
+const GLOBAL_ONLY: &str = "glob-res1due-$x'\"-77f1";
+const SESSION_ONLY: &str = "sess-res1due-\n-second-line-c3";
+const ARGV_VALUE: &str = "argv-res1due-9a0d";
+const DELIVERED: &str = "deliv-res1due-2b2b";
+const CANARIES: &[&str] = &[
+    RETIRED,
+    ROTATED,
+    GLOBAL_ONLY,
+    SESSION_ONLY,
+    "sess-res1due-",
+    ARGV_VALUE,
+    DELIVERED,
+];
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
+}
+
+struct Setup {
+    w: World,
+    managed: LegacySession,
+    unmanaged: String,
+}
+
+/// A server started the way the first implementation started it (a value in
+/// the argv of the client that started it, and one in its environment),
+/// the global environment changed since, a value put in one managed
+/// session's environment and in an unmanaged one's.
+fn world_with_residue() -> Setup {
+    let w = World::new();
+    w.write_config("  deliver: [DELIVERED_TOKEN]\n  credentials: [ARGV_TOKEN]\n");
+    w.write_env(&format!(
+        "SLACK_BOT_TOKEN={ROTATED}\nSESSION_TOKEN=current-session-token\nDELIVERED_TOKEN={DELIVERED}\n"
+    ));
+    // The one place this test puts a value in an argv on purpose: the
+    // argv layer is what it checks.
+    let mut cmd = std::process::Command::new("tmux");
+    cmd.env_remove("TMUX")
+        .env("TMUX_TMPDIR", &w.tmux_tmpdir)
+        .env("HOME", &w.home)
+        .env("SLACK_BOT_TOKEN", RETIRED)
+        .env("DELIVERED_TOKEN", "old-delivered-value");
+    let started = cmd
+        .args(["-f", "/dev/null", "new-session", "-d", "-s", "keepalive", "-e"])
+        .arg(format!("ARGV_TOKEN={ARGV_VALUE}"))
+        .args(["sleep", "100000"])
+        .status()
+        .unwrap();
+    assert!(started.success());
+    let managed = w.legacy_session("github:octo/repo#1", "github-octo-repo-1");
+    w.tmux_ok(&["new-session", "-d", "-s", "loop-stray", "sleep", "100000"]);
+    w.source_tmux(&format!(
+        "set-environment -g SLACK_BOT_TOKEN {}\n\
+         set-environment -g KEEP_ME not-a-secret\n\
+         set-environment -t ={} SESSION_TOKEN {}\n\
+         set-environment -t =loop-stray SESSION_TOKEN {}\n",
+        tmux_quote(GLOBAL_ONLY),
+        managed.name,
+        tmux_quote(SESSION_ONLY),
+        tmux_quote(SESSION_ONLY),
+    ));
+    Setup {
+        w,
+        managed,
+        unmanaged: "loop-stray".into(),
+    }
+}
+
+fn entries(plan: &serde_json::Value) -> Vec<(String, Option<String>, String, String, String)> {
+    plan["residue"]["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no residue entries: {plan}"))
+        .iter()
+        .map(|e| {
+            (
+                e["layer"].as_str().unwrap().to_owned(),
+                e["session"].as_str().map(str::to_owned),
+                e["name"].as_str().unwrap().to_owned(),
+                e["fingerprint"].as_str().unwrap().to_owned(),
+                e["case"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_two_tmux_calls() {
+    let Setup { w, managed, .. } = world_with_residue();
+    let server = w.server_pid().expect("server runs");
+    w.install_tmux_wrapper();
+    let out = w.the_loop(&["plan", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = json(&out);
+    assert_eq!(plan["residue"]["state"], "observed");
+    assert_eq!(plan["residue"]["server_pid"], server);
+    let found = entries(&plan);
+    let want = |layer: &str, session: Option<&str>, name: &str, value: &str, case: &str| {
+        (
+            layer.to_owned(),
+            session.map(str::to_owned),
+            name.to_owned(),
+            fp(value),
+            case.to_owned(),
+        )
+    };
+    let expected = vec![
+        want("tmux_global", None, "SLACK_BOT_TOKEN", GLOBAL_ONLY, "stale"),
+        want(
+            "tmux_session",
+            Some(&managed.name),
+            "SESSION_TOKEN",
+            SESSION_ONLY,
+            "stale",
+        ),
+        want("server_environ", None, "SLACK_BOT_TOKEN", RETIRED, "stale"),
+        want("server_argv", None, "ARGV_TOKEN", ARGV_VALUE, "stale"),
+    ];
+    assert_eq!(found, expected, "{plan:#}");
+    // The delivered name is the harness's by design, and the unmanaged
+    // session is left alone: neither is residue.
+    assert!(!found.iter().any(|e| e.2 == "DELIVERED_TOKEN"));
+    assert!(!found.iter().any(|e| e.1.as_deref() == Some("loop-stray")));
+
+    // A plan's tmux cost is constant: the pane listing and one residue call.
+    let calls = w.tmux_invocations();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0][0], "list-panes");
+    assert!(calls[1].contains(&"show-environment".to_owned()));
+
+    let text = w.the_loop(&["plan"]);
+    let shown = stdout(&text);
+    for line in [
+        "tmux global environment",
+        &format!("session {} environment", managed.name),
+        &format!("tmux server process environment, pid {server}"),
+        &format!("tmux server argv, pid {server}"),
+        "the-loop apply --scrub-tmux-env",
+        "only restarting the tmux server clears them",
+    ] {
+        assert!(shown.contains(line), "{line:?} in {shown}");
+    }
+    for out in [&out, &text] {
+        assert_no_canary(&out.stdout, CANARIES, "plan stdout");
+        assert_no_canary(&out.stderr, CANARIES, "plan stderr");
+    }
+}
+
+#[test]
+fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only() {
+    let Setup {
+        w,
+        managed,
+        unmanaged,
+    } = world_with_residue();
+    let server = w.server_pid().unwrap();
+    let server_environ_before = std::fs::read(format!("/proc/{server}/environ")).unwrap();
+    w.install_tmux_wrapper();
+
+    let dry = w.the_loop(&["apply", "--dry-run", "--scrub-tmux-env"]);
+    assert_eq!(dry.status.code(), Some(0), "{}", stderr(&dry));
+    assert!(
+        stdout(&dry).contains("would unset SESSION_TOKEN") || stdout(&dry).contains("would unset SLACK_BOT_TOKEN"),
+        "{}",
+        stdout(&dry)
+    );
+    assert!(
+        !w.tmux_invocations()
+            .iter()
+            .any(|argv| argv.contains(&"set-environment".to_owned())),
+        "a dry run unsets nothing"
+    );
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let report = json(&out);
+    let scrub = &report["tmux_env_scrub"];
+    let unset: Vec<(Option<&str>, &str)> = scrub["unset"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["session"].as_str(), t["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        unset,
+        vec![
+            (None, "SLACK_BOT_TOKEN"),
+            (Some(managed.name.as_str()), "SESSION_TOKEN")
+        ],
+        "{scrub:#}"
+    );
+    assert_eq!(scrub["remaining"], serde_json::json!([]));
+    let server_left: Vec<&str> = scrub["server_residue"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["layer"].as_str().unwrap())
+        .collect();
+    assert_eq!(server_left, ["server_environ", "server_argv"]);
+
+    // What tmux holds now, asked directly.
+    let global = w.tmux_ok(&["show-environment", "-g"]);
+    assert!(!global.contains("SLACK_BOT_TOKEN="), "global scrubbed");
+    assert!(global.contains("KEEP_ME=not-a-secret"), "other names kept");
+    assert!(
+        global.contains("DELIVERED_TOKEN="),
+        "a delivered name is not withheld, so not scrubbed"
+    );
+    let session = w.tmux_ok(&["show-environment", "-t", &format!("={}", managed.name)]);
+    assert!(!session.contains("SESSION_TOKEN="), "{session}");
+    let stray = w.tmux_ok(&["show-environment", "-t", &format!("={unmanaged}")]);
+    assert!(
+        stray.contains("SESSION_TOKEN="),
+        "an unmanaged session is left alone"
+    );
+    assert_eq!(
+        std::fs::read(format!("/proc/{server}/environ")).unwrap(),
+        server_environ_before,
+        "the server's own environment cannot change in place"
+    );
+
+    // Names only in every argv: the scrub itself included.
+    let calls = w.tmux_invocations();
+    let scrub_call = calls
+        .iter()
+        .find(|argv| argv.contains(&"set-environment".to_owned()))
+        .expect("one scrub invocation");
+    assert!(scrub_call.contains(&"-u".to_owned()));
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|argv| argv.contains(&"set-environment".to_owned()))
+            .count(),
+        1,
+        "one invocation"
+    );
+    for argv in &calls {
+        assert_no_canary(argv.join("\u{1f}").as_bytes(), CANARIES, "a tmux argv");
+    }
+    let events = std::fs::read(w.state.join("events.jsonl")).unwrap();
+    assert!(String::from_utf8_lossy(&events).contains("tmux_env.scrubbed"));
+    for (path, bytes) in w.state_files() {
+        assert_no_canary(&bytes, CANARIES, &path.display().to_string());
+    }
+    assert_no_canary(&out.stdout, CANARIES, "stdout");
+    assert_no_canary(&out.stderr, CANARIES, "stderr");
+
+    // The plan now shows only what a server restart clears.
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    let layers: Vec<String> = entries(&plan).into_iter().map(|e| e.0).collect();
+    assert_eq!(layers, ["server_environ", "server_argv"]);
+}
+
+#[test]
+fn no_server_means_no_residue_and_no_server_is_started() {
+    let w = World::new();
+    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let out = w.the_loop(&["plan", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)["residue"]["state"], "no_server");
+    assert_eq!(w.server_pid(), None, "plan started no tmux server");
+}
