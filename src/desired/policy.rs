@@ -148,6 +148,16 @@ impl Policy {
         self.credentials.difference(&self.deliver).cloned().collect()
     }
 
+    /// Every credential name (C: the env file's names and `env.credentials`),
+    /// delivered ones included, when an env file is configured. No tmux the-loop
+    /// runs is handed these from the-loop's own environment.
+    pub fn credential_names(&self) -> BTreeSet<String> {
+        if self.env_file.is_none() {
+            return BTreeSet::new();
+        }
+        self.credentials.clone()
+    }
+
     pub fn desired_for(&self, identity: &Identity) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
         if let Some(file) = &self.env_file {

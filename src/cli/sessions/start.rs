@@ -101,7 +101,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     // new-session starts the tmux server when none runs, and the server would
     // keep our caller's credentials for its whole life.
     new_session(
-        &ctx.tmux.clone().withholding(policy.withheld_names()),
+        &ctx.tmux.clone().withholding(policy.credential_names()),
         &name,
         &spec,
         ctx.config.routing.tmux.remain_on_exit,
