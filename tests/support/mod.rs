@@ -439,6 +439,20 @@ impl World {
         let wrapper = self.bin_dir.join("tmux");
         std::fs::write(&wrapper, script).unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A child forked by another test thread while the script was open for
+        // writing holds it until that child execs, and exec'ing it meanwhile
+        // fails with ETXTBSY: run it once until it runs, then start the log afresh.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match Command::new(&wrapper).arg("-V").output() {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("cannot run the tmux wrapper: {e}"),
+            }
+        }
+        let _ = std::fs::remove_file(&log);
         log
     }
 
