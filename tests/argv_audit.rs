@@ -109,7 +109,10 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
     let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let name = started["tmux_target"].as_str().unwrap().to_owned();
     wait_for(
-        || w.pane(&name).is_some_and(|p| environ(p.pid).contains_key("THE_LOOP_WORK_ITEM")),
+        || {
+            w.pane(&name)
+                .is_some_and(|p| environ(p.pid).contains_key("THE_LOOP_WORK_ITEM"))
+        },
         "the launcher exec'd the harness",
     );
     let server = w.server_pid().unwrap();
@@ -118,7 +121,10 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         .iter()
         .find(|argv| argv[0] == "new-session")
         .expect("the spawn was recorded");
-    assert_eq!(first[0], "new-session", "the-loop's spawn started the server");
+    assert_eq!(
+        first[0], "new-session",
+        "the-loop's spawn started the server"
+    );
     assert_eq!(
         &cmdline(server)[1..],
         &first[..],
@@ -149,11 +155,19 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         quoted(ROTATED_TOKEN)
     ));
     let out = w.the_loop_with(&["apply", "--auto-approve"], CALLER_ENV);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let respawned = w.pane(&name).unwrap();
     assert_ne!(respawned.pid, pane.pid);
     assert_eq!(
-        environ(respawned.pid).get("DELIVERED_TOKEN").map(String::as_str),
+        environ(respawned.pid)
+            .get("DELIVERED_TOKEN")
+            .map(String::as_str),
         Some(ROTATED_DELIVERED)
     );
     let respawn = w
@@ -181,8 +195,21 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         assert_no_canary(&out.stderr, CANARIES, &format!("{args:?} stderr"));
     }
     audit(&w, "after restart, scrub, plan, status and list");
-    let kinds: Vec<String> = w.tmux_invocations().into_iter().map(|a| a[0].clone()).collect();
-    for kind in ["new-session", "respawn-pane", "list-panes", "display-message", "set-option"] {
-        assert!(kinds.contains(&kind.to_owned()), "{kind} was exercised: {kinds:?}");
+    let kinds: Vec<String> = w
+        .tmux_invocations()
+        .into_iter()
+        .map(|a| a[0].clone())
+        .collect();
+    for kind in [
+        "new-session",
+        "respawn-pane",
+        "list-panes",
+        "display-message",
+        "set-option",
+    ] {
+        assert!(
+            kinds.contains(&kind.to_owned()),
+            "{kind} was exercised: {kinds:?}"
+        );
     }
 }

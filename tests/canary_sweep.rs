@@ -18,10 +18,9 @@
 //! cmdline of the tmux server and of every process in a pane.
 
 mod support;
-use std::os::unix::net::UnixListener;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use support::*;
 
 // ---- canaries ------------------------------------------------------------
@@ -243,52 +242,6 @@ const ROWS: &[Row] = &[
 
 const REF: &str = "github:octo/repo#1";
 
-/// A tmux socket that accepts connections and never answers.
-struct HungSocket {
-    path: PathBuf,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl HungSocket {
-    fn bind(tmux_tmpdir: &std::path::Path) -> HungSocket {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tmux_tmpdir.join(format!("tmux-{}", nix::unistd::getuid().as_raw()));
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let path = dir.join("default");
-        let listener = UnixListener::bind(&path).unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let thread = std::thread::spawn(move || {
-            let mut held = Vec::new();
-            while !flag.load(Ordering::SeqCst) {
-                if let Ok((stream, _)) = listener.accept() {
-                    held.push(stream);
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-        });
-        HungSocket {
-            path,
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for HungSocket {
-    fn drop(&mut self) {
-        // Before the world's own clean-up asks this "server" to exit.
-        let _ = std::fs::remove_file(&self.path);
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
 struct Built {
     hung: Option<HungSocket>,
     w: World,
@@ -321,7 +274,12 @@ fn sessions_on_old_server(w: &World, n: usize) -> Vec<LegacySession> {
         ("DELIVERED_TOKEN", OLD_DELIVERED),
     ]);
     let sessions: Vec<LegacySession> = (1..=n)
-        .map(|i| w.legacy_session(&format!("github:octo/repo#{i}"), &format!("github-octo-repo-{i}")))
+        .map(|i| {
+            w.legacy_session(
+                &format!("github:octo/repo#{i}"),
+                &format!("github-octo-repo-{i}"),
+            )
+        })
         .collect();
     w.source_tmux(&format!(
         "set-environment -g SLACK_BOT_TOKEN {}\nset-environment -t ={} SHORT_SECRET {}\n",
@@ -457,7 +415,10 @@ fn haystacks(b: &Built, out: &std::process::Output) -> Vec<(String, Vec<u8>)> {
         }
     }
     for (i, argv) in w.tmux_invocations().into_iter().enumerate() {
-        found.push((format!("tmux invocation {i} argv"), argv.join("\u{1f}").into_bytes()));
+        found.push((
+            format!("tmux invocation {i} argv"),
+            argv.join("\u{1f}").into_bytes(),
+        ));
     }
     if b.tmux_reachable {
         if let Some(server) = w.server_pid() {
@@ -498,7 +459,12 @@ fn run_row(row: &Row, trace: bool) -> usize {
     }
     if row.args.contains("--plan {plan}") {
         let saved = w.the_loop_with(&["plan", "--out", plan_path.to_str().unwrap()], &env);
-        assert_eq!(saved.status.code(), Some(0), "saving the plan: {}", stderr(&saved));
+        assert_eq!(
+            saved.status.code(),
+            Some(0),
+            "saving the plan: {}",
+            stderr(&saved)
+        );
     }
     let out = w.the_loop_with(&args, &env);
     let said = format!("{}{}", stdout(&out), stderr(&out));
@@ -538,10 +504,11 @@ fn no_canary_leaks_from_any_command_on_any_path() {
         for _ in 0..3 {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((row, trace)) = cases.get(i) else { break };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_row(row, *trace)
-                }));
+                let Some((row, trace)) = cases.get(i) else {
+                    break;
+                };
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_row(row, *trace)));
                 match result {
                     Ok(n) => {
                         swept.fetch_add(n, Ordering::SeqCst);

@@ -52,7 +52,15 @@ fn world_with_residue() -> Setup {
         .env("SLACK_BOT_TOKEN", RETIRED)
         .env("DELIVERED_TOKEN", "old-delivered-value");
     let started = cmd
-        .args(["-f", "/dev/null", "new-session", "-d", "-s", "keepalive", "-e"])
+        .args([
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "keepalive",
+            "-e",
+        ])
         .arg(format!("ARGV_TOKEN={ARGV_VALUE}"))
         .args(["sleep", "100000"])
         .status()
@@ -170,7 +178,8 @@ fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only
     let dry = w.the_loop(&["apply", "--dry-run", "--scrub-tmux-env"]);
     assert_eq!(dry.status.code(), Some(0), "{}", stderr(&dry));
     assert!(
-        stdout(&dry).contains("would unset SESSION_TOKEN") || stdout(&dry).contains("would unset SLACK_BOT_TOKEN"),
+        stdout(&dry).contains("would unset SESSION_TOKEN")
+            || stdout(&dry).contains("would unset SLACK_BOT_TOKEN"),
         "{}",
         stdout(&dry)
     );
@@ -182,7 +191,13 @@ fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only
     );
 
     let out = w.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let report = json(&out);
     let scrub = &report["tmux_env_scrub"];
     let unset: Vec<(Option<&str>, &str)> = scrub["unset"]

@@ -32,10 +32,12 @@ pub enum Outcome {
 
 impl Outcome {
     /// Outcomes that leave a live session stale and make the command exit 1.
+    /// A session not attempted (the canary failed, or Ctrl-C) is one: the
+    /// command did not do what it was asked for it.
     pub fn is_failure(self) -> bool {
         matches!(
             self,
-            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone
+            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone | Outcome::NotAttempted
         )
     }
 

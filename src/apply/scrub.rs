@@ -9,8 +9,8 @@
 
 use crate::desired::policy::Policy;
 use crate::events::EventLog;
-use crate::plan::residue::{compare, Layer, Residue, ResidueEntry, ResidueState, SERVER_NOTE};
 use crate::plan::render::Style;
+use crate::plan::residue::{compare, Layer, Residue, ResidueEntry, ResidueState, SERVER_NOTE};
 use crate::tmux::Tmux;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -56,7 +56,11 @@ impl ScrubReport {
         };
         let verb = if self.dry_run { "would unset" } else { "unset" };
         if let Some(error) = &self.error {
-            let _ = writeln!(out, "{} {error}", style.red("tmux environment scrub failed:"));
+            let _ = writeln!(
+                out,
+                "{} {error}",
+                style.red("tmux environment scrub failed:")
+            );
         }
         if self.unset.is_empty() && self.error.is_none() {
             let _ = writeln!(
@@ -75,7 +79,11 @@ impl ScrubReport {
             );
         }
         if !self.server_residue.is_empty() {
-            let names: Vec<&str> = self.server_residue.iter().map(|e| e.name.as_str()).collect();
+            let names: Vec<&str> = self
+                .server_residue
+                .iter()
+                .map(|e| e.name.as_str())
+                .collect();
             let _ = writeln!(
                 out,
                 "the tmux server process still holds {}. {SERVER_NOTE}",
@@ -139,7 +147,12 @@ pub fn scrub(
     let mut targets: Vec<ScrubTarget> = residue.scrubbable().map(target).collect();
     targets.sort();
     targets.dedup();
-    report.server_residue = residue.entries.iter().filter(|e| !e.scrubbable).cloned().collect();
+    report.server_residue = residue
+        .entries
+        .iter()
+        .filter(|e| !e.scrubbable)
+        .cloned()
+        .collect();
     if targets.is_empty() || dry_run {
         report.unset = targets;
         return report;
@@ -164,7 +177,12 @@ pub fn scrub(
             .into_iter()
             .filter(|t| !report.remaining.contains(t))
             .collect();
-        report.server_residue = after.entries.iter().filter(|e| !e.scrubbable).cloned().collect();
+        report.server_residue = after
+            .entries
+            .iter()
+            .filter(|e| !e.scrubbable)
+            .cloned()
+            .collect();
     }
     events.emit(
         "tmux_env.scrubbed",

@@ -145,7 +145,10 @@ impl Policy {
         if self.env_file.is_none() {
             return BTreeSet::new();
         }
-        self.credentials.difference(&self.deliver).cloned().collect()
+        self.credentials
+            .difference(&self.deliver)
+            .cloned()
+            .collect()
     }
 
     /// Every credential name (C: the env file's names and `env.credentials`),

@@ -167,7 +167,9 @@ pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
             match (words.next(), words.next()) {
                 (Some("server"), Some(pid)) => blocks.server_pid = pid.parse().ok(),
                 (Some("global"), None) => current = Block::Global,
-                (Some("session"), Some(i)) => current = Block::Session(i.parse().map_err(|_| bad())?),
+                (Some("session"), Some(i)) => {
+                    current = Block::Session(i.parse().map_err(|_| bad())?)
+                }
                 _ => return Err(bad()),
             }
             rest = after;

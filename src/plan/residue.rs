@@ -34,7 +34,9 @@ pub enum ResidueState {
     Unanswered,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
     /// `tmux show-environment -g`: inherited by every new pane.
@@ -54,9 +56,7 @@ impl Layer {
     }
 
     fn describe(self, session: Option<&str>, server_pid: Option<i32>) -> String {
-        let pid = server_pid
-            .map(|p| format!(", pid {p}"))
-            .unwrap_or_default();
+        let pid = server_pid.map(|p| format!(", pid {p}")).unwrap_or_default();
         match self {
             Layer::TmuxGlobal => "tmux global environment".into(),
             Layer::TmuxSession => format!("session {} environment", session.unwrap_or("?")),
@@ -142,14 +142,15 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
             ChangeCase::Stale
         }
     };
-    let entry = |layer: Layer, session: Option<&str>, name: &str, value: &SecretValue| ResidueEntry {
-        layer,
-        session: session.map(str::to_owned),
-        name: name.to_owned(),
-        fingerprint: value.fingerprint(),
-        case: case_of(name, value),
-        scrubbable: layer.scrubbable(),
-    };
+    let entry =
+        |layer: Layer, session: Option<&str>, name: &str, value: &SecretValue| ResidueEntry {
+            layer,
+            session: session.map(str::to_owned),
+            name: name.to_owned(),
+            fingerprint: value.fingerprint(),
+            case: case_of(name, value),
+            scrubbable: layer.scrubbable(),
+        };
     let in_env = |env: &ProcessEnv, layer: Layer, session: Option<&str>| -> Vec<ResidueEntry> {
         withheld
             .iter()
@@ -167,7 +168,9 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         entries.extend(in_env(env, Layer::TmuxSession, Some(session)));
     }
     for session in &layers.unobserved_sessions {
-        unobserved.push(format!("session {session} environment: tmux gave no answer"));
+        unobserved.push(format!(
+            "session {session} environment: tmux gave no answer"
+        ));
     }
     match &layers.server_environ {
         EnvRead::Read(env) => entries.extend(in_env(env, Layer::ServerEnviron, None)),
@@ -229,7 +232,9 @@ fn in_argv(
                 continue;
             };
             let needle = current.expose_bytes();
-            if needle.len() >= MIN_SUBSTRING_MATCH && bytes.windows(needle.len()).any(|w| w == needle) {
+            if needle.len() >= MIN_SUBSTRING_MATCH
+                && bytes.windows(needle.len()).any(|w| w == needle)
+            {
                 push(name, current);
             }
         }
@@ -348,7 +353,12 @@ mod tests {
         insta::assert_json_snapshot!(residue);
         let text = render(&residue, Style::PLAIN);
         insta::assert_snapshot!(text);
-        for value in ["retired-token-value", "current-token-value", "argv-value", "glued"] {
+        for value in [
+            "retired-token-value",
+            "current-token-value",
+            "argv-value",
+            "glued",
+        ] {
             assert!(!text.contains(value));
             assert!(!serde_json::to_string(&residue).unwrap().contains(value));
         }
@@ -374,7 +384,10 @@ mod tests {
 
     #[test]
     fn unanswered_is_said_never_read_as_clean() {
-        let residue = compare(&policy(), &ResidueView::Unanswered("tmux did not answer within 5s".into()));
+        let residue = compare(
+            &policy(),
+            &ResidueView::Unanswered("tmux did not answer within 5s".into()),
+        );
         assert_eq!(residue.state, ResidueState::Unanswered);
         assert!(render(&residue, Style::PLAIN).contains("not checked"));
     }

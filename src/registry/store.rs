@@ -164,6 +164,17 @@ impl Registry {
         remove(&self.standing_path(name))
     }
 
+    /// Fails when a work-item record could not be written now (a read-only
+    /// directory, say), so a caller can refuse before starting something it
+    /// would then be unable to record.
+    pub fn check_writable(&self) -> Result<(), RegistryError> {
+        let dir = self.work_items_dir();
+        let probe = dir.join(format!(".write-check-{}", std::process::id()));
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        fs::write(&probe, b"").map_err(io_error(&dir))?;
+        fs::remove_file(&probe).map_err(io_error(&dir))
+    }
+
     /// Fails only when `path` holds a readable record for a different ref; a
     /// missing or unreadable file is no one's and may be replaced.
     fn ensure_not_taken(&self, path: &Path, r: &WorkItemRef) -> Result<(), RegistryError> {

@@ -408,7 +408,8 @@ pub fn descendants(pid: i32) -> Vec<i32> {
             continue;
         };
         for task in tasks.flatten() {
-            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
             for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
                 if !found.contains(&child) {
                     found.push(child);
@@ -518,4 +519,51 @@ pub fn tmux_quote(value: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// A tmux socket that accepts connections and never answers, where tmux
+/// looks for its server under `tmux_tmpdir`. Dropping it removes the socket
+/// (so the world's own clean-up does not wait on it).
+pub struct HungSocket {
+    path: PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HungSocket {
+    pub fn bind(tmux_tmpdir: &std::path::Path) -> HungSocket {
+        let dir = tmux_tmpdir.join(format!("tmux-{}", nix::unistd::getuid().as_raw()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = dir.join("default");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                if let Ok((stream, _)) = listener.accept() {
+                    held.push(stream);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        HungSocket {
+            path,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for HungSocket {
+    fn drop(&mut self) {
+        // Before the world's own clean-up asks this "server" to exit.
+        let _ = std::fs::remove_file(&self.path);
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }

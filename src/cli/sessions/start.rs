@@ -70,6 +70,15 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     // Validate the env file now, so a broken file is reported here rather
     // than by a pane that dies at launch.
     let policy = crate::desired::load_policy(&ctx.config, false)?;
+    // A session the registry cannot record would run as nobody's: its
+    // conversation could never be resumed by the-loop. Refuse first.
+    ctx.registry.check_writable().map_err(|e| {
+        miette::miette!(
+            code = "the_loop::start::registry_unwritable",
+            help = "make the state root's local/ directory writable, then start again; nothing was started",
+            "{e}"
+        )
+    })?;
     let name = reference.tmux_name();
     clear_occupant(ctx, &name)?;
 
