@@ -78,7 +78,10 @@ fn plan_and_apply_over_200_sessions_account_for_every_one() {
     w.start_server_holding(&[("SLACK_BOT_TOKEN", RETIRED)]);
     let sessions = start_fleet(&w);
     let refs: BTreeSet<String> = sessions.iter().map(|s| s.reference.clone()).collect();
-    let before: Vec<i32> = sessions.iter().map(|s| w.pane(&s.name).unwrap().pid).collect();
+    let before: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
     let registry = w.registry_files();
     w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
     w.install_tmux_wrapper();

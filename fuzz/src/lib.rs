@@ -1,0 +1,149 @@
+//! The properties the fuzz targets check, shared by the libFuzzer targets
+//! (`fuzz_targets/`) and the stable bounded loop (`src/bin/smoke.rs`).
+//!
+//! "Every error carries no input text" is checked with a canary: the fuzzer
+//! chooses where a distinctive string is spliced into its input, and no
+//! error (Display, Debug, or the full miette diagnostic as the CLI prints
+//! it) may contain that string.
+
+use the_loop::desired::envfile::{self, EnvFileError};
+use the_loop::registry::{
+    normalise_tmux_target, refs::validate_standing_name, Registry, WorkItemRef,
+};
+
+/// Spliced into every input; it never occurs in the parsers' own messages.
+pub const CANARY: &str = "qzx7Canary";
+
+/// The fuzz input with [`CANARY`] spliced in where its first byte says.
+pub fn with_canary(data: &[u8]) -> Vec<u8> {
+    let Some((&at, rest)) = data.split_first() else {
+        return CANARY.as_bytes().to_vec();
+    };
+    let at = at as usize % (rest.len() + 1);
+    let mut input = rest[..at].to_vec();
+    input.extend_from_slice(CANARY.as_bytes());
+    input.extend_from_slice(&rest[at..]);
+    input
+}
+
+fn diagnostic(err: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .render_report(&mut out, err)
+        .expect("renders");
+    out
+}
+
+fn assert_quiet(text: &str, what: &str) {
+    assert!(
+        !text.contains(CANARY),
+        "{what} quotes its input ({} bytes of message)",
+        text.len()
+    );
+}
+
+pub fn envfile(data: &[u8]) {
+    let input = with_canary(data);
+    match envfile::parse(&input) {
+        Err(e) => {
+            assert!(e.line >= 1 && e.column >= 1);
+            let lines = input.iter().filter(|b| **b == b'\n').count() + 1;
+            assert!(e.line <= lines, "line {} of {lines}", e.line);
+            assert_quiet(&e.to_string(), "SyntaxError Display");
+            assert_quiet(&format!("{e:?}"), "SyntaxError Debug");
+            let full = EnvFileError::Syntax {
+                path: "/etc/the-loop/.env".into(),
+                line: e.line,
+                column: e.column,
+                kind: e.kind,
+            };
+            assert_quiet(&full.to_string(), "EnvFileError Display");
+            assert_quiet(&diagnostic(&full), "EnvFileError diagnostic");
+        }
+        Ok(entries) => {
+            let names_hold_canary = entries.iter().any(|e| e.name.contains(CANARY));
+            if !names_hold_canary {
+                assert_quiet(&format!("{entries:?}"), "entries Debug (values are secret)");
+            }
+            // Stable where the format allows it: every parsed file can be
+            // written back and read to the same names and values.
+            let rendered = envfile::render_for_roundtrip(&entries);
+            let again = envfile::parse(rendered.as_bytes())
+                .unwrap_or_else(|e| panic!("a rendered file does not parse: {e}"));
+            assert_eq!(entries.len(), again.len());
+            for (a, b) in entries.iter().zip(&again) {
+                assert_eq!(a.name, b.name);
+                assert!(
+                    a.value.expose_bytes() == b.value.expose_bytes(),
+                    "the value of {} changed in the round trip",
+                    a.name
+                );
+            }
+        }
+    }
+}
+
+pub fn registry(data: &[u8]) {
+    let input = with_canary(data);
+    let text = String::from_utf8_lossy(&input);
+
+    match text.parse::<WorkItemRef>() {
+        Err(e) => {
+            assert_quiet(&e.to_string(), "RefError Display");
+            assert_quiet(&format!("{e:?}"), "RefError Debug");
+        }
+        Ok(r) => {
+            let shown = r.to_string();
+            assert_eq!(shown.parse::<WorkItemRef>().as_ref(), Ok(&r), "ref round trip");
+            let slug = r.slug();
+            assert!(slug
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')));
+            let tmux = r.tmux_name();
+            assert!(tmux.starts_with("loop-") && !tmux.contains(['.', ':']));
+        }
+    }
+    if let Err(e) = validate_standing_name(&text) {
+        assert_quiet(&e.to_string(), "standing name error");
+    }
+    let normalised = normalise_tmux_target(&text);
+    assert_eq!(normalise_tmux_target(&normalised), normalised, "normalising is idempotent");
+
+    records(&input);
+}
+
+/// The registry's reader on the input as a record file: a corrupt file is
+/// reported without quoting it, and a good one survives a rewrite.
+fn records(bytes: &[u8]) {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let root = DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("the-loop-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("local/standing")).unwrap();
+        dir
+    });
+    let registry = Registry::new(root);
+    std::fs::write(root.join("local/record.json"), bytes).unwrap();
+    std::fs::write(root.join("local/standing/record.json"), bytes).unwrap();
+
+    let items = registry.work_items();
+    for corrupt in &items.corrupt {
+        assert_quiet(&corrupt.reason, "corrupt work-item record reason");
+    }
+    for (_, record) in &items.records {
+        let once = serde_json::to_value(record).unwrap();
+        let reparsed: the_loop::registry::WorkItemRecord =
+            serde_json::from_value(once.clone()).expect("a written record reads back");
+        assert_eq!(serde_json::to_value(&reparsed).unwrap(), once, "record round trip");
+    }
+    let standing = registry.standing();
+    for corrupt in &standing.corrupt {
+        assert_quiet(&corrupt.reason, "corrupt standing record reason");
+    }
+    for (_, record) in &standing.records {
+        let once = serde_json::to_value(record).unwrap();
+        let reparsed: the_loop::registry::StandingRecord =
+            serde_json::from_value(once.clone()).expect("a written record reads back");
+        assert_eq!(serde_json::to_value(&reparsed).unwrap(), once, "record round trip");
+    }
+}
