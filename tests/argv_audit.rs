@@ -200,6 +200,11 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         .into_iter()
         .map(|a| a[0].clone())
         .collect();
+    println!(
+        "argv audit: {} tmux invocations and {} pane processes checked",
+        kinds.len(),
+        pane_processes(&w).len()
+    );
     for kind in [
         "new-session",
         "respawn-pane",

@@ -94,7 +94,11 @@ pub fn registry(data: &[u8]) {
         }
         Ok(r) => {
             let shown = r.to_string();
-            assert_eq!(shown.parse::<WorkItemRef>().as_ref(), Ok(&r), "ref round trip");
+            assert_eq!(
+                shown.parse::<WorkItemRef>().as_ref(),
+                Ok(&r),
+                "ref round trip"
+            );
             let slug = r.slug();
             assert!(slug
                 .bytes()
@@ -107,7 +111,11 @@ pub fn registry(data: &[u8]) {
         assert_quiet(&e.to_string(), "standing name error");
     }
     let normalised = normalise_tmux_target(&text);
-    assert_eq!(normalise_tmux_target(&normalised), normalised, "normalising is idempotent");
+    assert_eq!(
+        normalise_tmux_target(&normalised),
+        normalised,
+        "normalising is idempotent"
+    );
 
     records(&input);
 }
@@ -134,7 +142,11 @@ fn records(bytes: &[u8]) {
         let once = serde_json::to_value(record).unwrap();
         let reparsed: the_loop::registry::WorkItemRecord =
             serde_json::from_value(once.clone()).expect("a written record reads back");
-        assert_eq!(serde_json::to_value(&reparsed).unwrap(), once, "record round trip");
+        assert_eq!(
+            serde_json::to_value(&reparsed).unwrap(),
+            once,
+            "record round trip"
+        );
     }
     let standing = registry.standing();
     for corrupt in &standing.corrupt {
@@ -144,6 +156,10 @@ fn records(bytes: &[u8]) {
         let once = serde_json::to_value(record).unwrap();
         let reparsed: the_loop::registry::StandingRecord =
             serde_json::from_value(once.clone()).expect("a written record reads back");
-        assert_eq!(serde_json::to_value(&reparsed).unwrap(), once, "record round trip");
+        assert_eq!(
+            serde_json::to_value(&reparsed).unwrap(),
+            once,
+            "record round trip"
+        );
     }
 }

@@ -10,10 +10,43 @@ use std::time::{Duration, Instant};
 
 /// Tokens the formats care about, spliced in by the mutator.
 const TOKENS: &[&[u8]] = &[
-    b"\"", b"'", b"\\", b"\n", b"\r\n", b"\r", b"=", b"#", b" ", b"\t", b"export ", b"$",
-    b"${X}", b"\\n", b"\\q", b"\xEF\xBB\xBF", b"\xFF", b"github:", b"/", b":", b"#1", b".",
-    b"..", b"-", b"_", b"{", b"}", b"[", b"]", b",", b"null", b"\"workItem\"", b"\"ref\"",
-    b"\"status\"", b"\"active\"", b"0", b"99999999999999999999",
+    b"\"",
+    b"'",
+    b"\\",
+    b"\n",
+    b"\r\n",
+    b"\r",
+    b"=",
+    b"#",
+    b" ",
+    b"\t",
+    b"export ",
+    b"$",
+    b"${X}",
+    b"\\n",
+    b"\\q",
+    b"\xEF\xBB\xBF",
+    b"\xFF",
+    b"github:",
+    b"/",
+    b":",
+    b"#1",
+    b".",
+    b"..",
+    b"-",
+    b"_",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b"null",
+    b"\"workItem\"",
+    b"\"ref\"",
+    b"\"status\"",
+    b"\"active\"",
+    b"0",
+    b"99999999999999999999",
 ];
 
 struct Rng(u64);
@@ -76,7 +109,9 @@ fn seeds(root: &Path, target: &str) -> Vec<Vec<u8>> {
     found
 }
 
-fn run(target: &str, check: fn(&[u8]), seconds: u64, seed: u64, root: &Path) -> bool {
+type Check = fn(&[u8]);
+
+fn run(target: &str, check: Check, seconds: u64, seed: u64, root: &Path) -> bool {
     let corpus = seeds(root, target);
     let mut rng = Rng(seed | 1);
     let deadline = Instant::now() + Duration::from_secs(seconds);
@@ -92,7 +127,10 @@ fn run(target: &str, check: fn(&[u8]), seconds: u64, seed: u64, root: &Path) -> 
             std::fs::create_dir_all(&artifacts).unwrap();
             let path = artifacts.join(format!("smoke-crash-{runs}"));
             std::fs::write(&path, &input).unwrap();
-            eprintln!("{target}: FAILED after {runs} runs; input saved to {}", path.display());
+            eprintln!(
+                "{target}: FAILED after {runs} runs; input saved to {}",
+                path.display()
+            );
             check(&input); // again, with the panic message shown
             return false;
         }
@@ -106,9 +144,12 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let which = args.get(1).map(String::as_str).unwrap_or("all");
     let seconds: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(30);
-    let seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0x5eed_1234_abcd);
+    let seed: u64 = args
+        .get(3)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x5eed_1234_abcd);
     let root: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
-    let targets: &[(&str, fn(&[u8]))] = &[
+    let targets: &[(&str, Check)] = &[
         ("envfile", the_loop_fuzz::envfile),
         ("registry", the_loop_fuzz::registry),
     ];
