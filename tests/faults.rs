@@ -683,15 +683,16 @@ fn sigint_mid_apply_of_ten_sessions_finishes_what_started_and_releases_the_lock(
         &[],
     );
     let pid = child.id() as i32;
+    // The canary is done and the parallel roll has begun: a session after
+    // the canary is waiting out its grace period.
     wait_for(
         || {
-            std::fs::read_to_string(w.state.join("events.jsonl"))
-                .is_ok_and(|e| e.contains("session.respawned"))
+            sessions[1..]
+                .iter()
+                .any(|s| w.transcript_text(s).contains("TERM-ignored"))
         },
-        "the canary is done",
+        "the parallel roll has begun",
     );
-    // The parallel roll has begun: two sessions are waiting out their grace period.
-    std::thread::sleep(Duration::from_millis(500));
     kill(Pid::from_raw(pid), Signal::SIGINT).unwrap();
     let out = finish(child, "apply");
     let report = json(&out);
