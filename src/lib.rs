@@ -18,6 +18,7 @@ pub mod observed;
 pub mod plan;
 pub mod registry;
 pub mod runner;
+pub mod schemas;
 pub mod secret;
 pub mod services;
 pub mod tmux;
