@@ -22,3 +22,4 @@ pub mod schemas;
 pub mod secret;
 pub mod services;
 pub mod tmux;
+pub mod watch;
