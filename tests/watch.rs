@@ -25,14 +25,21 @@ struct Watch {
 }
 
 fn start_watch(w: &World, args: &[&str]) -> Watch {
+    start_watch_with(w, args, &[])
+}
+
+fn start_watch_with(w: &World, args: &[&str], env: &[(&str, &str)]) -> Watch {
     let logs = w.root().join("logs");
     std::fs::create_dir_all(&logs).unwrap();
     let n = std::fs::read_dir(&logs).unwrap().count();
     let log = logs.join(format!("watch-{n}.log"));
     let mut all = vec!["watch"];
     all.extend_from_slice(args);
-    let child = w
-        .the_loop_command(&all)
+    let mut command = w.the_loop_command(&all);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let child = command
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::from(std::fs::File::create(&log).unwrap()))
@@ -203,9 +210,16 @@ fn a_rotation_is_noticed_within_the_debounce_and_rolled_with_apply() {
         "one line with names, fingerprints, count and the fix: {line}"
     );
 
-    watch.wait_for_log("watch roll finished: 2 respawned, 0 failed", Duration::from_secs(20));
+    watch.wait_for_log(
+        "watch roll finished: 2 respawned, 0 failed",
+        Duration::from_secs(20),
+    );
     watch.wait_for_log("no drift: 2 running session(s)", Duration::from_secs(10));
-    assert_eq!(watch.count("no drift"), 2, "said at start and after the roll");
+    assert_eq!(
+        watch.count("no drift"),
+        2,
+        "said at start and after the roll"
+    );
     for (s, old) in sessions.iter().zip(&before) {
         let now = w.pane(&s.name).unwrap();
         assert_ne!(now.pid, old.pid, "{} respawned", s.reference);
@@ -263,7 +277,9 @@ fn rapid_successive_writes_cause_one_roll() {
         &["--apply", "--interval", "3600", "--debounce-ms", "1000"],
     );
     watch.wait_for_log("no drift", Duration::from_secs(10));
-    let values: Vec<String> = (1..=5).map(|i| format!("xoxb-burst-{i}-canary-{i}{i}")).collect();
+    let values: Vec<String> = (1..=5)
+        .map(|i| format!("xoxb-burst-{i}-canary-{i}{i}"))
+        .collect();
     for (i, value) in values.iter().enumerate() {
         if i % 2 == 0 {
             save_env_like_an_editor(&w, &format!("SLACK_BOT_TOKEN={value}\n"));
@@ -298,11 +314,17 @@ fn a_restart_of_watch_with_a_clean_fleet_rolls_nothing() {
     let sessions = legacy_fleet(&w, 2);
     w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
     let mut first = start_watch(&w, &["--apply", "--interval", "1"]);
-    first.wait_for_log("watch roll finished: 2 respawned, 0 failed", Duration::from_secs(20));
+    first.wait_for_log(
+        "watch roll finished: 2 respawned, 0 failed",
+        Duration::from_secs(20),
+    );
     first.wait_for_log("no drift: 2 running session(s)", Duration::from_secs(10));
     assert_eq!(first.stop().code(), Some(0));
     assert!(plan_is_clean(&w));
-    let pids: Vec<i32> = sessions.iter().map(|s| w.pane(&s.name).unwrap().pid).collect();
+    let pids: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
     for pid in &pids {
         assert!(!environ(*pid).contains_key("SLACK_BOT_TOKEN"), "withheld");
     }
@@ -312,7 +334,10 @@ fn a_restart_of_watch_with_a_clean_fleet_rolls_nothing() {
     // A few intervals of re-planning.
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(second.stop().code(), Some(0));
-    let after: Vec<i32> = sessions.iter().map(|s| w.pane(&s.name).unwrap().pid).collect();
+    let after: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
     assert_eq!(pids, after, "nothing was rolled by the restarted watch");
     assert_eq!(watch_rolls(&w), 1);
     assert_eq!(second.count("watch roll"), 0, "{}", second.text());
@@ -325,10 +350,20 @@ fn a_session_still_drifted_after_its_roll_is_not_rolled_again_even_after_a_resta
     let sessions = legacy_fleet(&w, 1);
     w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
     // The stand-in re-execs itself holding the name again: the roll mismatches.
-    std::fs::write(w.transcript(&sessions[0]), "{\"tamper\":\"SLACK_BOT_TOKEN\"}\n").unwrap();
+    std::fs::write(
+        w.transcript(&sessions[0]),
+        "{\"tamper\":\"SLACK_BOT_TOKEN\"}\n",
+    )
+    .unwrap();
     let mut first = start_watch(&w, &["--apply", "--interval", "1"]);
-    first.wait_for_log("watch roll finished: 1 respawned, 1 failed", Duration::from_secs(20));
-    first.wait_for_log("is still drifted after watch rolled it", Duration::from_secs(10));
+    first.wait_for_log(
+        "watch roll finished: 1 respawned, 1 failed",
+        Duration::from_secs(20),
+    );
+    first.wait_for_log(
+        "is still drifted after watch rolled it",
+        Duration::from_secs(10),
+    );
     let pid = w.pane(&sessions[0].name).unwrap().pid;
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(first.count("is still drifted after watch rolled it"), 1);
@@ -339,7 +374,11 @@ fn a_session_still_drifted_after_its_roll_is_not_rolled_again_even_after_a_resta
     std::thread::sleep(Duration::from_millis(2500));
     assert_eq!(second.stop().code(), Some(0));
     assert_eq!(watch_rolls(&w), 1, "{}", second.text());
-    assert_eq!(w.pane(&sessions[0].name).unwrap().pid, pid, "not rolled again");
+    assert_eq!(
+        w.pane(&sessions[0].name).unwrap().pid,
+        pid,
+        "not rolled again"
+    );
     assert_eq!(
         count_events(&w, "watch.held"),
         1,
@@ -366,12 +405,19 @@ fn an_unresumable_session_is_reported_once_per_change_not_every_interval() {
     std::thread::sleep(Duration::from_millis(3500));
     assert_eq!(count_events(&w, "session.left_alone"), 1);
     assert_eq!(
-        watch.count(&format!("{}: left alone (unresumable: no transcript", lost.reference)),
+        watch.count(&format!(
+            "{}: left alone (unresumable: no transcript",
+            lost.reference
+        )),
         1,
         "{}",
         watch.text()
     );
-    assert_eq!(count_events(&w, "env.drift"), 2, "the first sighting, then the one left after the roll");
+    assert_eq!(
+        count_events(&w, "env.drift"),
+        2,
+        "the first sighting, then the one left after the roll"
+    );
     assert_eq!(w.pane(&lost.name).unwrap().pid, lost_pid, "untouched");
     assert_eq!(
         environ(lost_pid).get("SLACK_BOT_TOKEN").map(String::as_str),
@@ -383,7 +429,12 @@ fn an_unresumable_session_is_reported_once_per_change_not_every_interval() {
     save_env_like_an_editor(&w, &format!("SLACK_BOT_TOKEN={third}\n"));
     watch.wait_for_count("watch roll finished", 2, Duration::from_secs(20));
     std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(count_events(&w, "session.left_alone"), 2, "{}", watch.text());
+    assert_eq!(
+        count_events(&w, "session.left_alone"),
+        2,
+        "{}",
+        watch.text()
+    );
     assert_eq!(w.pane(&lost.name).unwrap().pid, lost_pid, "still untouched");
 
     // Its transcript comes back: something changed, so it is retried (after
@@ -420,7 +471,10 @@ fn sigterm_lets_a_roll_in_flight_finish_and_reports_it() {
     assert_eq!(status.code(), Some(0), "{}", watch.text());
     let log = watch.text();
     assert!(
-        log.contains(&format!("watch roll: {}: restarted (verified)", sessions[0].reference)),
+        log.contains(&format!(
+            "watch roll: {}: restarted (verified)",
+            sessions[0].reference
+        )),
         "{log}"
     );
     assert!(log.contains("watch stopped (signal)"), "{log}");
@@ -430,7 +484,11 @@ fn sigterm_lets_a_roll_in_flight_finish_and_reports_it() {
         .collect();
     assert_eq!(finished.len(), 1);
     assert_eq!(finished[0]["sessions"][0]["outcome"], "restarted");
-    assert_ne!(w.pane(&sessions[0].name).unwrap().pid, pid, "the roll finished");
+    assert_ne!(
+        w.pane(&sessions[0].name).unwrap().pid,
+        pid,
+        "the roll finished"
+    );
     assert_eq!(count_events(&w, "watch.stopped"), 1);
     sweep(&w, &[&watch], CANARIES);
 }
@@ -455,10 +513,15 @@ fn status_reflects_the_watch_service_and_only_one_runs() {
 
     let (code, svc) = service(&w);
     assert_eq!(code, Some(1), "enabled and not running: {svc}");
-    assert_eq!((svc["enabled"].clone(), svc["running"].clone()), (true.into(), false.into()));
+    assert_eq!(
+        (svc["enabled"].clone(), svc["running"].clone()),
+        (true.into(), false.into())
+    );
     let text = w.the_loop(&["status"]);
     assert!(
-        stdout(&text).lines().any(|l| l.starts_with("watch") && l.ends_with("not running")),
+        stdout(&text)
+            .lines()
+            .any(|l| l.starts_with("watch") && l.ends_with("not running")),
         "{}",
         stdout(&text)
     );
@@ -470,7 +533,9 @@ fn status_reflects_the_watch_service_and_only_one_runs() {
     assert_eq!(svc["detail"], format!("pid {}", watch.pid()));
     let text = w.the_loop(&["status"]);
     assert!(
-        stdout(&text).lines().any(|l| l.starts_with("watch") && l.ends_with(" running")),
+        stdout(&text)
+            .lines()
+            .any(|l| l.starts_with("watch") && l.ends_with(" running")),
         "{}",
         stdout(&text)
     );
@@ -478,7 +543,10 @@ fn status_reflects_the_watch_service_and_only_one_runs() {
     let second = w.the_loop(&["watch", "--interval", "3600"]);
     assert_eq!(second.status.code(), Some(1));
     assert!(
-        stderr(&second).contains(&format!("watch is already running for this state root (pid {})", watch.pid())),
+        stderr(&second).contains(&format!(
+            "watch is already running for this state root (pid {})",
+            watch.pid()
+        )),
         "{}",
         stderr(&second)
     );
@@ -489,9 +557,17 @@ fn status_reflects_the_watch_service_and_only_one_runs() {
 
     // A pidfile naming a live process that does not hold the lock (a crash,
     // then pid reuse) is not a running watch.
-    std::fs::write(w.state.join("watch.pid"), format!("{}\n", std::process::id())).unwrap();
+    std::fs::write(
+        w.state.join("watch.pid"),
+        format!("{}\n", std::process::id()),
+    )
+    .unwrap();
     let (code, svc) = service(&w);
-    assert_eq!((code, svc["running"].clone()), (Some(1), false.into()), "{svc}");
+    assert_eq!(
+        (code, svc["running"].clone()),
+        (Some(1), false.into()),
+        "{svc}"
+    );
 
     // Not enabled: listed, and status does not fail for it.
     w.write_config("");
@@ -506,6 +582,70 @@ fn watch_refuses_without_an_env_file() {
     w.write_raw_config(&format!("state:\n  root: {}\n", w.state.display()));
     let out = w.the_loop(&["watch"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("no env.file is configured"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no env.file is configured"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!w.state.join("watch.pid").exists());
+}
+
+#[test]
+fn unverified_sessions_are_reported_once_and_never_rolled() {
+    let w = World::new();
+    let sessions = legacy_fleet(&w, 1);
+    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let pid = w.pane(&sessions[0].name).unwrap().pid;
+    // A /proc view with nothing in it: no environment can be read.
+    let empty = w.root().join("empty-proc");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut watch = start_watch_with(
+        &w,
+        &["--apply", "--interval", "1"],
+        &[("THE_LOOP_PROC_ROOT", empty.to_str().unwrap())],
+    );
+    watch.wait_for_log(
+        "cannot observe 1 session, so watch will not roll them",
+        Duration::from_secs(10),
+    );
+    std::thread::sleep(Duration::from_millis(2500));
+    assert_eq!(watch.stop().code(), Some(0));
+    assert_eq!(watch.count("cannot observe"), 1, "{}", watch.text());
+    assert_eq!(count_events(&w, "env.unverified"), 1);
+    assert_eq!(
+        count_events(&w, "env.drift"),
+        0,
+        "no drift it did not observe"
+    );
+    assert_eq!(watch_rolls(&w), 0);
+    assert_eq!(w.pane(&sessions[0].name).unwrap().pid, pid, "never rolled");
+    sweep(&w, &[&watch], CANARIES);
+}
+
+#[test]
+fn turning_on_auto_apply_in_the_config_takes_effect_at_once() {
+    let w = World::new();
+    let sessions = legacy_fleet(&w, 1);
+    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let pid = w.pane(&sessions[0].name).unwrap().pid;
+    let mut watch = start_watch(&w, &["--interval", "3600", "--debounce-ms", "200"]);
+    watch.wait_for_log("env drift: 1 session holds", Duration::from_secs(10));
+    assert!(
+        watch.text().contains("fix with `the-loop apply`"),
+        "{}",
+        watch.text()
+    );
+    assert_eq!(watch_rolls(&w), 0, "report only");
+    assert_eq!(w.pane(&sessions[0].name).unwrap().pid, pid);
+
+    // The config is watched too: the edit alone starts the roll.
+    w.write_config("  autoApply: true\n");
+    watch.wait_for_log(
+        "watch roll finished: 1 respawned, 0 failed",
+        Duration::from_secs(20),
+    );
+    assert_ne!(w.pane(&sessions[0].name).unwrap().pid, pid);
+    assert!(plan_is_clean(&w));
+    assert_eq!(watch.stop().code(), Some(0));
+    sweep(&w, &[&watch], CANARIES);
 }

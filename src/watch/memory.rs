@@ -107,6 +107,7 @@ impl Memory {
     /// Forgets sessions that are no longer registered.
     pub fn retain_labels<'a>(&mut self, labels: impl IntoIterator<Item = &'a str>) {
         let keep: std::collections::BTreeSet<&str> = labels.into_iter().collect();
-        self.sessions.retain(|label, _| keep.contains(label.as_str()));
+        self.sessions
+            .retain(|label, _| keep.contains(label.as_str()));
     }
 }

@@ -54,15 +54,21 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// One line for the drift a cycle observed: how many sessions, which names
 /// with their fingerprints (have → want, and the file's), which sessions,
-/// and the command that fixes it.
+/// and the command that fixes it. `rolling` is how many of them `watch`
+/// rolls now, or `None` when it only reports.
 pub fn drift_line(
     drifted: &[&SessionPlan],
     env_fingerprints: &BTreeMap<String, Fingerprint>,
-    auto_apply: bool,
+    rolling: Option<usize>,
 ) -> String {
     // Identifiers differ per session by design (each holds its own ref), so
     // they are grouped by name alone; every other change by its fingerprints.
-    type Key<'a> = (&'a str, Option<Fingerprint>, Option<Fingerprint>, &'static str);
+    type Key<'a> = (
+        &'a str,
+        Option<Fingerprint>,
+        Option<Fingerprint>,
+        &'static str,
+    );
     let mut groups: BTreeMap<Key, usize> = BTreeMap::new();
     for change in drifted.iter().flat_map(|s| s.changes.iter()) {
         let Change {
@@ -110,10 +116,15 @@ pub fn drift_line(
         ));
     }
     let names: Vec<&str> = drifted.iter().map(|s| s.label()).collect();
-    let fix = if auto_apply {
-        format!("rolling them now (by hand: `{FIX_COMMAND}`)")
-    } else {
-        format!("fix with `{FIX_COMMAND}`")
+    let fix = match rolling {
+        None => format!("fix with `{FIX_COMMAND}`"),
+        Some(n) if n == drifted.len() => {
+            format!("watch is rolling them now (by hand: `{FIX_COMMAND}`)")
+        }
+        Some(0) => {
+            format!("watch holds them back (each is reported once); fix with `{FIX_COMMAND}`")
+        }
+        Some(n) => format!("watch is rolling {n} of them now; fix the rest with `{FIX_COMMAND}`"),
     };
     format!(
         "env drift: {} a stale environment: {}; sessions: {}; {fix}",
@@ -228,21 +239,21 @@ mod tests {
         let c = drifted("github:octo/repo#3", "older");
         let mut env = BTreeMap::new();
         env.insert("SLACK_BOT_TOKEN".to_owned(), fp("rotated"));
+        insta::assert_snapshot!("drift_line_by_hand", drift_line(&[&a, &b, &c], &env, None));
+        insta::assert_snapshot!("drift_line_auto", drift_line(&[&a], &env, Some(1)));
         insta::assert_snapshot!(
-            "drift_line_by_hand",
-            drift_line(&[&a, &b, &c], &env, false)
+            "drift_line_auto_some_held",
+            [Some(2), Some(0)]
+                .map(|rolling| drift_line(&[&a, &b, &c], &env, rolling))
+                .join("\n")
         );
-        insta::assert_snapshot!("drift_line_auto", drift_line(&[&a], &env, true));
     }
 
     #[test]
     fn long_lists_of_sessions_are_counted() {
         let many: Vec<String> = (1..=11).map(|i| format!("s{i}")).collect();
         let refs: Vec<&str> = many.iter().map(String::as_str).collect();
-        assert_eq!(
-            labels(&refs),
-            "s1, s2, s3, s4, s5, s6, s7, s8 and 3 more"
-        );
+        assert_eq!(labels(&refs), "s1, s2, s3, s4, s5, s6, s7, s8 and 3 more");
     }
 
     #[test]

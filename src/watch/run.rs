@@ -143,10 +143,10 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     );
     watch.cycle("start");
     let stop = watch.wait_loop(&rx);
-    watch
-        .ctx
-        .events
-        .emit("watch.stopped", json!({"pid": std::process::id(), "reason": stop}));
+    watch.ctx.events.emit(
+        "watch.stopped",
+        json!({"pid": std::process::id(), "reason": stop}),
+    );
     tracing::info!("watch stopped ({stop})");
     Ok(ExitCode::SUCCESS)
 }
@@ -231,10 +231,13 @@ impl Watch {
     /// by renaming a new file over the old one, which a watch on the file
     /// itself would lose), following a config edit that moves the env file.
     fn rewatch(&mut self) {
-        let files: BTreeSet<PathBuf> = [Some(self.config_path.clone()), self.ctx.config.env.file.clone()]
-            .into_iter()
-            .flatten()
-            .collect();
+        let files: BTreeSet<PathBuf> = [
+            Some(self.config_path.clone()),
+            self.ctx.config.env.file.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let dirs: BTreeSet<PathBuf> = files
             .iter()
             .filter_map(|f| f.parent().map(Path::to_path_buf))
@@ -266,9 +269,7 @@ impl Watch {
     fn problem(&mut self, text: String) {
         if self.said.problem.as_deref() != Some(text.as_str()) {
             tracing::error!("watch cannot plan: {text}; nothing is rolled until this is fixed");
-            self.ctx
-                .events
-                .emit("watch.error", json!({"error": text}));
+            self.ctx.events.emit("watch.error", json!({"error": text}));
             self.said.problem = Some(text);
         }
     }
@@ -336,9 +337,6 @@ impl Watch {
             .collect();
         let unverified: Vec<&SessionPlan> =
             plan.sessions.iter().filter(|s| s.is_unverified()).collect();
-        self.say_drift(snapshot, desired, &drifted, auto);
-        self.say_unverified(&unverified);
-
         let facts: Vec<Drifted> = drifted
             .iter()
             .map(|s| Drifted {
@@ -346,9 +344,16 @@ impl Watch {
                 verdict: resumability(&self.ctx, snapshot, s),
             })
             .collect();
-        let now = epoch_now();
-        let assessments = assess(&self.memory, desired, &facts, now);
-        for a in assessments.iter().filter(|a| a.report) {
+        let assessments = assess(&self.memory, desired, &facts, epoch_now());
+        let to_roll: BTreeSet<String> = assessments
+            .iter()
+            .filter(|a| auto && matches!(a.decision, Decision::Roll { .. }))
+            .map(|a| a.label.clone())
+            .collect();
+        self.say_drift(snapshot, desired, &drifted, auto.then_some(to_roll.len()));
+        self.say_unverified(&unverified);
+        // Holds are about what watch would roll: said only when it rolls.
+        for a in assessments.iter().filter(|a| auto && a.report) {
             if let Some(line) = report::hold_line(a) {
                 tracing::warn!("{line}");
                 let session = drifted.iter().find(|s| s.label() == a.label);
@@ -365,12 +370,7 @@ impl Watch {
                 decide::mark_reported(&mut self.memory, &a.label, a.signature);
             }
         }
-        let to_roll: BTreeSet<String> = assessments
-            .iter()
-            .filter(|a| matches!(a.decision, Decision::Roll { .. }))
-            .map(|a| a.label.clone())
-            .collect();
-        if !auto || to_roll.is_empty() {
+        if to_roll.is_empty() {
             return;
         }
         let progress = |r: &SessionReport| {
@@ -406,7 +406,9 @@ impl Watch {
                 let now = epoch_now();
                 for s in &rolled.sessions {
                     // Not reached because of our own stop: the next watch decides afresh.
-                    if s.outcome == Outcome::NotAttempted && s.detail.as_deref() == Some("interrupted") {
+                    if s.outcome == Outcome::NotAttempted
+                        && s.detail.as_deref() == Some("interrupted")
+                    {
                         continue;
                     }
                     let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
@@ -423,7 +425,9 @@ impl Watch {
                         self.options.interval.as_secs(),
                     );
                 }
-                let count = |f: fn(Outcome) -> bool| rolled.sessions.iter().filter(|s| f(s.outcome)).count();
+                let count = |f: fn(Outcome) -> bool| {
+                    rolled.sessions.iter().filter(|s| f(s.outcome)).count()
+                };
                 let summary = format!(
                     "watch roll finished: {} respawned, {} failed{}",
                     count(Outcome::respawned),
@@ -454,7 +458,13 @@ impl Watch {
         }
     }
 
-    fn say_drift(&mut self, snapshot: &Snapshot, desired: Fingerprint, drifted: &[&SessionPlan], auto: bool) {
+    fn say_drift(
+        &mut self,
+        snapshot: &Snapshot,
+        desired: Fingerprint,
+        drifted: &[&SessionPlan],
+        rolling: Option<usize>,
+    ) {
         let plan = &snapshot.plan;
         let signature = (!drifted.is_empty()).then(|| {
             let canonical: Vec<_> = drifted
@@ -470,7 +480,7 @@ impl Watch {
             Some(_) => {
                 tracing::warn!(
                     "{}",
-                    report::drift_line(drifted, &plan.env_fingerprints, auto)
+                    report::drift_line(drifted, &plan.env_fingerprints, rolling)
                 );
                 let sessions: Vec<_> = drifted
                     .iter()
@@ -485,7 +495,8 @@ impl Watch {
                         "env_fingerprints": plan.env_fingerprints,
                         "desired": desired,
                         "fix_command": report::FIX_COMMAND,
-                        "auto_apply": auto,
+                        "auto_apply": rolling.is_some(),
+                        "rolling": rolling.unwrap_or(0),
                     }),
                 );
             }
@@ -499,9 +510,10 @@ impl Watch {
                     "no drift: {observed} running session(s) hold the desired environment"
                 );
                 if matches!(self.said.drift, Some(Some(_))) {
-                    self.ctx
-                        .events
-                        .emit("env.clean", json!({"sessions": observed, "desired": desired}));
+                    self.ctx.events.emit(
+                        "env.clean",
+                        json!({"sessions": observed, "desired": desired}),
+                    );
                 }
             }
         }
