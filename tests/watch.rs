@@ -214,12 +214,8 @@ fn a_rotation_is_noticed_within_the_debounce_and_rolled_with_apply() {
         "watch roll finished: 2 respawned, 0 failed",
         Duration::from_secs(20),
     );
-    watch.wait_for_log("no drift: 2 running session(s)", Duration::from_secs(10));
-    assert_eq!(
-        watch.count("no drift"),
-        2,
-        "said at start and after the roll"
-    );
+    // Said at start, and again once the roll cleaned the fleet.
+    watch.wait_for_count("no drift: 2 running session(s)", 2, Duration::from_secs(10));
     for (s, old) in sessions.iter().zip(&before) {
         let now = w.pane(&s.name).unwrap();
         assert_ne!(now.pid, old.pid, "{} respawned", s.reference);
@@ -638,8 +634,13 @@ fn turning_on_auto_apply_in_the_config_takes_effect_at_once() {
     assert_eq!(watch_rolls(&w), 0, "report only");
     assert_eq!(w.pane(&sessions[0].name).unwrap().pid, pid);
 
-    // The config is watched too: the edit alone starts the roll.
+    // The config is watched too. A broken edit is reported, and nothing is done.
+    w.write_raw_config("env: [unclosed\n");
+    watch.wait_for_log("watch cannot plan:", Duration::from_secs(10));
+    assert_eq!(count_events(&w, "watch.error"), 1);
+    // The fixed edit alone starts the roll.
     w.write_config("  autoApply: true\n");
+    watch.wait_for_log("watch can plan again", Duration::from_secs(10));
     watch.wait_for_log(
         "watch roll finished: 1 respawned, 0 failed",
         Duration::from_secs(20),
@@ -648,4 +649,22 @@ fn turning_on_auto_apply_in_the_config_takes_effect_at_once() {
     assert!(plan_is_clean(&w));
     assert_eq!(watch.stop().code(), Some(0));
     sweep(&w, &[&watch], CANARIES);
+}
+
+#[test]
+fn the_unit_file_in_the_docs_is_the_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let unit = std::fs::read_to_string(root.join("examples/the-loop-watch.service")).unwrap();
+    let docs = std::fs::read_to_string(root.join("docs/watch.md")).unwrap();
+    let body: String = unit
+        .lines()
+        .skip_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(body.starts_with("[Unit]"), "{body}");
+    assert!(
+        docs.contains(&body),
+        "docs/watch.md quotes examples/the-loop-watch.service verbatim"
+    );
+    assert!(unit.contains(" watch --interval"), "it runs watch");
 }

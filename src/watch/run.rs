@@ -370,7 +370,8 @@ impl Watch {
                 decide::mark_reported(&mut self.memory, &a.label, a.signature);
             }
         }
-        if to_roll.is_empty() {
+        // A stop that arrived during this cycle starts nothing new.
+        if to_roll.is_empty() || interrupt::requested() {
             return;
         }
         let progress = |r: &SessionReport| {
