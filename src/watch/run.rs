@@ -254,12 +254,18 @@ impl Watch {
             let _ = fs.unwatch(gone);
         }
         let mut trouble = Vec::new();
+        let mut watched: BTreeSet<PathBuf> = self.dirs.intersection(&dirs).cloned().collect();
         for dir in dirs.difference(&self.dirs) {
-            if let Err(err) = fs.watch(dir, RecursiveMode::NonRecursive) {
-                trouble.push(format!("cannot watch {} ({err})", dir.display()));
+            match fs.watch(dir, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    watched.insert(dir.clone());
+                }
+                // Not recorded as watched, so the next cycle tries again
+                // (a directory that appears later is then watched).
+                Err(err) => trouble.push(format!("cannot watch {} ({err})", dir.display())),
             }
         }
-        self.dirs = dirs;
+        self.dirs = watched;
         for text in trouble {
             self.fs_trouble(text);
         }
