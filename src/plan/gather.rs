@@ -2,8 +2,9 @@
 //! read `/proc` for the panes of managed sessions only.
 
 use super::compute::{compute, ManagedSession, Targets};
-use super::model::{CorruptRecordNote, Plan};
+use super::model::{Action, CorruptRecordNote, Plan};
 use crate::desired::policy::{Identity, Policy};
+use crate::harness::models::{resolve, Resolved};
 use crate::observed::{fleet, proc_env, EnvRead, FleetView, Probe};
 use crate::registry::{normalise_tmux_target, standing_tmux_name, tmux_session_name, Registry};
 use crate::secret::Fingerprint;
@@ -116,7 +117,7 @@ pub fn plan_now(
     targets: &Targets,
 ) -> (Plan, Observed) {
     let observed = observe(registry, tmux);
-    let plan = compute(
+    let mut plan = compute(
         policy,
         &observed.sessions,
         &observed.fleet,
@@ -124,5 +125,41 @@ pub fn plan_now(
         targets,
         observed.corrupt.clone(),
     );
+    let (wants, cmdlines) = launch_inputs(registry, &plan, policy.models());
+    super::args::annotate(&mut plan, &wants, &cmdlines);
     (plan, observed)
+}
+
+/// For launch-argument drift: what each session's record resolves to now
+/// (only records that stored launch arguments), and the argv of each
+/// harness pane. Only sessions whose environment was read are looked at, so
+/// only pids of the-loop's own panes are read.
+fn launch_inputs(
+    registry: &Registry,
+    plan: &Plan,
+    models: &BTreeMap<String, Vec<String>>,
+) -> (BTreeMap<String, Resolved>, BTreeMap<i32, Vec<String>>) {
+    let mut wants = BTreeMap::new();
+    let mut cmdlines = BTreeMap::new();
+    for session in plan.sessions.iter().filter(|s| s.action != Action::Skip) {
+        let identity = match (&session.reference, &session.standing) {
+            (Some(r), _) => Identity::WorkItem(r.clone()),
+            (None, Some(n)) => Identity::Standing(n.clone()),
+            (None, None) => continue,
+        };
+        let Some(pid) = session.pane_pid else {
+            continue;
+        };
+        let Ok(facts) = crate::apply::precheck::load_facts(registry, &identity) else {
+            continue;
+        };
+        if !facts.args_recorded {
+            continue;
+        }
+        if let Ok(cmdline) = proc_env::cmdline(pid) {
+            wants.insert(session.label().to_owned(), resolve(&facts.args, models));
+            cmdlines.insert(pid, cmdline);
+        }
+    }
+    (wants, cmdlines)
 }
