@@ -14,6 +14,6 @@ pub struct Service {
 }
 
 /// Every service this build knows, enabled or not.
-pub fn all(_config: &Config) -> Vec<Service> {
-    Vec::new()
+pub fn all(config: &Config) -> Vec<Service> {
+    vec![crate::web_terminal::service(config)]
 }
