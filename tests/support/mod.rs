@@ -98,6 +98,26 @@ impl World {
         path
     }
 
+    /// A PATH holding this world's bin directory and only `tools` from the
+    /// system (linked into a directory of their own), for tests that need a
+    /// program to be missing whatever the machine has installed.
+    pub fn restricted_path(&self, tools: &[&str]) -> String {
+        let dir = self.root().join("system-bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let system = std::env::var("PATH").unwrap_or_default();
+        for tool in tools {
+            let found = std::env::split_paths(&system)
+                .map(|d| d.join(tool))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| panic!("{tool} is not installed"));
+            let link = dir.join(tool);
+            if !link.exists() {
+                std::os::unix::fs::symlink(found, link).unwrap();
+            }
+        }
+        format!("{}:{}", self.bin_dir.display(), dir.display())
+    }
+
     /// The events logged so far, one JSON value per line.
     pub fn events(&self) -> Vec<serde_json::Value> {
         std::fs::read_to_string(self.state.join("events.jsonl"))
