@@ -5,7 +5,7 @@ use super::compute::{compute, ManagedSession, Targets};
 use super::model::{CorruptRecordNote, Plan};
 use crate::desired::policy::{Identity, Policy};
 use crate::observed::{fleet, proc_env, EnvRead, FleetView, Probe};
-use crate::registry::{normalise_tmux_target, standing_tmux_name, tmux_session_name, Registry};
+use crate::registry::{standing_tmux_name, Registry};
 use crate::secret::Fingerprint;
 use crate::tmux::Tmux;
 use std::collections::BTreeMap;
@@ -17,35 +17,26 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
     let standing = registry.standing();
     let mut sessions = Vec::new();
     for (_, record) in &items.records {
+        // Listings only hold records whose ref parses.
         let target = record
-            .tmux_target
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(normalise_tmux_target);
-        let reference = record.work_item.reference.clone();
-        let target =
-            target.unwrap_or_else(|| match reference.parse::<crate::registry::WorkItemRef>() {
-                Ok(r) => r.tmux_name(),
-                Err(_) => tmux_session_name(&reference),
-            });
+            .tmux_target()
+            .or_else(|| record.work_item_ref().ok().map(|r| r.tmux_name()))
+            .unwrap_or_default();
         sessions.push(ManagedSession {
-            identity: Identity::WorkItem(reference),
+            identity: Identity::WorkItem(record.work_item.reference.clone()),
             tmux_target: target,
-            record_live: record.status.is_live(),
-            record_fingerprint: Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default()),
+            record_live: record.is_live(),
+            record_fingerprint: record_fingerprint(record),
         });
     }
     for (_, record) in &standing.records {
-        let target = record
-            .tmux_target
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(normalise_tmux_target);
         sessions.push(ManagedSession {
             identity: Identity::Standing(record.name.clone()),
-            tmux_target: target.unwrap_or_else(|| standing_tmux_name(&record.name)),
-            record_live: record.status.is_live(),
-            record_fingerprint: Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default()),
+            tmux_target: record
+                .tmux_target()
+                .unwrap_or_else(|| standing_tmux_name(&record.name)),
+            record_live: record.is_live(),
+            record_fingerprint: record_fingerprint(record),
         });
     }
     let corrupt = items
@@ -58,6 +49,11 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         })
         .collect();
     (sessions, corrupt)
+}
+
+/// Lets a saved plan notice that a record changed since.
+fn record_fingerprint<T: serde::Serialize>(record: &T) -> Fingerprint {
+    Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default())
 }
 
 /// Reads the environment of each managed session's live harness pane.
