@@ -77,12 +77,21 @@ pub fn read_environments(fleet: &FleetView, sessions: &[ManagedSession]) -> BTre
 /// The harness's environment, refusing to read the launcher's: until the
 /// launcher has exec'd, the pid still holds the tmux server's environment.
 pub fn read_harness_environment(pid: i32, launcher: Option<&std::path::Path>) -> EnvRead {
-    if let (Some(launcher), Ok(exe)) = (launcher, proc_env::executable(pid)) {
-        if exe == launcher {
-            return EnvRead::Unverified("the launcher has not started the harness yet".into());
-        }
+    if is_launcher(pid, launcher) {
+        return EnvRead::Unverified("the launcher has not started the harness yet".into());
     }
     proc_env::read_environ(pid)
+}
+
+/// The launcher is recognised by its image (this binary) or, when another
+/// the-loop binary started the pane, by its argv shape (`… exec --config …`).
+fn is_launcher(pid: i32, launcher: Option<&std::path::Path>) -> bool {
+    let same_image = launcher.is_some_and(|l| proc_env::executable(pid).is_ok_and(|exe| exe == l));
+    same_image
+        || proc_env::cmdline(pid).is_ok_and(|argv| {
+            argv.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
+                && argv.get(2).map(String::as_str) == Some("--config")
+        })
 }
 
 /// Everything a plan needs, observed now.
