@@ -20,6 +20,7 @@ pub mod plan;
 pub mod preflight;
 pub mod registry;
 pub mod runner;
+pub mod schemas;
 pub mod secret;
 pub mod services;
 pub mod tmux;
