@@ -59,8 +59,9 @@ pub fn gh_args(reference: &WorkItemRef, body: &str) -> Option<Vec<String>> {
 }
 
 /// Posts the announcement when enabled and the ref is a GitHub one. Never
-/// fails: the outcome is an event (`session.announced` or
-/// `session.announce_failed`) and, on failure, a warning.
+/// fails: the outcome is an event (`session.announced`,
+/// `session.announce_skipped` when there is no gh, or
+/// `session.announce_failed` with a warning).
 pub fn announce(enabled: bool, reference: &WorkItemRef, tmux_name: &str, events: &EventLog) {
     if !enabled {
         return;
@@ -68,19 +69,28 @@ pub fn announce(enabled: bool, reference: &WorkItemRef, tmux_name: &str, events:
     let Some(args) = gh_args(reference, &body(tmux_name)) else {
         return;
     };
-    let fields = json!({"ref": reference.to_string(), "tmux_target": tmux_name});
+    let mut fields = json!({"ref": reference.to_string(), "tmux_target": tmux_name});
     match run_gh(&args) {
         Ok(()) => events.emit("session.announced", fields),
-        Err(reason) => {
+        // No gh is a deployment without announcements: a no-op, not a failure.
+        Err(GhError::Missing) => {
+            fields["reason"] = json!("gh is not installed (not found on PATH)");
+            events.emit("session.announce_skipped", fields);
+        }
+        Err(GhError::Failed(reason)) => {
             tracing::warn!("could not announce {tmux_name} on {reference}: {reason}");
-            let mut fields = fields;
             fields["reason"] = json!(reason);
             events.emit("session.announce_failed", fields);
         }
     }
 }
 
-fn run_gh(args: &[String]) -> Result<(), String> {
+enum GhError {
+    Missing,
+    Failed(String),
+}
+
+fn run_gh(args: &[String]) -> Result<(), GhError> {
     let mut child = Command::new("gh")
         .args(args)
         .stdin(Stdio::null())
@@ -88,21 +98,23 @@ fn run_gh(args: &[String]) -> Result<(), String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => "gh is not installed (not found on PATH)".to_owned(),
-            kind => format!("cannot run gh: {kind}"),
+            std::io::ErrorKind::NotFound => GhError::Missing,
+            kind => GhError::Failed(format!("cannot run gh: {kind}")),
         })?;
     let deadline = Instant::now() + GH_TIMEOUT;
     loop {
         match child.try_wait() {
             Ok(Some(status)) if status.success() => return Ok(()),
-            Ok(Some(status)) => return Err(format!("gh failed ({status})")),
+            Ok(Some(status)) => return Err(GhError::Failed(format!("gh failed ({status})"))),
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("gh did not finish within {GH_TIMEOUT:?}"));
+                return Err(GhError::Failed(format!(
+                    "gh did not finish within {GH_TIMEOUT:?}"
+                )));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("cannot wait for gh: {}", e.kind())),
+            Err(e) => return Err(GhError::Failed(format!("cannot wait for gh: {}", e.kind()))),
         }
     }
 }

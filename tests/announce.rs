@@ -32,7 +32,7 @@ fn gh_calls(w: &World) -> Vec<Vec<String>> {
     calls
 }
 
-fn start(w: &World, env: &[(&str, &str)]) -> serde_json::Value {
+fn start(w: &World, env: &[(&str, &str)]) -> (serde_json::Value, std::process::Output) {
     let cwd = w.work.join("repo15");
     std::fs::create_dir_all(&cwd).unwrap();
     let out = w.the_loop_with(
@@ -61,7 +61,7 @@ fn start(w: &World, env: &[(&str, &str)]) -> serde_json::Value {
         },
         "the harness started",
     );
-    started
+    (started, out)
 }
 
 fn world() -> World {
@@ -75,7 +75,7 @@ fn world() -> World {
 fn a_first_spawn_is_announced_once_and_a_respawn_posts_nothing() {
     let w = world();
     w.install_bin("gh", GH_STAND_IN);
-    let started = start(&w, &[]);
+    let (started, _) = start(&w, &[]);
 
     let calls = gh_calls(&w);
     assert_eq!(calls.len(), 1, "{calls:?}");
@@ -142,15 +142,31 @@ fn a_missing_or_failing_gh_never_stops_the_spawn() {
     failing.write_env("UNRELATED=1\n");
     failing.write_config("");
     failing.install_bin("gh", GH_STAND_IN);
-    for (world, env, why) in [
-        (&w, vec![("PATH", no_gh.as_str())], "gh is not installed"),
-        (&failing, vec![("GH_STAND_IN_EXIT", "1")], "gh failed"),
+    for (world, env, event, why) in [
+        (
+            &w,
+            vec![("PATH", no_gh.as_str())],
+            "session.announce_skipped",
+            "gh is not installed",
+        ),
+        (
+            &failing,
+            vec![("GH_STAND_IN_EXIT", "1")],
+            "session.announce_failed",
+            "gh failed",
+        ),
     ] {
-        start(world, &env);
+        let said = stderr(&start(world, &env).1);
+        // A deployment without gh simply has no announcements; a failing gh is worth a warning.
+        assert_eq!(
+            said.contains("could not announce"),
+            event.ends_with("failed"),
+            "{said}"
+        );
         let failed: Vec<serde_json::Value> = world
             .events()
             .into_iter()
-            .filter(|e| e["event"] == "session.announce_failed")
+            .filter(|e| e["event"] == event)
             .collect();
         assert_eq!(failed.len(), 1, "{failed:?}");
         assert!(
