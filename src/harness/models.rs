@@ -46,7 +46,11 @@ pub fn resolve(requested: &LaunchArgs, models: &BTreeMap<String, Vec<String>>) -
         None => None,
         Some(m) if models.contains_key(m) => Some(m.to_owned()),
         Some(m) if models.is_empty() => {
-            drop("model", m, "routing.models declares no models".into());
+            drop(
+                "model",
+                m,
+                "routing.models declares no models; declare it there to use it".into(),
+            );
             None
         }
         Some(m) => {
@@ -196,6 +200,8 @@ mod tests {
     fn nothing_declared_drops_any_model() {
         let r = resolve(&ask(Some("opus"), None), &BTreeMap::new());
         assert_eq!(r.args.model, None);
-        assert_eq!(r.dropped[0].why, "routing.models declares no models");
+        assert!(r.dropped[0]
+            .why
+            .starts_with("routing.models declares no models"));
     }
 }
