@@ -6,6 +6,7 @@
 //! verifies and reports. [`registry`] holds the records that tie a tmux
 //! session to a work item and its conversation.
 
+pub mod announce;
 pub mod apply;
 pub mod cli;
 pub mod clock;
@@ -16,6 +17,7 @@ pub mod harness;
 pub mod launcher;
 pub mod observed;
 pub mod plan;
+pub mod preflight;
 pub mod registry;
 pub mod runner;
 pub mod schemas;
@@ -23,3 +25,4 @@ pub mod secret;
 pub mod services;
 pub mod tmux;
 pub mod watch;
+pub mod web_terminal;

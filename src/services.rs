@@ -15,7 +15,7 @@ pub struct Service {
 
 /// Every service this build knows, enabled or not.
 pub fn all(config: &Config) -> Vec<Service> {
-    vec![watch(config)]
+    vec![crate::web_terminal::service(config), watch(config)]
 }
 
 /// `the-loop watch`, enabled by `env.watch.enabled`: running when the pid in

@@ -100,6 +100,8 @@ fn status_reports_stale_sessions_in_one_line_and_never_fails_on_drift() {
 fn list_shows_ref_harness_target_status_and_live_state() {
     let w = World::new();
     w.write_env("A=1\n");
+    // A model is launched only when the operator declares it.
+    w.write_config_with_routing("  models:\n    opus: [high]\n");
     assert!(start(
         &w,
         "github:octo/foo.js#3",

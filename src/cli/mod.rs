@@ -8,6 +8,7 @@ pub(crate) mod plan;
 mod sessions;
 mod status;
 mod watch;
+mod web_terminal;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -82,6 +83,17 @@ pub enum Command {
 (no env.file, another watch holds <state root>/watch.lock, an unreadable config)."
     )]
     Watch(watch::WatchArgs),
+    /// Serve the shared the-loop-hub tmux session in a browser through ttyd.
+    ///
+    /// Runs in the foreground until Ctrl-C or SIGTERM, which stop ttyd with it.
+    /// Needs routing.webTerminal.enabled: true and ttyd on PATH; binds to
+    /// routing.webTerminal.host:port (default 127.0.0.1:7681). There is no
+    /// authentication: whoever reaches the address gets a shell, so keep it on
+    /// loopback or behind a VPN or your provider's network controls.
+    #[command(
+        after_help = "Exit codes: 0 stopped by SIGINT/SIGTERM; 1 not enabled, ttyd missing or exited on its own."
+    )]
+    WebTerminal(web_terminal::WebTerminalArgs),
     /// Print shell completions.
     Completions(CompletionsArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
@@ -109,6 +121,7 @@ pub fn run() -> ExitCode {
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
+        Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Completions(args) => {
             clap_complete::generate(
                 args.shell,

@@ -51,6 +51,9 @@ pub enum Decision {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Assessment {
     pub label: String,
+    /// The desired state for this session (see [`session_desired`]): the key
+    /// its memory entry is kept under.
+    pub desired: Fingerprint,
     pub signature: Fingerprint,
     #[serde(flatten)]
     pub decision: Decision,
@@ -81,6 +84,22 @@ pub fn desired_fingerprint(
     Fingerprint::of(canonical.to_string().as_bytes())
 }
 
+/// The desired state for one session: the fleet's, plus the launch
+/// arguments its record and the config ask for when they differ from what it
+/// runs with (argv drift is rolled like env drift). With no argv drift it is
+/// the fleet's desired state itself.
+pub fn session_desired(desired: Fingerprint, session: &SessionPlan) -> Fingerprint {
+    if session.args_changes.is_empty() {
+        return desired;
+    }
+    let wants: Vec<_> = session
+        .args_changes
+        .iter()
+        .map(|c| json!([c.name, c.want]))
+        .collect();
+    Fingerprint::of(json!([desired, wants]).to_string().as_bytes())
+}
+
 /// What was observed of one drifted session, as one fingerprint: a change in
 /// its pane, its record, its drift or its resumability is "something changed".
 pub fn signature(desired: Fingerprint, drifted: &Drifted) -> Fingerprint {
@@ -91,6 +110,7 @@ pub fn signature(desired: Fingerprint, drifted: &Drifted) -> Fingerprint {
         "pid": s.pane_pid,
         "record": s.record_fingerprint,
         "changes": s.changes,
+        "args_changes": s.args_changes,
         "unresumable": drifted.verdict.as_ref().err(),
     });
     Fingerprint::of(canonical.to_string().as_bytes())
@@ -117,15 +137,17 @@ pub fn assess(
         .iter()
         .map(|d| {
             let label = d.session.label().to_owned();
+            let desired = session_desired(desired, d.session);
             let signature = signature(desired, d);
-            let decision = decide(memory.current(&label, desired), signature, now);
+            let entry = memory.current(&label, desired);
+            let decision = decide(entry, signature, now);
             let report = !matches!(decision, Decision::Roll { .. })
-                && memory
-                    .current(&label, desired)
+                && entry
                     .and_then(|e| e.reported)
                     .is_none_or(|reported| reported != signature);
             Assessment {
                 label,
+                desired,
                 signature,
                 decision,
                 report,
@@ -226,6 +248,7 @@ mod tests {
             action: Action::Respawn,
             reason: None,
             observation: Observation::Read,
+            args_changes: Vec::new(),
             changes: vec![Change {
                 name: "SLACK_BOT_TOKEN".into(),
                 have: Some(fp("retired")),
@@ -337,6 +360,40 @@ mod tests {
             assessments: assess(&memory, d, &fixed, 1060),
         });
         insta::assert_yaml_snapshot!(steps);
+    }
+
+    #[test]
+    fn launch_argument_drift_is_its_own_desired_state() {
+        let d = fp("desired-1");
+        let mut s = session("github:octo/repo#3", 400);
+        assert_eq!(session_desired(d, &s), d, "env drift alone: the fleet's");
+        s.args_changes = vec![crate::plan::model::ArgsChange {
+            name: crate::plan::model::ArgsField::Model,
+            have: vec!["--model".into(), "sonnet".into()],
+            want: vec!["--model".into(), "opus".into()],
+            dropped: None,
+        }];
+        let with_args = session_desired(d, &s);
+        assert_ne!(with_args, d);
+        // Rolled for env drift, then the config asks for another model: rolled again.
+        let mut memory = Memory::default();
+        record(
+            &mut memory,
+            "github:octo/repo#3",
+            d,
+            fp("sig"),
+            Outcome::Restarted,
+            None,
+            1,
+            60,
+        );
+        let seen = [Drifted {
+            session: &s,
+            verdict: Ok(()),
+        }];
+        let now = assess(&memory, d, &seen, 2);
+        assert_eq!(now[0].decision, Decision::Roll { retry: false });
+        assert_eq!(now[0].desired, with_args);
     }
 
     #[test]

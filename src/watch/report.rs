@@ -109,6 +109,22 @@ pub fn drift_line(
             text
         })
         .collect();
+    // Launch-argument drift (rolled like env drift): by field, with a count.
+    let mut args: BTreeMap<String, usize> = BTreeMap::new();
+    for change in drifted.iter().flat_map(|s| s.args_changes.iter()) {
+        let field = serde_json::to_value(change.name)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        *args.entry(field).or_default() += 1;
+    }
+    for (field, count) in &args {
+        let mut text = format!("launch args {field}");
+        if *count > 1 {
+            let _ = write!(text, " ×{count}");
+        }
+        changes.push(text);
+    }
     if groups.len() > MAX_CHANGE_GROUPS {
         changes.push(format!(
             "{} more (see `the-loop plan`)",
@@ -126,9 +142,21 @@ pub fn drift_line(
         }
         Some(n) => format!("watch is rolling {n} of them now; fix the rest with `{FIX_COMMAND}`"),
     };
+    let what = if drifted.iter().all(|s| s.changes.is_empty()) {
+        plural(
+            drifted.len(),
+            "session runs with stale launch arguments",
+            "sessions run with stale launch arguments",
+        )
+    } else {
+        plural(
+            drifted.len(),
+            "session holds a stale environment",
+            "sessions hold a stale environment",
+        )
+    };
     format!(
-        "env drift: {} a stale environment: {}; sessions: {}; {fix}",
-        plural(drifted.len(), "session holds", "sessions hold"),
+        "env drift: {what}: {}; sessions: {}; {fix}",
         changes.join(", "),
         labels(&names),
     )
@@ -214,6 +242,7 @@ mod tests {
             action: Action::Respawn,
             reason: None,
             observation: Observation::Read,
+            args_changes: Vec::new(),
             changes: vec![
                 Change {
                     name: "SLACK_BOT_TOKEN".into(),
@@ -241,6 +270,22 @@ mod tests {
         env.insert("SLACK_BOT_TOKEN".to_owned(), fp("rotated"));
         insta::assert_snapshot!("drift_line_by_hand", drift_line(&[&a, &b, &c], &env, None));
         insta::assert_snapshot!("drift_line_auto", drift_line(&[&a], &env, Some(1)));
+        let mut argv = drifted("github:octo/repo#4", "retired");
+        argv.changes.clear();
+        argv.args_changes = vec![crate::plan::model::ArgsChange {
+            name: crate::plan::model::ArgsField::Model,
+            have: vec![],
+            want: vec!["--model".into(), "opus".into()],
+            dropped: None,
+        }];
+        insta::assert_snapshot!(
+            "drift_line_launch_args",
+            [
+                drift_line(&[&argv], &env, None),
+                drift_line(&[&a, &argv], &env, None)
+            ]
+            .join("\n")
+        );
         insta::assert_snapshot!(
             "drift_line_auto_some_held",
             [Some(2), Some(0)]
@@ -275,6 +320,7 @@ mod tests {
         .filter_map(|decision| {
             hold_line(&Assessment {
                 label: "github:octo/repo#1".into(),
+                desired: fp("d"),
                 signature: fp("x"),
                 decision,
                 report: true,

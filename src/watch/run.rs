@@ -370,7 +370,7 @@ impl Watch {
                         "standing": session.and_then(|s| s.standing.clone()),
                         "label": a.label,
                         "decision": a.decision,
-                        "desired": desired,
+                        "desired": a.desired,
                     }),
                 );
                 decide::mark_reported(&mut self.memory, &a.label, a.signature);
@@ -424,7 +424,7 @@ impl Watch {
                     decide::record(
                         &mut self.memory,
                         &a.label,
-                        desired,
+                        a.desired,
                         a.signature,
                         s.outcome,
                         s.detail.clone(),
@@ -476,7 +476,7 @@ impl Watch {
         let signature = (!drifted.is_empty()).then(|| {
             let canonical: Vec<_> = drifted
                 .iter()
-                .map(|s| json!([s.label(), s.changes]))
+                .map(|s| json!([s.label(), s.changes, s.args_changes]))
                 .collect();
             Fingerprint::of(json!([desired, canonical]).to_string().as_bytes())
         });
@@ -491,7 +491,7 @@ impl Watch {
                 );
                 let sessions: Vec<_> = drifted
                     .iter()
-                    .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "changes": s.changes}))
+                    .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "changes": s.changes, "args_changes": s.args_changes}))
                     .collect();
                 self.ctx.events.emit(
                     "env.drift",

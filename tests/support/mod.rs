@@ -81,6 +81,66 @@ impl World {
         ));
     }
 
+    /// Like [`World::write_config`], with `routing_extra` (YAML lines
+    /// indented by two spaces) added under `routing:`.
+    pub fn write_config_with_routing(&self, routing_extra: &str) {
+        self.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n{routing_extra}",
+            self.state.display()
+        ));
+    }
+
+    /// Installs an executable script in this world's bin directory (on PATH).
+    pub fn install_bin(&self, name: &str, script: &str) -> PathBuf {
+        let path = self.bin_dir.join(name);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// A PATH holding this world's bin directory and only `tools` from the
+    /// system (linked into a directory of their own), for tests that need a
+    /// program to be missing whatever the machine has installed.
+    pub fn restricted_path(&self, tools: &[&str]) -> String {
+        let dir = self.root().join("system-bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let system = std::env::var("PATH").unwrap_or_default();
+        for tool in tools {
+            let found = std::env::split_paths(&system)
+                .map(|d| d.join(tool))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| panic!("{tool} is not installed"));
+            let link = dir.join(tool);
+            if !link.exists() {
+                std::os::unix::fs::symlink(found, link).unwrap();
+            }
+        }
+        format!("{}:{}", self.bin_dir.display(), dir.display())
+    }
+
+    /// The events logged so far, one JSON value per line.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.state.join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The work-item record at `local/<slug>.json`.
+    pub fn record(&self, slug: &str) -> serde_json::Value {
+        let path = self.state.join("local").join(format!("{slug}.json"));
+        serde_json::from_slice(&std::fs::read(path).expect("record exists")).unwrap()
+    }
+
+    /// Rewrites the work-item record at `local/<slug>.json`, as an operator would by hand.
+    pub fn edit_record(&self, slug: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+        let mut record = self.record(slug);
+        edit(&mut record);
+        let path = self.state.join("local").join(format!("{slug}.json"));
+        std::fs::write(path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    }
+
     pub fn write_raw_config(&self, text: &str) {
         std::fs::write(&self.config_path, text).unwrap();
     }

@@ -3,6 +3,7 @@
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::desired::policy::Identity;
+use crate::harness::models::resolve;
 use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
 use crate::observed::{fleet, Probe};
 use crate::registry::{Status, WorkItemRecord, WorkItemRef};
@@ -73,13 +74,22 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     let name = reference.tmux_name();
     clear_occupant(ctx, &name)?;
 
-    crate::harness::prepare::before_spawn(&ctx.config, &cwd, &ctx.events);
-    let session_id = new_session_id();
-    let launch_args = LaunchArgs {
+    let requested = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
         model: args.model.clone(),
         effort: args.effort.clone(),
     };
+    let resolved = resolve(&requested, &ctx.config.routing.models);
+    for dropped in &resolved.dropped {
+        eprintln!("warning: {dropped}; starting without it");
+    }
+    let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
+    let launch_args = resolved.args;
+    // Before the harness starts, so it opens straight into work. The
+    // directory as given, which may differ from its real path.
+    let given_cwd = std::path::absolute(&args.cwd).unwrap_or_else(|_| cwd.clone());
+    crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
+    let session_id = new_session_id();
     let spec = LaunchSpec {
         identity: Identity::WorkItem(reference.to_string()),
         cwd: cwd.clone(),
@@ -116,12 +126,13 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         other => miette::Report::new(other),
     })?;
 
-    let mut record = ctx
-        .registry
-        .load_work_item(&reference)
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
+    let prior = ctx.registry.load_work_item(&reference).ok().flatten();
+    // A session under this name was announced before; its comment still holds.
+    let first_spawn = prior
+        .as_ref()
+        .is_none_or(|r| r.tmux_target().as_deref() != Some(name.as_str()));
+    let mut record =
+        prior.unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
     let now = crate::clock::now_utc();
     record.harness = harness;
     record.status = Status::Active;
@@ -138,6 +149,10 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         "session.spawned",
         serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": false}),
     );
+    crate::harness::models::report_dropped_events(&ctx.events, &subject, &resolved.dropped);
+    if first_spawn {
+        crate::announce::announce(ctx.config.routing.announce, &reference, &name, &ctx.events);
+    }
     let started = Started {
         reference: reference.to_string(),
         tmux_target: name.clone(),
