@@ -449,6 +449,9 @@ fn the_deprecated_runner_key_is_warned_about() {
         .finish();
     let fixture = Fixture::new();
     tracing::subscriber::with_default(subscriber, || {
+        // Another test thread may have cached "no interest" for this callsite
+        // while no subscriber was set; recompute it now that one is.
+        tracing::callsite::rebuild_interest_cache();
         fixture.load("routing:\n  runner: process\n").unwrap();
     });
     let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();

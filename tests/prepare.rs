@@ -45,7 +45,7 @@ fn start(w: &World, cwd: &std::path::Path, env: &[(&str, &str)]) {
     wait_for(
         || {
             w.pane(NAME)
-                .is_some_and(|p| !p.dead && cmdline(p.pid).iter().any(|a| a.ends_with("claude")))
+                .is_some_and(|p| !p.dead && cmdline(p.pid).get(1).is_some_and(|a| a != "exec"))
         },
         "the harness started",
     );

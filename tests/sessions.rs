@@ -225,10 +225,7 @@ fn without_an_env_file_a_spawn_is_plain() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let pane = w.pane("loop-github-octo-repo-9").unwrap();
-    wait_for(
-        || cmdline(pane.pid).iter().any(|a| a.ends_with("claude")),
-        "harness started",
-    );
+    wait_for_harness(pane.pid);
     let env = environ(pane.pid);
     assert_eq!(
         env.get("SLACK_BOT_TOKEN").map(String::as_str),

@@ -161,3 +161,19 @@ pub fn kill_session(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
         Err(SpawnError::Refused(out.stderr))
     }
 }
+
+/// Verifies a session is gone. Killing the last session makes the server
+/// exit, and a listing during that shutdown can go unanswered, so an
+/// unknown answer is asked again briefly; only "absent" confirms.
+pub fn confirm_absent(tmux: &Tmux, session: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match crate::observed::fleet::observe(tmux).probe(session) {
+            crate::observed::Probe::Absent => return true,
+            crate::observed::Probe::Unknown if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            _ => return false,
+        }
+    }
+}

@@ -447,3 +447,16 @@ pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
         }
     }
 }
+
+/// Waits until the pane's launcher has exec'd the harness: until then the
+/// pid still runs `the-loop exec … -- claude …` and holds the launcher's
+/// environment, not the harness's.
+pub fn wait_for_harness(pid: i32) {
+    wait_for(
+        || {
+            let argv = cmdline(pid);
+            !argv.is_empty() && argv.get(1).map(String::as_str) != Some("exec")
+        },
+        "the launcher exec'd the harness",
+    );
+}

@@ -187,7 +187,7 @@ fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
         ),
         Probe::Dead => {
             kill_session(&ctx.tmux, name)?;
-            if fleet::observe(&ctx.tmux).probe(name) != Probe::Absent {
+            if !crate::runner::spawn::confirm_absent(&ctx.tmux, name) {
                 miette::bail!(code = "the_loop::start::occupied", "the dead tmux session {name} could not be cleared");
             }
             ctx.events.emit("session.occupant_cleared", serde_json::json!({"tmux_target": name}));
