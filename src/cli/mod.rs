@@ -5,7 +5,8 @@ pub(crate) mod context;
 mod exec;
 pub(crate) mod output;
 pub(crate) mod plan;
-mod sessions;
+pub(crate) mod sessions;
+mod standing;
 mod status;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
@@ -63,9 +64,12 @@ pub enum Command {
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
     )]
     Status(status::StatusArgs),
-    /// Start, list and restart harness sessions.
+    /// Start, deliver to, pause, close, reset, clean up and attach to work-item sessions.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// Create, start, stop, restart, list and talk to standing sessions (no work item).
+    #[command(subcommand)]
+    Standing(standing::StandingCommand),
     /// Print shell completions.
     Completions(CompletionsArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
@@ -87,6 +91,7 @@ pub fn run() -> ExitCode {
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
         Command::Status(args) => status::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
+        Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::Completions(args) => {
             clap_complete::generate(
