@@ -48,18 +48,23 @@ pub fn run(ctx: &Context, args: AttachArgs) -> miette::Result<ExitCode> {
             key.label()
         );
     };
+    let closed = record.status() == Status::Closed;
     if probe(&ctx.tmux, &target).0 == Probe::Absent {
-        miette::bail!(
-            code = "the_loop::attach::absent",
-            help = format!(
+        let help = if closed {
+            "the work item is closed and its tmux session was not kept; there is nothing left to attach to".to_owned()
+        } else {
+            format!(
                 "the next delivery respawns it (`the-loop sessions deliver {} --message …`)",
                 key.label()
-            ),
+            )
+        };
+        miette::bail!(
+            code = "the_loop::attach::absent",
+            help = help,
             "tmux session {target} of {} does not exist",
             key.label()
         );
     }
-    let closed = record.status() == Status::Closed;
     if closed && !args.read_only {
         eprintln!(
             "note: {} is closed; attaching read-only so its retained transcript cannot be typed into.",
