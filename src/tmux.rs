@@ -157,6 +157,9 @@ pub fn means_no_server(stderr: &str) -> bool {
     stderr.contains("no server running")
         || stderr.contains("error connecting to")
         || stderr.contains("No such file or directory")
+        // The server was exiting as it was asked (its last session had just
+        // been killed): it answered, and it has no sessions.
+        || stderr.contains("server exited unexpectedly")
 }
 
 /// True when tmux's answer means the named session does not exist.
@@ -165,4 +168,26 @@ pub fn means_no_session(stderr: &str) -> bool {
         || stderr.contains("can't find pane")
         || stderr.contains("can't find window")
         || means_no_server(stderr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_is_gone_is_an_answer_but_silence_is_not() {
+        for gone in [
+            "no server running on /tmp/tmux-0/default",
+            "error connecting to /tmp/tmux-0/default (No such file or directory)",
+            "server exited unexpectedly",
+        ] {
+            assert!(means_no_server(gone), "{gone}");
+            assert!(means_no_session(gone), "{gone}");
+        }
+        assert!(means_no_session("can't find session: loop-x"));
+        for other in ["", "unknown command: x", "client is read-only"] {
+            assert!(!means_no_server(other), "{other}");
+            assert!(!means_no_session(other), "{other}");
+        }
+    }
 }

@@ -384,12 +384,22 @@ fn a_record_with_no_tmux_target_heals_through_the_respawn_path() {
     let w = world();
     let s = w.started_session("github:octo/repo#10", "github-octo-repo-10");
     w.tmux_ok(&["kill-session", "-t", &format!("={}", s.name)]);
-    w.edit_record(&s.slug, |r| r["tmuxTarget"] = "".into());
+    // As a self-registered record, or one from before tmux was the only
+    // runner, would be.
+    w.edit_record(&s.slug, |r| {
+        r["tmuxTarget"] = "".into();
+        r["runner"] = "process".into();
+    });
 
     let out = deliver(&w, &s.reference, "heal", "h-1");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert_eq!(json(&out)["route"], "respawned");
-    assert_eq!(w.record(&s.slug).unwrap()["tmuxTarget"], s.name.as_str());
+    let record = w.record(&s.slug).unwrap();
+    assert_eq!(record["tmuxTarget"], s.name.as_str());
+    assert!(
+        record.get("runner").is_none(),
+        "re-registered without a runner"
+    );
     assert_eq!(w.boot_prompts(&s), ["heal"]);
 }
 
@@ -503,7 +513,7 @@ fn an_unresponsive_tmux_never_leads_to_a_respawn_over_a_live_session() {
         pane,
         "the live session is untouched"
     );
-    assert_eq!(w.tmux_sessions(), [s.name.clone()]);
+    assert_eq!(w.tmux_sessions(), [s.name.as_str()]);
     for event in [
         "session.respawned",
         "session.occupant_cleared",
@@ -576,6 +586,45 @@ fn a_tmux_socket_that_never_answers_is_unknown_and_only_a_paste_is_attempted() {
         );
     }
     assert!(deliveries(&w, &s.slug).is_empty());
+}
+
+#[test]
+fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
+    let w = world();
+    // A repo name with a dot: tmux spells the session name with `_`.
+    let s = w.started_session("github:octo/foo.js#31", "github-octo-foo.js-31");
+    assert_eq!(s.name, "loop-github-octo-foo_js-31");
+    assert_eq!(w.tmux_sessions(), [s.name.as_str()]);
+    let pid = w.pane(&s.name).unwrap().pid;
+    let out = w.the_loop(&[
+        "sessions",
+        "start",
+        &s.reference,
+        "--cwd",
+        s.cwd.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("start::occupied"), "{err}");
+    assert!(
+        err.contains("tmux kill-session -t") && err.contains("sessions reset"),
+        "the remedy: {err}"
+    );
+    assert_eq!(w.pane(&s.name).unwrap().pid, pid, "never spawned over");
+    // Deliveries address the session tmux actually has.
+    assert_eq!(code(&deliver(&w, &s.reference, "dotted", "dot-1")), Some(0));
+    assert_eq!(wait_for_inputs(&w, &s, 1), [pasted("dotted")]);
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "dead pane");
+    let again = w.started_session(&s.reference, &s.slug);
+    assert_ne!(again.session_id, s.session_id, "a fresh conversation");
+    assert!(!w.pane(&s.name).unwrap().dead);
+    assert_eq!(w.events_named("session.occupant_cleared").len(), 1);
 }
 
 // ---- pause, stop, close ----
@@ -941,7 +990,11 @@ fn a_linked_pull_request_is_delivered_into_the_issues_session() {
         wait_for_inputs(&w, &s, 1),
         [pasted("review comment on the PR")]
     );
-    assert_eq!(w.tmux_sessions(), [s.name.clone()], "no session for the PR");
+    assert_eq!(
+        w.tmux_sessions(),
+        [s.name.as_str()],
+        "no session for the PR"
+    );
 }
 
 #[test]

@@ -210,6 +210,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
             } => {
                 record.set_tmux_target(&name);
                 record.set_harness_session_id(&session_id);
+                record.forget_runner();
                 event(
                     "session.respawned",
                     json!({"resumed": resumed, "harness_session_id": session_id, "boot_prompt": true}),

@@ -105,6 +105,12 @@ impl Record {
         each!(self, r => r.tmux_target = Some(target.to_owned()))
     }
 
+    /// Re-registering drops the `runner` field records written before tmux
+    /// became the only runner carried; it means nothing any more.
+    pub fn forget_runner(&mut self) {
+        each!(self, r => r.extra.remove("runner"));
+    }
+
     pub fn harness_session_id(&self) -> Option<&str> {
         each!(self, r => r.harness_session_id.as_deref())
     }

@@ -69,14 +69,27 @@ pub fn attempt(
         ),
         None => None,
     };
-    let spawned = new_session_running(
-        &ctx.tmux,
-        name,
-        cwd,
-        boot_prompt::pane_argv(&spec, &launcher, prompt_file.as_deref()),
-        ctx.config.routing.tmux.remain_on_exit,
-        &passthrough(ctx),
-    );
+    let argv = boot_prompt::pane_argv(&spec, &launcher, prompt_file.as_deref());
+    let spawn = || {
+        new_session_running(
+            &ctx.tmux,
+            name,
+            cwd,
+            argv.clone(),
+            ctx.config.routing.tmux.remain_on_exit,
+            &passthrough(ctx),
+        )
+    };
+    let spawned = match spawn() {
+        // The server was exiting (its last session had just been cleared)
+        // when the client reached it; the session died with it if it was
+        // made at all. A new server is started on the next try.
+        Err(SpawnError::Refused(why)) if why.contains("server exited unexpectedly") => {
+            std::thread::sleep(Duration::from_millis(100));
+            spawn()
+        }
+        other => other,
+    };
     let discard = || {
         if let Some(file) = &prompt_file {
             boot_prompt::discard(file);

@@ -7,6 +7,7 @@ use crate::cli::output::print_json;
 use crate::lifecycle::cleanup::{cleanup, closure_cleanup, CleanupReport, Deferral};
 use crate::lifecycle::close::{close, CloseOptions, CloseReport, TmuxResult};
 use crate::lifecycle::key::{self, fields};
+use crate::lifecycle::links::owner_of;
 use crate::lifecycle::{queue, SessionKey};
 use clap::Args;
 use serde_json::json;
@@ -70,6 +71,17 @@ pub fn stop(ctx: &Context, args: StopArgs) -> miette::Result<ExitCode> {
 
 pub fn close_cmd(ctx: &Context, args: CloseArgs) -> miette::Result<ExitCode> {
     let reference = parse_ref(&args.reference)?;
+    // A linked pull request closing does not end the work item it delivers.
+    if let Some(owner) = owner_of(&ctx.registry, &reference) {
+        if args.json {
+            print_json(
+                &json!({"ref": reference.to_string(), "linked_to": owner.to_string(), "close": null, "cleanup": null}),
+            );
+        } else {
+            println!("{reference} is a pull request linked to {owner}; closing it does not end {owner}'s session.");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let key = SessionKey::WorkItem(reference.clone());
     let options = CloseOptions::from_config(ctx, args.tmux.keep_tmux, args.tmux.kill_tmux);
     let _turn = queue::wait_turn(
