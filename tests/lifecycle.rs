@@ -380,6 +380,30 @@ fn with_resume_on_respawn_off_a_respawn_starts_a_fresh_conversation() {
 }
 
 #[test]
+fn a_respawn_that_cannot_start_the_harness_fails_and_is_retried_later() {
+    let w = world();
+    let s = w.started_session("github:octo/repo#32", "github-octo-repo-32");
+    w.tmux_ok(&["kill-session", "-t", &format!("={}", s.name)]);
+    // The harness CLI went missing.
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  harnessBinary:\n    claude: /nonexistent/claude\n  tmux:\n    resumeProbeSeconds: 0.5\n",
+        w.state.display()
+    ));
+    let out = deliver(&w, &s.reference, "nobody home", "miss-1");
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    assert_eq!(report["outcome"], "failed");
+    assert!(report["reason"].as_str().unwrap().contains("exited at once"), "{report}");
+    assert!(deliveries(&w, &s.slug).is_empty(), "released for retry");
+    assert!(w.events_named("session.respawned").is_empty());
+    assert_eq!(
+        w.record(&s.slug).unwrap()["harnessSessionId"],
+        s.session_id.as_str(),
+        "the conversation id is kept"
+    );
+}
+
+#[test]
 fn a_record_with_no_tmux_target_heals_through_the_respawn_path() {
     let w = world();
     let s = w.started_session("github:octo/repo#10", "github-octo-repo-10");
@@ -591,11 +615,29 @@ fn a_tmux_socket_that_never_answers_is_unknown_and_only_a_paste_is_attempted() {
 #[test]
 fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
     let w = world();
+    let cursor = w.the_loop(&[
+        "sessions",
+        "start",
+        "github:octo/foo.js#31",
+        "--cwd",
+        w.work.to_str().unwrap(),
+        "--harness",
+        "cursor-agent",
+    ]);
+    assert_eq!(code(&cursor), Some(1));
+    assert!(stderr(&cursor).contains("cursor-agent cannot be hosted"), "{}", explain(&cursor));
+    assert!(w.tmux_sessions().is_empty());
     // A repo name with a dot: tmux spells the session name with `_`.
     let s = w.started_session("github:octo/foo.js#31", "github-octo-foo.js-31");
     assert_eq!(s.name, "loop-github-octo-foo_js-31");
     assert_eq!(w.tmux_sessions(), [s.name.as_str()]);
     let pid = w.pane(&s.name).unwrap().pid;
+    let argv = cmdline(pid);
+    assert!(
+        argv.windows(2).any(|a| a[0] == "--session-id" && a[1] == s.session_id),
+        "a pre-assigned conversation id: {argv:?}"
+    );
+    assert_eq!(w.record(&s.slug).unwrap()["tmuxTarget"], s.name.as_str());
     let out = w.the_loop(&[
         "sessions",
         "start",

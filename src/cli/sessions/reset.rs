@@ -185,6 +185,11 @@ fn print_reset(key: &SessionKey, r: &Reset) {
     }
     if r.ended_live_session {
         println!("Reset {}: ended its live session in {target}.", key.label());
+    } else if r.probe == Probe::Live {
+        println!(
+            "Reset {}: its harness in {target} was left running (routing.tmux.killHarnessOnClose is off).",
+            key.label()
+        );
     } else {
         println!(
             "Reset {}: no harness was running in {target} ({}).",
