@@ -393,7 +393,13 @@ fn a_respawn_that_cannot_start_the_harness_fails_and_is_retried_later() {
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
     assert_eq!(report["outcome"], "failed");
-    assert!(report["reason"].as_str().unwrap().contains("exited at once"), "{report}");
+    assert!(
+        report["reason"]
+            .as_str()
+            .unwrap()
+            .contains("exited at once"),
+        "{report}"
+    );
     assert!(deliveries(&w, &s.slug).is_empty(), "released for retry");
     assert!(w.events_named("session.respawned").is_empty());
     assert_eq!(
@@ -625,7 +631,11 @@ fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
         "cursor-agent",
     ]);
     assert_eq!(code(&cursor), Some(1));
-    assert!(stderr(&cursor).contains("cursor-agent cannot be hosted"), "{}", explain(&cursor));
+    assert!(
+        stderr(&cursor).contains("cursor-agent cannot be hosted"),
+        "{}",
+        explain(&cursor)
+    );
     assert!(w.tmux_sessions().is_empty());
     // A repo name with a dot: tmux spells the session name with `_`.
     let s = w.started_session("github:octo/foo.js#31", "github-octo-foo.js-31");
@@ -634,7 +644,8 @@ fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
     let pid = w.pane(&s.name).unwrap().pid;
     let argv = cmdline(pid);
     assert!(
-        argv.windows(2).any(|a| a[0] == "--session-id" && a[1] == s.session_id),
+        argv.windows(2)
+            .any(|a| a[0] == "--session-id" && a[1] == s.session_id),
         "a pre-assigned conversation id: {argv:?}"
     );
     assert_eq!(w.record(&s.slug).unwrap()["tmuxTarget"], s.name.as_str());
@@ -801,6 +812,11 @@ fn a_recorded_target_that_is_not_a_loop_session_is_never_signalled() {
     w.tmux_ok(&["new-session", "-d", "-s", "work", "sleep 100000"]);
     let bystander = w.pane("work").unwrap();
     w.edit_record(&s.slug, |r| r["tmuxTarget"] = "work".into());
+
+    // Nothing is pasted into it, and nothing is spawned under its name.
+    let out = deliver(&w, &s.reference, "not for you", "foreign-1");
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert_eq!(json(&out)["outcome"], "failed");
 
     let out = w.the_loop(&["sessions", "stop", &s.reference]);
     assert!(out.status.success(), "{}", explain(&out));

@@ -180,6 +180,18 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         Status::Active => {}
     }
 
+    // Never paste into, or spawn under, a name that is not the-loop's own.
+    if let Err(err) = crate::runner::close::guard(&name) {
+        event(
+            "dispatch.failed",
+            json!({"reason": "target-not-a-loop-session"}),
+        );
+        return Ok(finish(
+            report,
+            Outcome::Failed,
+            &format!("{err}; fix the record's tmuxTarget or `the-loop sessions reset` it"),
+        ));
+    }
     let target_recorded = record.tmux_target().is_some();
     let (state, pane) = probe(&ctx.tmux, &name);
     let outcome = match on_delivery(target_recorded, state) {

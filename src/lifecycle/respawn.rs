@@ -45,6 +45,9 @@ pub fn respawn(
     initial: Probe,
     prompt: Option<&str>,
 ) -> RespawnOutcome {
+    if let Err(err) = crate::runner::close::guard(name) {
+        return RespawnOutcome::Failed(err.to_string());
+    }
     let mut state = initial;
     for round in 0..SPAWN_ROUNDS {
         match on_respawn_path(state) {

@@ -15,6 +15,7 @@ pub struct CleanupArgs {
     /// Work-item ref, e.g. github:octo/repo#15. Works with or without a record.
     #[arg(value_name = "REF")]
     reference: String,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -20,6 +20,7 @@ pub struct StopArgs {
     reference: String,
     #[command(flatten)]
     tmux: TmuxChoice,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }
@@ -35,6 +36,7 @@ pub struct CloseArgs {
     /// login, a cleanup follows the close; otherwise it is deferred.
     #[arg(long, value_name = "LOGIN")]
     actor: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

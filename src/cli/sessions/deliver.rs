@@ -39,6 +39,7 @@ pub struct MessageArgs {
     /// session already processed makes this a no-op, so redelivery is safe.
     #[arg(long, value_name = "ID")]
     pub delivery_id: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
 }

@@ -19,6 +19,7 @@ pub struct LinkPrArgs {
     /// The pull request delivering it, e.g. github:octo/repo#16.
     #[arg(long, value_name = "REF")]
     pull_request: String,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -18,6 +18,7 @@ pub struct PauseArgs {
     /// Work-item ref, e.g. github:octo/repo#15.
     #[arg(value_name = "REF")]
     reference: String,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -32,6 +32,7 @@ pub struct ResetArgs {
     /// Say what would be ended and deleted, and change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

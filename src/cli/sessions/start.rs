@@ -33,6 +33,7 @@ pub struct StartArgs {
     /// Harness to host (defaults to routing.defaultHarness).
     #[arg(long)]
     harness: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

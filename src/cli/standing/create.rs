@@ -32,6 +32,7 @@ pub struct CreateArgs {
     /// Effort level to launch with (`--effort`).
     #[arg(long)]
     effort: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

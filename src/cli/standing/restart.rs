@@ -16,6 +16,7 @@ pub struct RestartArgs {
     /// Report what would be relaunched, and why, without touching anything.
     #[arg(long)]
     dry_run: bool,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

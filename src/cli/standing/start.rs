@@ -17,6 +17,7 @@ use std::process::ExitCode;
 pub struct StartArgs {
     #[arg(value_name = "NAME")]
     name: String,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }

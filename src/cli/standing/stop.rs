@@ -21,6 +21,7 @@ pub struct StopArgs {
     /// Kill the tmux session, whatever routing.tmux.keepSessionOnClose says.
     #[arg(long)]
     kill_tmux: bool,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }
