@@ -15,6 +15,7 @@ pub mod events;
 pub mod fsutil;
 pub mod harness;
 pub mod launcher;
+pub mod lifecycle;
 pub mod observed;
 pub mod plan;
 pub mod preflight;

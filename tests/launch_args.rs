@@ -70,7 +70,7 @@ fn an_edited_model_is_planned_as_args_drift_and_applied_by_a_resumed_relaunch() 
     let (before, argv) = harness_argv(&w);
     assert!(has_pair(&argv, "--model", "sonnet"), "{argv:?}");
     assert!(has_pair(&argv, "--effort", "low"), "{argv:?}");
-    let record = w.record(SLUG);
+    let record = w.record(SLUG).expect("record exists");
     assert_eq!(record["model"], "sonnet");
     assert_eq!(record["effort"], "low");
     assert!(record.get("harnessArgs").is_none(), "omitted when empty");
@@ -209,7 +209,7 @@ fn start_drops_an_undeclared_model_and_says_so() {
             .any(|a| a == "--dangerously-skip-permissions" || a == "--model"),
         "{argv:?}"
     );
-    let record = w.record(SLUG);
+    let record = w.record(SLUG).expect("record exists");
     assert!(
         record.get("model").is_none() && record.get("effort").is_none(),
         "{record}"
@@ -246,7 +246,7 @@ fn raw_config_is_never_the_reference() {
     ));
     start(&w, &[]);
     assert_eq!(
-        w.record(SLUG)["harnessArgs"],
+        w.record(SLUG).expect("record exists")["harnessArgs"],
         serde_json::json!(["--verbose"])
     );
     // The config now asks for other arguments; the record still says what
@@ -265,7 +265,11 @@ fn a_record_without_launch_arguments_is_left_alone() {
     w.write_env("UNRELATED=1\n");
     w.write_config_with_routing(MODELS);
     start(&w, &[]);
-    assert!(w.record(SLUG).get("harnessArgs").is_none());
+    assert!(w
+        .record(SLUG)
+        .expect("record exists")
+        .get("harnessArgs")
+        .is_none());
     // An older record states nothing about arguments: whatever the harness
     // runs with is not compared, even when the config now asks for more.
     w.write_config_with_routing(&format!(

@@ -5,7 +5,8 @@ pub(crate) mod context;
 mod exec;
 pub(crate) mod output;
 pub(crate) mod plan;
-mod sessions;
+pub(crate) mod sessions;
+mod standing;
 mod status;
 mod watch;
 mod web_terminal;
@@ -65,7 +66,7 @@ pub enum Command {
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
     )]
     Status(status::StatusArgs),
-    /// Start, list and restart harness sessions.
+    /// Start, deliver to, pause, close, reset, clean up and attach to work-item sessions.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
     /// Watch the env file and the config, report drift within seconds, and optionally roll it.
@@ -94,6 +95,9 @@ pub enum Command {
         after_help = "Exit codes: 0 stopped by SIGINT/SIGTERM; 1 not enabled, ttyd missing or exited on its own."
     )]
     WebTerminal(web_terminal::WebTerminalArgs),
+    /// Create, start, stop, restart, list and talk to standing sessions (no work item).
+    #[command(subcommand)]
+    Standing(standing::StandingCommand),
     /// Print shell completions.
     Completions(CompletionsArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
@@ -120,6 +124,7 @@ pub fn run() -> ExitCode {
         Command::Status(args) => status::run(cli.config.as_deref(), args),
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
+        Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Completions(args) => {

@@ -2,13 +2,13 @@
 
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
-use crate::desired::policy::Identity;
 use crate::harness::models::resolve;
 use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
+use crate::lifecycle::spawn::{attempt, AttemptError};
+use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
 use crate::registry::{Status, WorkItemRecord, WorkItemRef};
-use crate::runner::spawn::{kill_session, new_session, SpawnError};
-use crate::runner::LaunchSpec;
+use crate::runner::spawn::kill_session;
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -34,6 +34,7 @@ pub struct StartArgs {
     /// Harness to host (defaults to routing.defaultHarness).
     #[arg(long)]
     harness: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }
@@ -48,12 +49,16 @@ struct Started {
 }
 
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
-    let reference: WorkItemRef =
-        args.reference
-            .parse()
-            .map_err(|e: crate::registry::RefError| {
-                miette::miette!(code = "the_loop::ref::invalid", "{e}")
-            })?;
+    let reference: WorkItemRef = super::deliver::parse_ref(&args.reference)?;
+    // One tmux session per work item: a pull request linked to an item is
+    // started as that item.
+    let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {
+        Some(owner) => {
+            eprintln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
+            owner
+        }
+        None => reference,
+    };
     let harness = args
         .harness
         .clone()
@@ -72,6 +77,8 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     // than by a pane that dies at launch.
     crate::desired::load_policy(&ctx.config, false)?;
     let name = reference.tmux_name();
+    let key = SessionKey::WorkItem(reference.clone());
+    let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
     clear_occupant(ctx, &name)?;
 
     let requested = LaunchArgs {
@@ -85,46 +92,52 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     }
     let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
     let launch_args = resolved.args;
-    // Before the harness starts, so it opens straight into work. The
-    // directory as given, which may differ from its real path.
+    // Trust the directory as given too, which may differ from its real path
+    // (the spawn itself prepares the real path).
     let given_cwd = std::path::absolute(&args.cwd).unwrap_or_else(|_| cwd.clone());
-    crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
+    if given_cwd != cwd {
+        crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
+    }
     let session_id = new_session_id();
-    let spec = LaunchSpec {
-        identity: Identity::WorkItem(reference.to_string()),
-        cwd: cwd.clone(),
-        launch: Launch::Fresh {
-            session_id: session_id.clone(),
-            prompt: args.prompt.clone(),
-        },
-        args: launch_args.clone(),
-        config_path: ctx.config.path.clone(),
-        harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
+    let launch = Launch::Fresh {
+        session_id: session_id.clone(),
+        prompt: None,
     };
-    let passthrough: Vec<(String, String)> = ctx
-        .config
-        .env
-        .session_passthrough
-        .iter()
-        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
-        .collect();
-    new_session(
-        &ctx.tmux,
+    // The first prompt goes through a file the launcher reads, never through
+    // tmux's argv (which the server keeps for its whole life).
+    match attempt(
+        ctx,
+        &key.identity(),
         &name,
-        &spec,
-        ctx.config.routing.tmux.remain_on_exit,
-        &passthrough,
-    )
-    .map_err(|e| match e {
-        SpawnError::Occupied(n) => miette::miette!(
+        &cwd,
+        launch,
+        &launch_args,
+        args.prompt.as_deref(),
+    ) {
+        Ok(Probe::Live) => {}
+        Ok(Probe::Unknown) => ctx.events.emit(
+            "session.spawn_unverified",
+            serde_json::json!({"ref": reference.to_string(), "tmux_target": name}),
+        ),
+        Ok(_) => miette::bail!(
+            code = "the_loop::start::exited",
+            help = format!(
+                "the pane is kept: read what the harness said with `tmux attach -r -t {name}`"
+            ),
+            "the harness in {name} exited at once"
+        ),
+        Err(AttemptError::Duplicate) => miette::bail!(
             code = "the_loop::start::occupied",
             help = format!(
-                "the session appeared while starting; inspect it with `tmux attach -r -t {n}`"
+                "the session appeared while starting; inspect it with `tmux attach -r -t {name}`"
             ),
-            "tmux session {n} already exists"
+            "tmux session {name} already exists"
         ),
-        other => miette::Report::new(other),
-    })?;
+        Err(AttemptError::Failed(reason)) => miette::bail!(
+            code = "the_loop::start::spawn",
+            "cannot start the harness in {name}: {reason}"
+        ),
+    }
 
     let prior = ctx.registry.load_work_item(&reference).ok().flatten();
     // A session under this name was announced before; its comment still holds.
@@ -145,6 +158,8 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     record.model = launch_args.model;
     record.effort = launch_args.effort;
     ctx.registry.save_work_item(&record)?;
+    // An explicit start begins the item again after a cleanup.
+    crate::lifecycle::control::clear(&ctx.registry, &reference);
     ctx.events.emit(
         "session.spawned",
         serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": false}),
@@ -172,7 +187,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
 }
 
 /// A live occupant is never killed; a dead one is cleared and the clear verified.
-fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
+pub(crate) fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
     match fleet::observe(&ctx.tmux).probe(name) {
         Probe::Absent => Ok(()),
         Probe::Live => miette::bail!(
