@@ -50,6 +50,12 @@ pub fn attempt(
     args: &LaunchArgs,
     prompt: Option<&str>,
 ) -> Result<Probe, AttemptError> {
+    // Recorded arguments are re-validated on every launch: a declaration the
+    // operator withdrew is dropped, and said aloud.
+    let resolved = crate::harness::models::resolve(args, &ctx.config.routing.models);
+    let subject = serde_json::json!({"tmux_target": name});
+    crate::harness::models::report_dropped(&ctx.events, &subject, &resolved.dropped);
+    let args = &resolved.args;
     crate::harness::prepare::before_spawn(&ctx.config, cwd, args, &ctx.events);
     let spec = LaunchSpec {
         identity: identity.clone(),
