@@ -51,8 +51,11 @@ impl Stage {
             self.root.join("bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
+        // A private HOME and no CLAUDE_CONFIG_DIR: spawns seed the harness's
+        // config, which must be this stage's, never the operator's.
         cmd.env_remove("TMUX")
             .env_remove("THE_LOOP_CLI_CONFIG")
+            .env_remove("CLAUDE_CONFIG_DIR")
             .env("TMUX_TMPDIR", self.root.join("tmux"))
             .env("HOME", self.root.join("home"))
             .env("PATH", path)

@@ -6,6 +6,7 @@
 //! verifies and reports. [`registry`] holds the records that tie a tmux
 //! session to a work item and its conversation.
 
+pub mod announce;
 pub mod apply;
 pub mod cli;
 pub mod clock;
@@ -14,10 +15,15 @@ pub mod events;
 pub mod fsutil;
 pub mod harness;
 pub mod launcher;
+pub mod lifecycle;
 pub mod observed;
 pub mod plan;
+pub mod preflight;
 pub mod registry;
 pub mod runner;
+pub mod schemas;
 pub mod secret;
 pub mod services;
 pub mod tmux;
+pub mod watch;
+pub mod web_terminal;

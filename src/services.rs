@@ -14,6 +14,18 @@ pub struct Service {
 }
 
 /// Every service this build knows, enabled or not.
-pub fn all(_config: &Config) -> Vec<Service> {
-    Vec::new()
+pub fn all(config: &Config) -> Vec<Service> {
+    vec![crate::web_terminal::service(config), watch(config)]
+}
+
+/// `the-loop watch`, enabled by `env.watch.enabled`: running when the pid in
+/// `<state root>/watch.pid` is alive and holds `<state root>/watch.lock`.
+fn watch(config: &Config) -> Service {
+    let probe = crate::watch::service::probe(&config.state_root);
+    Service {
+        name: "watch".into(),
+        enabled: config.env.watch_enabled,
+        running: probe.running,
+        detail: Some(probe.detail),
+    }
 }

@@ -78,6 +78,20 @@ impl Tmux {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.run_with_input(args, None)
+    }
+
+    /// [`Tmux::run`] with `input` written to tmux's stdin (for
+    /// `load-buffer -`), so text handed to tmux never travels in an argv.
+    pub fn run_with_input<I, S>(
+        &self,
+        args: I,
+        input: Option<&[u8]>,
+    ) -> Result<TmuxOutput, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         tracing::trace!(args = ?args, "tmux");
         let mut command = Command::new(&self.program);
@@ -86,7 +100,11 @@ impl Tmux {
         }
         let mut child = command
             .args(&args)
-            .stdin(Stdio::null())
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -94,6 +112,14 @@ impl Tmux {
                 std::io::ErrorKind::NotFound => TmuxError::NotInstalled,
                 _ => TmuxError::Spawn(err.kind().to_string()),
             })?;
+        if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+            let input = input.to_vec();
+            // Off-thread: a tmux that never reads must still time out below.
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
         // Read both pipes off-thread so a large listing cannot fill a pipe
@@ -146,6 +172,9 @@ pub fn means_no_server(stderr: &str) -> bool {
     stderr.contains("no server running")
         || stderr.contains("error connecting to")
         || stderr.contains("No such file or directory")
+        // The server was exiting as it was asked (its last session had just
+        // been killed): it answered, and it has no sessions.
+        || stderr.contains("server exited unexpectedly")
 }
 
 /// True when tmux's answer means the named session does not exist.
@@ -154,4 +183,26 @@ pub fn means_no_session(stderr: &str) -> bool {
         || stderr.contains("can't find pane")
         || stderr.contains("can't find window")
         || means_no_server(stderr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_is_gone_is_an_answer_but_silence_is_not() {
+        for gone in [
+            "no server running on /tmp/tmux-0/default",
+            "error connecting to /tmp/tmux-0/default (No such file or directory)",
+            "server exited unexpectedly",
+        ] {
+            assert!(means_no_server(gone), "{gone}");
+            assert!(means_no_session(gone), "{gone}");
+        }
+        assert!(means_no_session("can't find session: loop-x"));
+        for other in ["", "unknown command: x", "client is read-only"] {
+            assert!(!means_no_server(other), "{other}");
+            assert!(!means_no_session(other), "{other}");
+        }
+    }
 }

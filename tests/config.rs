@@ -449,6 +449,9 @@ fn the_deprecated_runner_key_is_warned_about() {
         .finish();
     let fixture = Fixture::new();
     tracing::subscriber::with_default(subscriber, || {
+        // Another test thread may have cached "no interest" for this callsite
+        // while no subscriber was set; recompute it now that one is.
+        tracing::callsite::rebuild_interest_cache();
         fixture.load("routing:\n  runner: process\n").unwrap();
     });
     let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
@@ -815,21 +818,4 @@ mod discovery {
         assert!(matches!(error, ConfigError::NotFound { .. }));
         insta::assert_snapshot!("not_found", places.fixture.shown(&error));
     }
-}
-
-#[test]
-fn schema_is_up_to_date() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/cli-config.schema.json");
-    let generated = serde_json::to_string_pretty(&config::json_schema()).unwrap() + "\n";
-    if std::env::var_os("UPDATE_SCHEMAS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &generated).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{} is stale: run `UPDATE_SCHEMAS=1 cargo test --test config schema_is_up_to_date`",
-        path.display()
-    );
 }

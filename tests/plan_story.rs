@@ -98,10 +98,7 @@ fn plan_names_sessions_still_on_the_retired_token() {
     );
     assert!(started.status.success(), "start: {}", stderr(&started));
     let pane = w.pane("loop-github-octo-repo-17").expect("spawned");
-    wait_for(
-        || cmdline(pane.pid).iter().any(|a| a.ends_with("claude")),
-        "launcher exec'd the harness",
-    );
+    wait_for_harness(pane.pid);
     let env = environ(pane.pid);
     assert!(
         !env.contains_key("SLACK_BOT_TOKEN"),
@@ -159,10 +156,7 @@ fn delivered_names_carry_the_files_value_at_spawn() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let pane = w.pane("loop-github-octo-repo-21").unwrap();
-    wait_for(
-        || cmdline(pane.pid).iter().any(|a| a.ends_with("claude")),
-        "harness started",
-    );
+    wait_for_harness(pane.pid);
     let env = environ(pane.pid);
     assert_eq!(
         env.get("SLACK_BOT_TOKEN").map(String::as_str),

@@ -45,9 +45,16 @@ fn identity_of(plan: &SessionPlan) -> Option<Identity> {
 }
 
 fn why(plan: &SessionPlan) -> String {
-    if plan.changes.is_empty() {
+    if plan.changes.is_empty() && plan.args_changes.is_empty() {
         "restart requested".into()
     } else {
+        let args = plan.args_changes.iter().map(|c| {
+            let field = serde_json::to_value(c.name)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from))
+                .unwrap_or_default();
+            format!("{field} args")
+        });
         let names: Vec<String> = plan
             .changes
             .iter()
@@ -61,6 +68,7 @@ fn why(plan: &SessionPlan) -> String {
                         .unwrap_or_default()
                 )
             })
+            .chain(args)
             .collect();
         names.join(", ")
     }

@@ -6,7 +6,7 @@ use crate::harness::{is_valid_session_id, transcript_path, LaunchArgs};
 use crate::observed::ProcessEnv;
 use crate::registry::{Registry, WorkItemRef};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What a respawn needs from the record.
 #[derive(Debug, Clone)]
@@ -29,7 +29,8 @@ pub struct RecordFacts {
 }
 
 pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFacts, String> {
-    let facts = match identity {
+    let gone = || "the registry record is gone".to_owned();
+    match identity {
         Identity::WorkItem(reference) => {
             let r: WorkItemRef = reference
                 .parse()
@@ -37,42 +38,52 @@ pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFact
             let record = registry
                 .load_work_item(&r)
                 .map_err(|e| e.to_string())?
-                .ok_or("the registry record is gone")?;
-            RecordFacts {
-                harness: record.harness,
-                session_id: record.harness_session_id,
-                cwd: record.cwd,
-                args_recorded: record.harness_args.is_some()
-                    || record.model.is_some()
-                    || record.effort.is_some(),
-                args: LaunchArgs {
-                    harness_args: record.harness_args.unwrap_or_default(),
-                    model: record.model,
-                    effort: record.effort,
-                },
-            }
+                .ok_or_else(gone)?;
+            Ok(facts(
+                record.harness,
+                record.harness_session_id,
+                record.cwd,
+                record.harness_args,
+                record.model,
+                record.effort,
+            ))
         }
         Identity::Standing(name) => {
             let record = registry
                 .load_standing(name)
                 .map_err(|e| e.to_string())?
-                .ok_or("the registry record is gone")?;
-            RecordFacts {
-                harness: record.harness,
-                session_id: record.harness_session_id,
-                cwd: record.cwd,
-                args_recorded: record.harness_args.is_some()
-                    || record.model.is_some()
-                    || record.effort.is_some(),
-                args: LaunchArgs {
-                    harness_args: record.harness_args.unwrap_or_default(),
-                    model: record.model,
-                    effort: record.effort,
-                },
-            }
+                .ok_or_else(gone)?;
+            Ok(facts(
+                record.harness,
+                record.harness_session_id,
+                record.cwd,
+                record.harness_args,
+                record.model,
+                record.effort,
+            ))
         }
-    };
-    Ok(facts)
+    }
+}
+
+fn facts(
+    harness: String,
+    session_id: Option<String>,
+    cwd: Option<PathBuf>,
+    harness_args: Option<Vec<String>>,
+    model: Option<String>,
+    effort: Option<String>,
+) -> RecordFacts {
+    RecordFacts {
+        harness,
+        session_id,
+        cwd,
+        args_recorded: harness_args.is_some() || model.is_some() || effort.is_some(),
+        args: LaunchArgs {
+            harness_args: harness_args.unwrap_or_default(),
+            model,
+            effort,
+        },
+    }
 }
 
 /// Where the session keeps its conversations: from the environment the
@@ -134,8 +145,4 @@ pub fn harness_binary(config: &crate::desired::config::Config) -> std::ffi::OsSt
         .clone()
         .map(|p| p.into_os_string())
         .unwrap_or_else(|| crate::harness::CLAUDE.into())
-}
-
-pub fn is_under(path: &Path, root: &Path) -> bool {
-    path.starts_with(root)
 }

@@ -32,12 +32,10 @@ pub enum Outcome {
 
 impl Outcome {
     /// Outcomes that leave a live session stale and make the command exit 1.
-    /// A session not attempted (the canary failed, or Ctrl-C) is one: the
-    /// command did not do what it was asked for it.
     pub fn is_failure(self) -> bool {
         matches!(
             self,
-            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone | Outcome::NotAttempted
+            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone
         )
     }
 
@@ -134,7 +132,11 @@ pub struct Report {
 
 impl Report {
     pub fn failed(&self) -> bool {
-        self.sessions.iter().any(|s| s.outcome.is_failure())
+        // A session not attempted (the canary failed, or Ctrl-C) is left as
+        // it was: the command did not do what it was asked for it.
+        self.sessions
+            .iter()
+            .any(|s| s.outcome.is_failure() || s.outcome == Outcome::NotAttempted)
             || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
     }
 

@@ -80,7 +80,16 @@ impl Roller<'_> {
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return report;
         }
-        crate::harness::prepare::before_spawn(self.config, &resumable.cwd, self.events);
+        // The record's model and effort, re-validated against the config as it is now.
+        let resolved =
+            crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
+        crate::harness::models::report_dropped(self.events, &fields, &resolved.dropped);
+        crate::harness::prepare::before_spawn(
+            self.config,
+            &resumable.cwd,
+            &resolved.args,
+            self.events,
+        );
         let grace = seconds(self.config.routing.tmux.harness_kill_grace_seconds);
         let ending = end_gracefully(&handle, grace);
         self.events.emit(
@@ -98,7 +107,7 @@ impl Roller<'_> {
             launch: Launch::Resume {
                 session_id: resumable.session_id.clone(),
             },
-            args: resumable.args.clone(),
+            args: resolved.args,
             config_path: self.config.path.clone(),
             harness_binary: harness_binary(self.config),
         };

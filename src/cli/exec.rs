@@ -22,6 +22,10 @@ pub struct ExecArgs {
     work_item: Option<String>,
     #[arg(long)]
     standing: Option<String>,
+    /// A file holding the first prompt; appended as the harness's last
+    /// argument and removed once read, so the text never sits in tmux's argv.
+    #[arg(long, value_name = "FILE")]
+    prompt_file: Option<PathBuf>,
     /// The harness and its arguments.
     #[arg(last = true, required = true)]
     harness: Vec<OsString>,
@@ -44,6 +48,13 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         .expect("clap requires the harness");
     let mut command = std::process::Command::new(program);
     command.args(rest);
+    if let Some(prompt) = args
+        .prompt_file
+        .as_deref()
+        .and_then(crate::runner::boot_prompt::take)
+    {
+        command.arg(crate::harness::PROMPT_SEPARATOR).arg(prompt);
+    }
     desired.apply_to(&mut command);
     let err = command.exec();
     Err(miette::miette!(

@@ -5,8 +5,11 @@ pub(crate) mod context;
 mod exec;
 pub(crate) mod output;
 pub(crate) mod plan;
-mod sessions;
+pub(crate) mod sessions;
+mod standing;
 mod status;
+mod watch;
+mod web_terminal;
 
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
@@ -63,9 +66,38 @@ pub enum Command {
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
     )]
     Status(status::StatusArgs),
-    /// Start, list and restart harness sessions.
+    /// Start, deliver to, pause, close, reset, clean up and attach to work-item sessions.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
+    /// Watch the env file and the config, report drift within seconds, and optionally roll it.
+    ///
+    /// A foreground service (run it under systemd; see docs/watch.md). It
+    /// re-plans when the env file or the config changes (debounced) and every
+    /// --interval, logs one line when the drift changes and records an
+    /// env.drift event. With --apply (or env.autoApply: true) it rolls drifted
+    /// sessions exactly as `apply` does, at most once per session for each
+    /// env file fingerprint set; a session that could not be rolled is
+    /// reported once and retried only when something about it changes.
+    /// SIGTERM or SIGINT stops it after any roll in flight has finished.
+    #[command(
+        after_help = "Exit codes: 0 after a clean stop (SIGTERM or SIGINT); 1 when it cannot start \
+(no env.file, another watch holds <state root>/watch.lock, an unreadable config)."
+    )]
+    Watch(watch::WatchArgs),
+    /// Serve the shared the-loop-hub tmux session in a browser through ttyd.
+    ///
+    /// Runs in the foreground until Ctrl-C or SIGTERM, which stop ttyd with it.
+    /// Needs routing.webTerminal.enabled: true and ttyd on PATH; binds to
+    /// routing.webTerminal.host:port (default 127.0.0.1:7681). There is no
+    /// authentication: whoever reaches the address gets a shell, so keep it on
+    /// loopback or behind a VPN or your provider's network controls.
+    #[command(
+        after_help = "Exit codes: 0 stopped by SIGINT/SIGTERM; 1 not enabled, ttyd missing or exited on its own."
+    )]
+    WebTerminal(web_terminal::WebTerminalArgs),
+    /// Create, start, stop, restart, list and talk to standing sessions (no work item).
+    #[command(subcommand)]
+    Standing(standing::StandingCommand),
     /// Print shell completions.
     Completions(CompletionsArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
@@ -80,14 +112,21 @@ pub struct CompletionsArgs {
 }
 
 pub fn run() -> ExitCode {
-    init_tracing();
     let cli = Cli::parse();
+    // A service's progress is its log, so `watch` logs at info by default.
+    init_tracing(match cli.command {
+        Command::Watch(_) => "info",
+        _ => "warn",
+    });
     let result = match cli.command {
         Command::Plan(args) => plan::run(cli.config.as_deref(), args),
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
         Command::Status(args) => status::run(cli.config.as_deref(), args),
+        Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
+        Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
+        Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Completions(args) => {
             clap_complete::generate(
                 args.shell,
@@ -107,13 +146,15 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Logs go to stderr, filtered by `RUST_LOG` (default: warnings).
-fn init_tracing() {
+/// Logs go to stderr, filtered by `RUST_LOG` (default: `default_level`).
+fn init_tracing(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // No colour codes in a journal or a log file.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }

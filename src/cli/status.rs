@@ -30,6 +30,8 @@ struct SessionFacts {
 
 #[derive(Debug, Serialize)]
 struct StatusReport {
+    /// The tmux version the preflight found.
+    tmux_version: String,
     services: Vec<crate::services::Service>,
     sessions: Vec<SessionFacts>,
     stale_sessions: usize,
@@ -100,6 +102,7 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
         .count();
     let all_running = services.iter().filter(|s| s.enabled).all(|s| s.running);
     let report = StatusReport {
+        tmux_version: ctx.tmux_version.clone(),
         services,
         sessions,
         stale_sessions: stale,
@@ -108,6 +111,7 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
     if args.json {
         print_json(&report);
     } else {
+        println!("{:<14} {}", "tmux", report.tmux_version);
         for service in report.services.iter().filter(|s| s.enabled) {
             println!(
                 "{:<14} {}",

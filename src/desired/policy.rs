@@ -79,6 +79,9 @@ pub struct Policy {
     deliver: BTreeSet<String>,
     config_path: PathBuf,
     instance: Option<String>,
+    /// `routing.models`, against which a record's model and effort are
+    /// re-validated before a launch and when planning.
+    models: BTreeMap<String, Vec<String>>,
 }
 
 /// What one session must hold.
@@ -121,7 +124,13 @@ impl Policy {
             deliver,
             config_path: config.path.clone(),
             instance: config.instance.clone(),
+            models: config.routing.models.clone(),
         })
+    }
+
+    /// The models (and their effort levels) the operator declares now.
+    pub fn models(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.models
     }
 
     pub fn env_file(&self) -> Option<&EnvFile> {

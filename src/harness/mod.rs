@@ -1,7 +1,10 @@
 //! Claude Code as a harness: its argv, its session ids and where it keeps
 //! its conversations.
 
+pub mod models;
 pub mod prepare;
+pub mod seed;
+pub mod user_files;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -57,8 +60,12 @@ pub fn new_session_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// Separates the options from a first prompt in a fresh launch's argv.
+pub const PROMPT_SEPARATOR: &str = "--";
+
 /// The harness argv after the binary: `--session-id ID` or `--resume ID`,
-/// then harness args, `--model M`, `--effort E`, and a first prompt last.
+/// then harness args, `--model M`, `--effort E`, and a first prompt last
+/// (after `--`).
 pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
     let mut argv: Vec<OsString> = Vec::new();
     match launch {
@@ -77,6 +84,9 @@ pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
         ..
     } = launch
     {
+        // `--` ends the options, so a prompt can never be read as a flag,
+        // and the prompt is told apart from harness args when argv is read back.
+        argv.push(PROMPT_SEPARATOR.into());
         argv.push(prompt.into());
     }
     argv

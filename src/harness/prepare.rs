@@ -1,11 +1,122 @@
 //! Pre-spawn harness preparation, run before every spawn and respawn so a
-//! session opens straight into work (trust dialog, plugin). Best-effort:
-//! a failure is reported and the spawn proceeds.
+//! session opens straight into work: no trust dialog, no onboarding, no
+//! bypass disclaimer (when bypass mode was asked for), and the-loop's plugin
+//! enabled. Best-effort: a failure warns, emits `workspace.trust_failed`,
+//! and the spawn proceeds.
+//!
+//! The decisions are pure ([`super::seed`]); this file gathers the inputs
+//! (the-loop's environment, the real paths) and writes ([`super::user_files`]).
 
-use crate::desired::config::Config;
+use super::seed::{asks_for_bypass, seed_plugin, seed_trust, trust_seed, DirForms, PLUGIN};
+use super::user_files::{edit, HarnessHome};
+use super::LaunchArgs;
+use crate::desired::config::{BypassPermissions, Config, TrustScope};
 use crate::events::EventLog;
-use std::path::Path;
+use nix::fcntl::{Flock, FlockArg};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Prepares the harness's own config for a session in `cwd`. Nothing is
-/// written yet: trust and plugin seeding arrive with their own change.
-pub fn before_spawn(_config: &Config, _cwd: &Path, _events: &EventLog) {}
+/// Parallel respawns in one apply edit the same files: one at a time, so
+/// none of their read-modify-writes is lost.
+static IN_PROCESS: Mutex<()> = Mutex::new(());
+
+/// Prepares the harness's own config for a session about to start in `cwd`
+/// with `args`.
+pub fn before_spawn(config: &Config, cwd: &Path, args: &LaunchArgs, events: &EventLog) {
+    let trust = &config.routing.harness_trust;
+    let plugins = &config.routing.harness_plugins;
+    if !trust.enabled && !plugins.enabled {
+        return;
+    }
+    let home = HarnessHome::from_environment();
+    let _in_process = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+    // Another the-loop (a `sessions start` beside an apply) may be editing too.
+    let _across_processes = lock_file(&config.state_root);
+    if trust.enabled {
+        let accept_bypass = match trust.accept_bypass_permissions {
+            BypassPermissions::Auto => asks_for_bypass(&args.harness_args),
+            BypassPermissions::Always => true,
+            BypassPermissions::Never => false,
+        };
+        let widen_to = match trust.scope {
+            TrustScope::WorkspaceRoot => config.routing.workspace_root.as_deref().map(forms),
+            TrustScope::Directory => None,
+        };
+        let home_forms = home.home.as_deref().map(forms);
+        let seed = trust_seed(
+            &forms(cwd),
+            widen_to.as_ref(),
+            home_forms.as_ref(),
+            accept_bypass,
+        );
+        match (seed, home.user_config()) {
+            (Ok(seed), Some(file)) => match edit(&file, |existing| seed_trust(existing, &seed)) {
+                Ok(true) => events.emit(
+                    "workspace.trusted",
+                    json!({"directories": seed.directories(), "file": file, "bypass_accepted": seed.accept_bypass}),
+                ),
+                Ok(false) => {}
+                Err(err) => failed(events, "trust", Some(&file), &err.to_string()),
+            },
+            (Err(why), file) => failed(events, "trust", file.as_deref(), &why),
+            (_, None) => failed(events, "trust", None, NO_HOME),
+        }
+    }
+    if plugins.enabled {
+        match home.settings() {
+            Some(file) => {
+                let repo = plugins.marketplace_repo.as_str();
+                match edit(&file, |existing| seed_plugin(existing, repo)) {
+                    Ok(true) => events.emit(
+                        "workspace.trusted",
+                        json!({"plugin": PLUGIN, "marketplace_repo": repo, "file": file}),
+                    ),
+                    Ok(false) => {}
+                    Err(err) => failed(events, "plugin", Some(&file), &err.to_string()),
+                }
+            }
+            None => failed(events, "plugin", None, NO_HOME),
+        }
+    }
+}
+
+const NO_HOME: &str =
+    "neither CLAUDE_CONFIG_DIR nor HOME is set, so the harness's config cannot be found";
+
+fn failed(events: &EventLog, step: &str, file: Option<&Path>, reason: &str) {
+    tracing::warn!(
+        "could not prepare the harness's config ({step}): {reason}; the session may open on a dialog"
+    );
+    events.emit(
+        "workspace.trust_failed",
+        json!({"step": step, "file": file, "reason": reason}),
+    );
+}
+
+/// A directory as given (made absolute) and, when different, its real path.
+fn forms(dir: &Path) -> DirForms {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    let real = std::fs::canonicalize(dir)
+        .ok()
+        .filter(|real| *real != absolute);
+    DirForms { absolute, real }
+}
+
+fn lock_file(state_root: &Path) -> Option<Flock<std::fs::File>> {
+    let path: PathBuf = state_root.join("harness-config.lock");
+    std::fs::create_dir_all(state_root).ok()?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .ok()?;
+    match Flock::lock(file, FlockArg::LockExclusive) {
+        Ok(lock) => Some(lock),
+        Err(_) => {
+            tracing::debug!(path = %path.display(), "harness config lock unavailable");
+            None
+        }
+    }
+}

@@ -159,7 +159,10 @@ pub fn observe(tmux: &Tmux) -> FleetView {
         Ok(out) if out.success => {
             FleetView::Answered(Fleet::from_panes(parse_list_panes(&out.stdout)))
         }
-        Ok(out) if means_no_server(&out.stderr) => FleetView::Answered(Fleet::default()),
+        // "no current target": a server with no session left (it is exiting).
+        Ok(out) if means_no_server(&out.stderr) || out.stderr.contains("no current target") => {
+            FleetView::Answered(Fleet::default())
+        }
         Ok(out) => FleetView::Unknown(format!("tmux list-panes failed: {}", out.stderr)),
         Err(err) => FleetView::Unknown(err.to_string()),
     }

@@ -129,6 +129,7 @@ fn plan_managed(
         reason: None,
         observation: Observation::Unverified,
         changes: Vec::new(),
+        args_changes: Vec::new(),
         record_fingerprint: Some(session.record_fingerprint),
     };
     if !session.record_live {
@@ -183,11 +184,13 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         reason: Some("unmanaged: no registry record; left alone".into()),
         observation: Observation::Unverified,
         changes: Vec::new(),
+        args_changes: Vec::new(),
         record_fingerprint: None,
     }
 }
 
-fn summarise(plans: &[SessionPlan]) -> Summary {
+/// The counts of a plan's sessions by what will happen to them.
+pub fn summarise(plans: &[SessionPlan]) -> Summary {
     let mut summary = Summary::default();
     for plan in plans {
         match (&plan.kind, plan.action) {

@@ -2,11 +2,12 @@
 //! read `/proc` for the panes of managed sessions only.
 
 use super::compute::{compute, ManagedSession, Targets};
-use super::model::{CorruptRecordNote, Plan, SessionKind};
+use super::model::{Action, CorruptRecordNote, Plan, SessionKind};
 use super::residue::{self, Residue};
 use crate::desired::policy::{Identity, Policy};
+use crate::harness::models::{resolve, Resolved};
 use crate::observed::{fleet, proc_env, EnvRead, FleetView, Probe};
-use crate::registry::{normalise_tmux_target, standing_tmux_name, tmux_session_name, Registry};
+use crate::registry::{standing_tmux_name, Registry};
 use crate::secret::Fingerprint;
 use crate::tmux::Tmux;
 use std::collections::BTreeMap;
@@ -18,35 +19,26 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
     let standing = registry.standing();
     let mut sessions = Vec::new();
     for (_, record) in &items.records {
+        // Listings only hold records whose ref parses.
         let target = record
-            .tmux_target
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(normalise_tmux_target);
-        let reference = record.work_item.reference.clone();
-        let target =
-            target.unwrap_or_else(|| match reference.parse::<crate::registry::WorkItemRef>() {
-                Ok(r) => r.tmux_name(),
-                Err(_) => tmux_session_name(&reference),
-            });
+            .tmux_target()
+            .or_else(|| record.work_item_ref().ok().map(|r| r.tmux_name()))
+            .unwrap_or_default();
         sessions.push(ManagedSession {
-            identity: Identity::WorkItem(reference),
+            identity: Identity::WorkItem(record.work_item.reference.clone()),
             tmux_target: target,
-            record_live: record.status.is_live(),
-            record_fingerprint: Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default()),
+            record_live: record.is_live(),
+            record_fingerprint: record_fingerprint(record),
         });
     }
     for (_, record) in &standing.records {
-        let target = record
-            .tmux_target
-            .as_deref()
-            .filter(|t| !t.is_empty())
-            .map(normalise_tmux_target);
         sessions.push(ManagedSession {
             identity: Identity::Standing(record.name.clone()),
-            tmux_target: target.unwrap_or_else(|| standing_tmux_name(&record.name)),
-            record_live: record.status.is_live(),
-            record_fingerprint: Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default()),
+            tmux_target: record
+                .tmux_target()
+                .unwrap_or_else(|| standing_tmux_name(&record.name)),
+            record_live: record.is_live(),
+            record_fingerprint: record_fingerprint(record),
         });
     }
     let corrupt = items
@@ -59,6 +51,11 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         })
         .collect();
     (sessions, corrupt)
+}
+
+/// Lets a saved plan notice that a record changed since.
+fn record_fingerprint<T: serde::Serialize>(record: &T) -> Fingerprint {
+    Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default())
 }
 
 /// Reads the environment of each managed session's live harness pane.
@@ -82,12 +79,21 @@ pub fn read_environments(fleet: &FleetView, sessions: &[ManagedSession]) -> BTre
 /// The harness's environment, refusing to read the launcher's: until the
 /// launcher has exec'd, the pid still holds the tmux server's environment.
 pub fn read_harness_environment(pid: i32, launcher: Option<&std::path::Path>) -> EnvRead {
-    if let (Some(launcher), Ok(exe)) = (launcher, proc_env::executable(pid)) {
-        if exe == launcher {
-            return EnvRead::Unverified("the launcher has not started the harness yet".into());
-        }
+    if is_launcher(pid, launcher) {
+        return EnvRead::Unverified("the launcher has not started the harness yet".into());
     }
     proc_env::read_environ(pid)
+}
+
+/// The launcher is recognised by its image (this binary) or, when another
+/// the-loop binary started the pane, by its argv shape (`… exec --config …`).
+fn is_launcher(pid: i32, launcher: Option<&std::path::Path>) -> bool {
+    let same_image = launcher.is_some_and(|l| proc_env::executable(pid).is_ok_and(|exe| exe == l));
+    same_image
+        || proc_env::cmdline(pid).is_ok_and(|argv| {
+            argv.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
+                && argv.get(2).map(String::as_str) == Some("--config")
+        })
 }
 
 /// Everything a plan needs, observed now.
@@ -125,6 +131,8 @@ pub fn plan_now(
         targets,
         observed.corrupt.clone(),
     );
+    let (wants, cmdlines) = launch_inputs(registry, &plan, policy.models());
+    super::args::annotate(&mut plan, &wants, &cmdlines);
     plan.residue = Some(residue_now(policy, tmux, &observed.fleet, &plan));
     (plan, observed)
 }
@@ -145,4 +153,38 @@ pub fn residue_now(policy: &Policy, tmux: &Tmux, fleet: &FleetView, plan: &Plan)
     sessions.sort();
     sessions.dedup();
     residue::compare(policy, &crate::observed::residue::observe(tmux, &sessions))
+}
+
+/// For launch-argument drift: what each session's record resolves to now
+/// (only records that stored launch arguments), and the argv of each
+/// harness pane. Only sessions whose environment was read are looked at, so
+/// only pids of the-loop's own panes are read.
+fn launch_inputs(
+    registry: &Registry,
+    plan: &Plan,
+    models: &BTreeMap<String, Vec<String>>,
+) -> (BTreeMap<String, Resolved>, BTreeMap<i32, Vec<String>>) {
+    let mut wants = BTreeMap::new();
+    let mut cmdlines = BTreeMap::new();
+    for session in plan.sessions.iter().filter(|s| s.action != Action::Skip) {
+        let identity = match (&session.reference, &session.standing) {
+            (Some(r), _) => Identity::WorkItem(r.clone()),
+            (None, Some(n)) => Identity::Standing(n.clone()),
+            (None, None) => continue,
+        };
+        let Some(pid) = session.pane_pid else {
+            continue;
+        };
+        let Ok(facts) = crate::apply::precheck::load_facts(registry, &identity) else {
+            continue;
+        };
+        if !facts.args_recorded {
+            continue;
+        }
+        if let Ok(cmdline) = proc_env::cmdline(pid) {
+            wants.insert(session.label().to_owned(), resolve(&facts.args, models));
+            cmdlines.insert(pid, cmdline);
+        }
+    }
+    (wants, cmdlines)
 }

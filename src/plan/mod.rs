@@ -4,6 +4,7 @@
 //! collects those inputs from the registry, tmux and `/proc`; [`render`]
 //! turns a plan into text; [`saved`] writes and checks plans for `apply --plan`.
 
+pub mod args;
 pub mod compute;
 pub mod gather;
 pub mod model;
@@ -12,4 +13,6 @@ pub mod residue;
 pub mod saved;
 
 pub use compute::{compute, ManagedSession, Targets};
-pub use model::{Action, Observation, Plan, SessionKind, SessionPlan, Summary};
+pub use model::{
+    Action, ArgsChange, ArgsField, Observation, Plan, SessionKind, SessionPlan, Summary,
+};

@@ -83,9 +83,39 @@ pub struct SessionPlan {
     pub observation: Observation,
     /// Contract: each differing name, fingerprints only.
     pub changes: Vec<Change>,
+    /// Launch-argument drift, kept apart from the environment's `changes`:
+    /// what the running harness was launched with against what its record
+    /// and config resolve to now. Empty when the record stored none.
+    #[serde(default)]
+    pub args_changes: Vec<ArgsChange>,
     /// Fingerprint of the registry record, so a saved plan can tell that the
     /// record changed since.
     pub record_fingerprint: Option<Fingerprint>,
+}
+
+/// Which launch argument differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgsField {
+    /// `--model M`
+    Model,
+    /// `--effort E`
+    Effort,
+    /// The harness arguments before them.
+    HarnessArgs,
+}
+
+/// One launch argument that differs. `have` and `want` are argv words
+/// (`[]`: absent). Arguments are never secret: no value reaches an argv.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ArgsChange {
+    pub name: ArgsField,
+    pub have: Vec<String>,
+    pub want: Vec<String>,
+    /// Set when the record asks for something the config no longer allows,
+    /// which is why `want` lacks it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

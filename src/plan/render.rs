@@ -76,6 +76,34 @@ pub fn render_change(change: &Change, style: Style) -> String {
     )
 }
 
+/// One line per differing launch argument: `--model  have → want  (args: …)`.
+/// Argv words are never secret, so they are shown as they are.
+pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
+    let label = match change.name {
+        ArgsField::Model => "--model",
+        ArgsField::Effort => "--effort",
+        ArgsField::HarnessArgs => "harness args",
+    };
+    let show = |words: &[String]| {
+        if words.is_empty() {
+            "(none)".to_owned()
+        } else {
+            words.join(" ")
+        }
+    };
+    let mut line = format!(
+        "{} {label:<28} {} → {}   {}",
+        style.yellow("~"),
+        show(&change.have),
+        show(&change.want),
+        style.dim("(args: the harness was launched with other arguments)")
+    );
+    if let Some(dropped) = &change.dropped {
+        let _ = write!(line, "\n      {} {dropped}", style.red("!"));
+    }
+    line
+}
+
 pub fn render_plan(plan: &Plan, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
@@ -160,5 +188,8 @@ fn render_session(out: &mut String, session: &SessionPlan, style: Style) {
     );
     for change in &session.changes {
         let _ = writeln!(out, "    {}", render_change(change, style));
+    }
+    for change in &session.args_changes {
+        let _ = writeln!(out, "    {}", render_args_change(change, style));
     }
 }

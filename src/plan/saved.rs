@@ -118,7 +118,7 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         if fresh.record_fingerprint != session.record_fingerprint {
             changes.push(format!("registry record of {label} changed"));
         }
-        if fresh.changes != session.changes {
+        if fresh.changes != session.changes || fresh.args_changes != session.args_changes {
             changes.push(format!("the drift of {label} is not what the plan showed"));
         }
     }

@@ -1,6 +1,9 @@
 //! The session runner: starting the harness in tmux through the launcher,
-//! ending it gracefully, and respawning it in place.
+//! pasting into it, ending it gracefully, and respawning it in place.
 
+pub mod boot_prompt;
+pub mod close;
+pub mod deliver;
 pub mod launch;
 pub mod signal;
 pub mod spawn;

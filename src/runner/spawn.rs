@@ -39,13 +39,33 @@ pub fn new_session(
     passthrough: &[(String, String)],
 ) -> Result<(), SpawnError> {
     let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
+    new_session_running(
+        tmux,
+        name,
+        &spec.cwd,
+        spec.pane_argv(&launcher),
+        remain_on_exit,
+        passthrough,
+    )
+}
+
+/// [`new_session`] with the pane's argv already built (for callers that
+/// add launcher options, such as a boot-prompt file).
+pub fn new_session_running(
+    tmux: &Tmux,
+    name: &str,
+    cwd: &std::path::Path,
+    pane_argv: Vec<OsString>,
+    remain_on_exit: bool,
+    passthrough: &[(String, String)],
+) -> Result<(), SpawnError> {
     let mut args: Vec<OsString> = vec![
         "new-session".into(),
         "-d".into(),
         "-s".into(),
         name.into(),
         "-c".into(),
-        spec.cwd.clone().into(),
+        cwd.into(),
     ];
     // Passthrough names are non-secret by the operator's declaration (and
     // the policy refuses any credential among them), so argv is acceptable.
@@ -53,7 +73,7 @@ pub fn new_session(
         args.extend(["-e".into(), format!("{k}={v}").into()]);
     }
     args.push("--".into());
-    args.extend(spec.pane_argv(&launcher));
+    args.extend(pane_argv);
     if remain_on_exit {
         args.extend([
             ";".into(),
@@ -159,5 +179,21 @@ pub fn kill_session(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
         Ok(())
     } else {
         Err(SpawnError::Refused(out.stderr))
+    }
+}
+
+/// Verifies a session is gone. Killing the last session makes the server
+/// exit, and a listing during that shutdown can go unanswered, so an
+/// unknown answer is asked again briefly; only "absent" confirms.
+pub fn confirm_absent(tmux: &Tmux, session: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match crate::observed::fleet::observe(tmux).probe(session) {
+            crate::observed::Probe::Absent => return true,
+            crate::observed::Probe::Unknown if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(50))
+            }
+            _ => return false,
+        }
     }
 }

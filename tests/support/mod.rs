@@ -81,6 +81,43 @@ impl World {
         ));
     }
 
+    /// Like [`World::write_config`], with `routing_extra` (YAML lines
+    /// indented by two spaces) added under `routing:`.
+    pub fn write_config_with_routing(&self, routing_extra: &str) {
+        self.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n{routing_extra}",
+            self.state.display()
+        ));
+    }
+
+    /// Installs an executable script in this world's bin directory (on PATH).
+    pub fn install_bin(&self, name: &str, script: &str) -> PathBuf {
+        let path = self.bin_dir.join(name);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// A PATH holding this world's bin directory and only `tools` from the
+    /// system (linked into a directory of their own), for tests that need a
+    /// program to be missing whatever the machine has installed.
+    pub fn restricted_path(&self, tools: &[&str]) -> String {
+        let dir = self.root().join("system-bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let system = std::env::var("PATH").unwrap_or_default();
+        for tool in tools {
+            let found = std::env::split_paths(&system)
+                .map(|d| d.join(tool))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| panic!("{tool} is not installed"));
+            let link = dir.join(tool);
+            if !link.exists() {
+                std::os::unix::fs::symlink(found, link).unwrap();
+            }
+        }
+        format!("{}:{}", self.bin_dir.display(), dir.display())
+    }
+
     pub fn write_raw_config(&self, text: &str) {
         std::fs::write(&self.config_path, text).unwrap();
     }
@@ -385,6 +422,232 @@ pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
             let found = haystack.windows(form.len()).any(|w| w == form.as_bytes());
             assert!(!found, "a canary value leaked into {context}");
         }
+    }
+}
+
+/// Waits until the pane's launcher has exec'd the harness: until then the
+/// pid still runs `the-loop exec … -- claude …` and holds the launcher's
+/// environment, not the harness's.
+pub fn wait_for_harness(pid: i32) {
+    wait_for(
+        || {
+            let argv = cmdline(pid);
+            !argv.is_empty() && argv.get(1).map(String::as_str) != Some("exec")
+        },
+        "the launcher exec'd the harness",
+    );
+}
+
+// ---- Session lifecycle helpers (added with the lifecycle verbs) ----
+
+/// A process running in a pseudo-terminal of its own (tests/support/in-pty),
+/// killed when dropped.
+pub struct PtyProcess {
+    pub child: std::process::Child,
+    pub log: PathBuf,
+}
+
+impl PtyProcess {
+    /// Types `text` into the terminal.
+    pub fn type_text(&mut self, text: &str) {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().expect("piped stdin");
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Everything written to the terminal so far.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(&self.log).unwrap_or_default()).into_owned()
+    }
+}
+
+impl Drop for PtyProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A tmux client attached to this world's server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Client {
+    pub session: String,
+    pub read_only: bool,
+}
+
+/// Decodes the stand-in's `{"type": kind, "b64": …}` transcript lines.
+fn decoded_lines(transcript: &str, kind: &str) -> Vec<String> {
+    use base64::Engine;
+    transcript
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == kind)
+        .filter_map(|v| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(v["b64"].as_str()?)
+                .ok()?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .collect()
+}
+
+impl World {
+    /// Starts a session with `the-loop sessions start` in `work/<slug>`.
+    pub fn started_session(&self, reference: &str, slug: &str) -> LegacySession {
+        let cwd = self.work.join(slug);
+        std::fs::create_dir_all(&cwd).unwrap();
+        self.started_session_in(reference, slug, &cwd)
+    }
+
+    pub fn started_session_in(&self, reference: &str, slug: &str, cwd: &Path) -> LegacySession {
+        let out = self.the_loop(&[
+            "sessions",
+            "start",
+            reference,
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "sessions start: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let session = LegacySession {
+            reference: reference.into(),
+            slug: slug.into(),
+            name: started["tmux_target"].as_str().unwrap().into(),
+            session_id: started["harness_session_id"].as_str().unwrap().into(),
+            cwd: cwd.canonicalize().unwrap(),
+        };
+        wait_for(
+            || {
+                self.transcript_text(&session)
+                    .contains("\"type\":\"start\"")
+            },
+            "the harness started",
+        );
+        session
+    }
+
+    /// What was typed or pasted into the stand-in, line by line (raw bytes,
+    /// paste brackets included).
+    pub fn inputs(&self, s: &LegacySession) -> Vec<String> {
+        decoded_lines(&self.transcript_text(s), "input")
+    }
+
+    /// First prompts the stand-in was started with.
+    pub fn boot_prompts(&self, s: &LegacySession) -> Vec<String> {
+        decoded_lines(&self.transcript_text(s), "prompt")
+    }
+
+    /// The same session under another conversation id (after a fresh start).
+    pub fn with_session_id(&self, s: &LegacySession, id: &str) -> LegacySession {
+        LegacySession {
+            session_id: id.into(),
+            ..s.clone()
+        }
+    }
+
+    pub fn record_path(&self, slug: &str) -> PathBuf {
+        self.state.join("local").join(format!("{slug}.json"))
+    }
+
+    pub fn record(&self, slug: &str) -> Option<serde_json::Value> {
+        let bytes = std::fs::read(self.record_path(slug)).ok()?;
+        Some(serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// Rewrites a record with `edit` applied.
+    pub fn edit_record(&self, slug: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+        let mut record = self.record(slug).expect("record exists");
+        edit(&mut record);
+        std::fs::write(
+            self.record_path(slug),
+            serde_json::to_string_pretty(&record).unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Every event logged so far.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.state.join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    pub fn events_named(&self, name: &str) -> Vec<serde_json::Value> {
+        self.events()
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
+
+    /// Runs `the-loop <args>` in a pseudo-terminal of its own.
+    pub fn the_loop_in_pty(&self, args: &[&str]) -> PtyProcess {
+        let log = self.dir.path().join(format!(
+            "pty-{}.log",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        let helper = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/in-pty");
+        let mut cmd = Command::new("python3");
+        self.apply_env(&mut cmd);
+        cmd.env("TERM", "xterm")
+            .arg(helper)
+            .arg(&log)
+            .arg("--")
+            .arg(assert_cmd::cargo::cargo_bin("the-loop"))
+            .arg("--config")
+            .arg(&self.config_path)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        PtyProcess {
+            child: cmd.spawn().expect("python3 runs tests/support/in-pty"),
+            log,
+        }
+    }
+
+    /// The clients attached to this world's tmux server.
+    pub fn clients(&self) -> Vec<Client> {
+        let out = self.tmux(&[
+            "list-clients",
+            "-F",
+            "#{client_session}\t#{client_readonly}",
+        ]);
+        stdout(&out)
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(s, ro)| Client {
+                session: s.into(),
+                read_only: ro == "1",
+            })
+            .collect()
+    }
+
+    /// The tmux server's pid.
+    pub fn tmux_server_pid(&self) -> i32 {
+        self.tmux_ok(&["display-message", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Every tmux session name on this world's server.
+    pub fn tmux_sessions(&self) -> Vec<String> {
+        stdout(&self.tmux(&["list-sessions", "-F", "#{session_name}"]))
+            .lines()
+            .map(String::from)
+            .collect()
     }
 }
 

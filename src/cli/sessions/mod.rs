@@ -1,8 +1,15 @@
 //! `the-loop sessions …`: one file per verb.
 
+mod attach;
+mod cleanup;
+pub(crate) mod close;
+pub(crate) mod deliver;
+mod link_pr;
 mod list;
+mod pause;
+mod reset;
 mod restart;
-mod start;
+pub(crate) mod start;
 
 use super::context::Context;
 use clap::Subcommand;
@@ -28,6 +35,63 @@ pub enum SessionsCommand {
         after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); 1 otherwise."
     )]
     Restart(restart::RestartArgs),
+    /// Deliver text into a work item's session, as if typed and submitted.
+    ///
+    /// The text is bracketed-pasted into the harness, then submitted by a
+    /// separate paste of a carriage return. No client is involved, so an
+    /// operator attached read-only never blocks a delivery. Deliveries to one
+    /// session are served one at a time, in arrival order.
+    ///
+    /// When the session is gone (absent, or retained with its harness dead) the
+    /// harness is respawned in loop-<slug>, resuming the recorded conversation
+    /// when it can (a fresh one otherwise), with the text as its first prompt.
+    /// A live session holding the name is never killed or spawned over.
+    #[command(
+        after_help = "Exit codes: 0 delivered, or the delivery id was already processed; \
+1 failed, the id was not recorded, retry later; \
+2 not delivered by rule (paused, closed, cleaned up, or a dead session holding the name cannot be cleared).\n\n\
+Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed on main; please look' --delivery-id 7f3a\n  gh api … | the-loop sessions deliver github:octo/repo#15 --file - --json"
+    )]
+    Deliver(deliver::DeliverArgs),
+    /// Suppress deliveries to a session; its tmux session is left exactly as it is.
+    Pause(pause::PauseArgs),
+    /// Let deliveries through to a paused session again.
+    Resume(pause::PauseArgs),
+    /// Close a work item's session: the record is closed and the harness ended.
+    ///
+    /// By default (routing.tmux.keepSessionOnClose) the tmux session is kept so
+    /// its transcript stays readable, and (routing.tmux.killHarnessOnClose) the
+    /// harness in it is ended: remain-on-exit re-set, SIGTERM, then SIGKILL after
+    /// routing.tmux.harnessKillGraceSeconds. Only that loop-* session's own pane
+    /// pids are signalled.
+    Stop(close::StopArgs),
+    /// Close a work item (as its closure does): stop, then clean up when an authorized actor closed it.
+    ///
+    /// With --actor LOGIN in routing.authorizedUsers, `sessions cleanup` follows.
+    /// Without an actor, or with one not authorized, the cleanup is deferred
+    /// (cleanup.deferred) and only the close happens.
+    Close(close::CloseArgs),
+    /// End a work item's session through the close path and delete its record, so it starts over.
+    ///
+    /// Always says whether it ended a live session. A tmux session kept by
+    /// policy outlives the record: read it with `tmux attach -r -t loop-<slug>`.
+    Reset(reset::ResetArgs),
+    /// Release everything local a finished work item holds.
+    ///
+    /// Ends and kills the tmux session of every endpoint (each linked pull
+    /// request's, then the item's own), removes the workspace checkout when it
+    /// lies inside routing.workspace.root (never anything else), deletes the
+    /// record, and records `cleanup` as the last control command so no later
+    /// delivery starts the item again. Works with or without a record or a
+    /// running session.
+    #[command(
+        after_help = "Exit codes: 0 everything released; 1 something was not (see the warnings)."
+    )]
+    Cleanup(cleanup::CleanupArgs),
+    /// Attach this terminal to a work item's tmux session (closed sessions read-only).
+    Attach(attach::AttachArgs),
+    /// Link a pull request to a work item: its events are delivered into the item's session.
+    LinkPr(link_pr::LinkPrArgs),
 }
 
 pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<ExitCode> {
@@ -35,5 +99,14 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::Start(args) => start::run(&Context::load(config)?, args),
         SessionsCommand::List(args) => list::run(&Context::load(config)?, args),
         SessionsCommand::Restart(args) => restart::run(config, args),
+        SessionsCommand::Deliver(args) => deliver::run(&Context::load(config)?, args),
+        SessionsCommand::Pause(args) => pause::pause(&Context::load(config)?, args),
+        SessionsCommand::Resume(args) => pause::resume(&Context::load(config)?, args),
+        SessionsCommand::Stop(args) => close::stop(&Context::load(config)?, args),
+        SessionsCommand::Close(args) => close::close_cmd(&Context::load(config)?, args),
+        SessionsCommand::Reset(args) => reset::run(&Context::load(config)?, args),
+        SessionsCommand::Cleanup(args) => cleanup::run(&Context::load(config)?, args),
+        SessionsCommand::Attach(args) => attach::run(&Context::load(config)?, args),
+        SessionsCommand::LinkPr(args) => link_pr::run(&Context::load(config)?, args),
     }
 }

@@ -2,12 +2,13 @@
 
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
-use crate::desired::policy::Identity;
+use crate::harness::models::resolve;
 use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
+use crate::lifecycle::spawn::{attempt, AttemptError};
+use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
 use crate::registry::{Status, WorkItemRecord, WorkItemRef};
-use crate::runner::spawn::{kill_session, new_session, SpawnError};
-use crate::runner::LaunchSpec;
+use crate::runner::spawn::kill_session;
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -33,6 +34,7 @@ pub struct StartArgs {
     /// Harness to host (defaults to routing.defaultHarness).
     #[arg(long)]
     harness: Option<String>,
+    /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
 }
@@ -47,12 +49,16 @@ struct Started {
 }
 
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
-    let reference: WorkItemRef =
-        args.reference
-            .parse()
-            .map_err(|e: crate::registry::RefError| {
-                miette::miette!(code = "the_loop::ref::invalid", "{e}")
-            })?;
+    let reference: WorkItemRef = super::deliver::parse_ref(&args.reference)?;
+    // One tmux session per work item: a pull request linked to an item is
+    // started as that item.
+    let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {
+        Some(owner) => {
+            eprintln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
+            owner
+        }
+        None => reference,
+    };
     let harness = args
         .harness
         .clone()
@@ -69,7 +75,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     })?;
     // Validate the env file now, so a broken file is reported here rather
     // than by a pane that dies at launch.
-    let policy = crate::desired::load_policy(&ctx.config, false)?;
+    crate::desired::load_policy(&ctx.config, false)?;
     // A session the registry cannot record would run as nobody's: its
     // conversation could never be resumed by the-loop. Refuse first.
     ctx.registry.check_writable().map_err(|e| {
@@ -80,59 +86,75 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         )
     })?;
     let name = reference.tmux_name();
+    let key = SessionKey::WorkItem(reference.clone());
+    let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
     clear_occupant(ctx, &name)?;
 
-    crate::harness::prepare::before_spawn(&ctx.config, &cwd, &ctx.events);
-    let session_id = new_session_id();
-    let launch_args = LaunchArgs {
+    let requested = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
         model: args.model.clone(),
         effort: args.effort.clone(),
     };
-    let spec = LaunchSpec {
-        identity: Identity::WorkItem(reference.to_string()),
-        cwd: cwd.clone(),
-        launch: Launch::Fresh {
-            session_id: session_id.clone(),
-            prompt: args.prompt.clone(),
-        },
-        args: launch_args.clone(),
-        config_path: ctx.config.path.clone(),
-        harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
+    let resolved = resolve(&requested, &ctx.config.routing.models);
+    for dropped in &resolved.dropped {
+        eprintln!("warning: {dropped}; starting without it");
+    }
+    let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
+    let launch_args = resolved.args;
+    // Trust the directory as given too, which may differ from its real path
+    // (the spawn itself prepares the real path).
+    let given_cwd = std::path::absolute(&args.cwd).unwrap_or_else(|_| cwd.clone());
+    if given_cwd != cwd {
+        crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
+    }
+    let session_id = new_session_id();
+    let launch = Launch::Fresh {
+        session_id: session_id.clone(),
+        prompt: None,
     };
-    let passthrough: Vec<(String, String)> = ctx
-        .config
-        .env
-        .session_passthrough
-        .iter()
-        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
-        .collect();
-    // new-session starts the tmux server when none runs, and the server would
-    // keep our caller's credentials for its whole life.
-    new_session(
-        &ctx.tmux.clone().withholding(policy.credential_names()),
+    // The first prompt goes through a file the launcher reads, never through
+    // tmux's argv (which the server keeps for its whole life).
+    match attempt(
+        ctx,
+        &key.identity(),
         &name,
-        &spec,
-        ctx.config.routing.tmux.remain_on_exit,
-        &passthrough,
-    )
-    .map_err(|e| match e {
-        SpawnError::Occupied(n) => miette::miette!(
+        &cwd,
+        launch,
+        &launch_args,
+        args.prompt.as_deref(),
+    ) {
+        Ok(Probe::Live) => {}
+        Ok(Probe::Unknown) => ctx.events.emit(
+            "session.spawn_unverified",
+            serde_json::json!({"ref": reference.to_string(), "tmux_target": name}),
+        ),
+        Ok(_) => miette::bail!(
+            code = "the_loop::start::exited",
+            help = format!(
+                "the pane is kept: read what the harness said with `tmux attach -r -t {name}`"
+            ),
+            "the harness in {name} exited at once"
+        ),
+        Err(AttemptError::Duplicate) => miette::bail!(
             code = "the_loop::start::occupied",
             help = format!(
-                "the session appeared while starting; inspect it with `tmux attach -r -t {n}`"
+                "the session appeared while starting; inspect it with `tmux attach -r -t {name}`"
             ),
-            "tmux session {n} already exists"
+            "tmux session {name} already exists"
         ),
-        other => miette::Report::new(other),
-    })?;
+        Err(AttemptError::Failed(reason)) => miette::bail!(
+            code = "the_loop::start::spawn",
+            "cannot start the harness in {name}: {reason}"
+        ),
+    }
 
-    let mut record = ctx
-        .registry
-        .load_work_item(&reference)
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
+    let prior = ctx.registry.load_work_item(&reference).ok().flatten();
+    // A session under this name was announced before; its comment still holds.
+    let first_spawn = prior
+        .as_ref()
+        .is_none_or(|r| r.tmux_target().as_deref() != Some(name.as_str()));
+    let mut record =
+        prior.unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
     let now = crate::clock::now_utc();
     record.harness = harness;
     record.status = Status::Active;
@@ -145,10 +167,16 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     record.model = launch_args.model;
     record.effort = launch_args.effort;
     ctx.registry.save_work_item(&record)?;
+    // An explicit start begins the item again after a cleanup.
+    crate::lifecycle::control::clear(&ctx.registry, &reference);
     ctx.events.emit(
         "session.spawned",
         serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": false}),
     );
+    crate::harness::models::report_dropped_events(&ctx.events, &subject, &resolved.dropped);
+    if first_spawn {
+        crate::announce::announce(ctx.config.routing.announce, &reference, &name, &ctx.events);
+    }
     let started = Started {
         reference: reference.to_string(),
         tmux_target: name.clone(),
@@ -168,7 +196,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
 }
 
 /// A live occupant is never killed; a dead one is cleared and the clear verified.
-fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
+pub(crate) fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
     match fleet::observe(&ctx.tmux).probe(name) {
         Probe::Absent => Ok(()),
         Probe::Live => miette::bail!(
@@ -183,7 +211,7 @@ fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
         ),
         Probe::Dead => {
             kill_session(&ctx.tmux, name)?;
-            if fleet::observe(&ctx.tmux).probe(name) != Probe::Absent {
+            if !crate::runner::spawn::confirm_absent(&ctx.tmux, name) {
                 miette::bail!(code = "the_loop::start::occupied", "the dead tmux session {name} could not be cleared");
             }
             ctx.events.emit("session.occupant_cleared", serde_json::json!({"tmux_target": name}));

@@ -1,0 +1,130 @@
+//! `the-loop standing create`
+
+use super::key;
+use crate::cli::context::Context;
+use crate::cli::output::print_json;
+use crate::cli::sessions::start::clear_occupant;
+use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
+use crate::lifecycle::key::fields;
+use crate::lifecycle::queue;
+use crate::lifecycle::spawn::{attempt, AttemptError};
+use crate::observed::Probe;
+use crate::registry::{StandingRecord, Status};
+use clap::Args;
+use serde_json::json;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The session's name: hosted in tmux session loop-standing-<NAME>.
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// Directory the harness runs in.
+    #[arg(long, value_name = "DIR")]
+    cwd: PathBuf,
+    /// First prompt for the new conversation.
+    #[arg(long, value_name = "TEXT")]
+    prompt: Option<String>,
+    /// Model to launch with (`--model`).
+    #[arg(long)]
+    model: Option<String>,
+    /// Effort level to launch with (`--effort`).
+    #[arg(long)]
+    effort: Option<String>,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
+    let key = key(&args.name)?;
+    let harness = ctx.config.routing.default_harness.clone();
+    check_supported(&harness)
+        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
+    let cwd = std::fs::canonicalize(&args.cwd).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::standing::cwd",
+            "working directory {}: {}",
+            args.cwd.display(),
+            e.kind()
+        )
+    })?;
+    crate::desired::load_policy(&ctx.config, false)?;
+    let name = key.tmux_name();
+    let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
+    if ctx.registry.load_standing(&args.name)?.is_some() {
+        miette::bail!(
+            code = "the_loop::standing::exists",
+            help = format!("start it with `the-loop standing start {}`", args.name),
+            "a standing session named {} already exists",
+            args.name
+        );
+    }
+    clear_occupant(ctx, &name)?;
+    let session_id = new_session_id();
+    let launch_args = LaunchArgs {
+        harness_args: ctx.config.routing.harness_args_claude.clone(),
+        model: args.model.clone(),
+        effort: args.effort.clone(),
+    };
+    let launch = Launch::Fresh {
+        session_id: session_id.clone(),
+        prompt: None,
+    };
+    match attempt(
+        ctx,
+        &key.identity(),
+        &name,
+        &cwd,
+        launch,
+        &launch_args,
+        args.prompt.as_deref(),
+    ) {
+        Ok(Probe::Live | Probe::Unknown) => {}
+        Ok(_) => miette::bail!(
+            code = "the_loop::standing::exited",
+            help = format!("read what the harness said with `tmux attach -r -t {name}`"),
+            "the harness in {name} exited at once"
+        ),
+        Err(AttemptError::Duplicate) => miette::bail!(
+            code = "the_loop::standing::occupied",
+            help = format!("inspect it with `tmux attach -r -t {name}`"),
+            "tmux session {name} already exists"
+        ),
+        Err(AttemptError::Failed(reason)) => miette::bail!(
+            code = "the_loop::standing::spawn",
+            "cannot start the harness in {name}: {reason}"
+        ),
+    }
+    let now = crate::clock::now_utc();
+    let mut record = StandingRecord::new(&args.name, &harness, Status::Active);
+    record.harness_session_id = Some(session_id.clone());
+    record.cwd = Some(cwd.clone());
+    record.tmux_target = Some(name.clone());
+    record.created_at = Some(now.clone());
+    record.last_event_at = Some(now);
+    record.harness_args = Some(launch_args.harness_args).filter(|a| !a.is_empty());
+    record.model = launch_args.model;
+    record.effort = launch_args.effort;
+    ctx.registry.save_standing(&record)?;
+    ctx.events.emit(
+        "session.spawned",
+        fields(
+            &key,
+            json!({"tmux_target": name, "harness_session_id": session_id, "resumed": false}),
+        ),
+    );
+    if args.json {
+        print_json(
+            &json!({"standing": args.name, "tmux_target": name, "harness_session_id": session_id, "cwd": cwd}),
+        );
+    } else {
+        println!(
+            "Created standing session {} in tmux session {name} (conversation {session_id}).",
+            args.name
+        );
+        println!("Attach with: tmux attach -t {name}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,70 @@
+//! `the-loop standing …`: sessions that belong to no work item, addressed by
+//! name and hosted in tmux session loop-standing-<name>. They share the
+//! runner with work-item sessions (spawn, paste, close, respawn) and take
+//! part in `plan` and `apply`.
+
+mod create;
+mod list;
+mod restart;
+mod say;
+mod start;
+mod stop;
+
+use super::context::Context;
+use crate::lifecycle::SessionKey;
+use clap::Subcommand;
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Debug, Subcommand)]
+pub enum StandingCommand {
+    /// Register a standing session and start its harness in a fresh conversation.
+    ///
+    /// Names are 1-40 characters of a-z, 0-9 and '-', starting with a letter or digit.
+    Create(create::CreateArgs),
+    /// Start a stopped standing session again, resuming its conversation when it can.
+    Start(start::StartArgs),
+    /// Stop a standing session through the close path (its tmux session kept by default).
+    Stop(stop::StopArgs),
+    /// Respawn a running standing session in place on the env file as it is now.
+    #[command(after_help = "Exit codes: 0 respawned and verified (or unverified); 1 otherwise.")]
+    Restart(restart::RestartArgs),
+    /// List standing sessions with their tmux session and live state.
+    List(list::ListArgs),
+    /// Deliver text into a standing session (respawning it when it is gone).
+    #[command(
+        after_help = "Exit codes: 0 delivered, or the delivery id was already processed; \
+1 failed, retry later; 2 not delivered by rule (paused, closed, or a dead session holding the name cannot be cleared)."
+    )]
+    Say(say::SayArgs),
+}
+
+pub fn run(config: Option<&Path>, command: StandingCommand) -> miette::Result<ExitCode> {
+    match command {
+        StandingCommand::Create(args) => create::run(&Context::load(config)?, args),
+        StandingCommand::Start(args) => start::run(&Context::load(config)?, args),
+        StandingCommand::Stop(args) => stop::run(&Context::load(config)?, args),
+        StandingCommand::Restart(args) => restart::run(config, args),
+        StandingCommand::List(args) => list::run(&Context::load(config)?, args),
+        StandingCommand::Say(args) => say::run(&Context::load(config)?, args),
+    }
+}
+
+/// A validated standing name, as a session key.
+fn key(name: &str) -> miette::Result<SessionKey> {
+    SessionKey::standing(name).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::standing::name",
+            help = "for example: ops-watch, nightly-triage",
+            "{e}"
+        )
+    })
+}
+
+fn not_registered(name: &str) -> miette::Report {
+    miette::miette!(
+        code = "the_loop::standing::not_registered",
+        help = "create it with `the-loop standing create NAME --cwd DIR`; `the-loop standing list` shows the others",
+        "no standing session is named {name}"
+    )
+}

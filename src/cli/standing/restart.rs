@@ -1,0 +1,42 @@
+//! `the-loop standing restart`: the same in-place roll as `sessions restart`.
+
+use super::key;
+use crate::apply::fleet::DEFAULT_PARALLELISM;
+use crate::apply::Mode;
+use crate::cli::apply::{roll, Roll};
+use crate::cli::context::Context;
+use clap::Args;
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Debug, Args)]
+pub struct RestartArgs {
+    #[arg(value_name = "NAME")]
+    name: String,
+    /// Report what would be relaunched, and why, without touching anything.
+    #[arg(long)]
+    dry_run: bool,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
+    key(&args.name)?;
+    let ctx = Context::load(config)?;
+    let targets = crate::cli::plan::resolve_targets(&ctx, std::slice::from_ref(&args.name))?;
+    roll(
+        &ctx,
+        Roll {
+            mode: Mode::Restart,
+            targets,
+            saved_plan: None,
+            dry_run: args.dry_run,
+            json: args.json,
+            parallelism: DEFAULT_PARALLELISM.into(),
+            ask: false,
+            command: "standing restart",
+            scrub_tmux_env: false,
+        },
+    )
+}

@@ -1,0 +1,283 @@
+//! Where Claude Code keeps its user config and settings, and how the-loop
+//! writes to them: through symlinks to the real file, in a temp file beside
+//! it with the file's own mode (0600 when new), then an atomic rename, and
+//! not at all when nothing would change.
+
+use super::seed::Merged;
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// `CLAUDE_CONFIG_DIR` and `HOME` as the harness will see them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HarnessHome {
+    pub config_dir: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+}
+
+impl HarnessHome {
+    /// From the-loop's own environment: the tmux server a pane is started
+    /// from inherits it, and so does the harness.
+    pub fn from_environment() -> HarnessHome {
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        HarnessHome {
+            config_dir: var("CLAUDE_CONFIG_DIR"),
+            home: var("HOME"),
+        }
+    }
+
+    /// `${CLAUDE_CONFIG_DIR}/.config.json` when it exists, otherwise
+    /// `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
+    pub fn user_config(&self) -> Option<PathBuf> {
+        if let Some(dir) = &self.config_dir {
+            let legacy = dir.join(".config.json");
+            if legacy.exists() {
+                return Some(legacy);
+            }
+            return Some(dir.join(".claude.json"));
+        }
+        self.home.as_ref().map(|home| home.join(".claude.json"))
+    }
+
+    /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
+    pub fn settings(&self) -> Option<PathBuf> {
+        match (&self.config_dir, &self.home) {
+            (Some(dir), _) => Some(dir.join("settings.json")),
+            (None, Some(home)) => Some(home.join(".claude").join("settings.json")),
+            (None, None) => None,
+        }
+    }
+}
+
+/// Why a file was not edited. Never carries the file's content.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    #[error("{path}: left alone: {why}")]
+    Refused { path: PathBuf, why: String },
+    #[error("{path}: cannot {action}: {kind}")]
+    Io {
+        path: PathBuf,
+        action: &'static str,
+        kind: std::io::ErrorKind,
+    },
+}
+
+/// The file a write to `path` must replace: the end of its symlink chain,
+/// so the link stays a link and the file it names gets the change.
+fn write_target(path: &Path) -> Result<PathBuf, EditError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            std::fs::canonicalize(path).map_err(|e| EditError::Io {
+                path: path.to_owned(),
+                action: "follow the symlink",
+                kind: e.kind(),
+            })
+        }
+        _ => Ok(path.to_owned()),
+    }
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Applies `merge` to the file at `path`. Returns whether it was written.
+pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<bool, EditError> {
+    let target = write_target(path)?;
+    let io = |action: &'static str| {
+        let target = target.clone();
+        move |e: std::io::Error| EditError::Io {
+            path: target,
+            action,
+            kind: e.kind(),
+        }
+    };
+    let existing = match std::fs::read(&target) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io("read it")(e)),
+    };
+    let text = match merge(existing.as_deref()) {
+        Merged::Unchanged => return Ok(false),
+        Merged::Refused(why) => return Err(EditError::Refused { path: target, why }),
+        Merged::Changed(text) => text,
+    };
+    let mode = match &existing {
+        Some(_) => {
+            std::fs::metadata(&target)
+                .map_err(io("read its mode"))?
+                .permissions()
+                .mode()
+                & 0o7777
+        }
+        None => 0o600,
+    };
+    let dir = target
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if existing.is_none() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io("create its directory"))?;
+    }
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.the-loop-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        // Explicitly, so the umask cannot narrow or the default widen it.
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &target)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(io("write it")(e));
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::seed::{seed_plugin, seed_trust, TrustSeed};
+    use std::os::unix::fs::symlink;
+
+    fn trust() -> TrustSeed {
+        TrustSeed {
+            exact: vec!["/w/repo".into()],
+            widened: vec![],
+            accept_bypass: false,
+        }
+    }
+
+    fn mode_of(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn a_new_file_is_created_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join(".claude.json");
+        assert!(edit(&path, |e| seed_trust(e, &trust())).unwrap());
+        assert_eq!(mode_of(&path), 0o600);
+        insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
+    }
+
+    #[test]
+    fn the_mode_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude.json");
+        std::fs::write(&path, r#"{"theme": "dark"}"#).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        assert!(edit(&path, |e| seed_trust(e, &trust())).unwrap());
+        assert_eq!(mode_of(&path), 0o640);
+        insta::assert_snapshot!(std::fs::read_to_string(&path).unwrap());
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("dotfiles").join("settings.json");
+        std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+        std::fs::write(&real, r#"{"model": "opus"}"#).unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let link = dir.path().join("settings.json");
+        symlink("dotfiles/settings.json", &link).unwrap();
+
+        assert!(edit(&link, |e| seed_plugin(e, "o/r")).unwrap());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(mode_of(&real), 0o644);
+        insta::assert_snapshot!(std::fs::read_to_string(&real).unwrap());
+    }
+
+    #[test]
+    fn nothing_is_written_when_nothing_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude.json");
+        assert!(edit(&path, |e| seed_trust(e, &trust())).unwrap());
+        let before = std::fs::metadata(&path).unwrap();
+        assert!(!edit(&path, |e| seed_trust(e, &trust())).unwrap());
+        let after = std::fs::metadata(&path).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(before.ino(), after.ino(), "not replaced");
+    }
+
+    #[test]
+    fn a_non_json_file_is_left_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude.json");
+        std::fs::write(&path, "not json {").unwrap();
+        let err = edit(&path, |e| seed_trust(e, &trust())).unwrap_err();
+        assert!(matches!(err, EditError::Refused { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "not json {");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temp file left"
+        );
+    }
+
+    #[test]
+    fn a_dangling_symlink_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join(".claude.json");
+        symlink("missing/target.json", &link).unwrap();
+        assert!(edit(&link, |e| seed_trust(e, &trust())).is_err());
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    #[test]
+    fn where_claude_keeps_its_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = HarnessHome {
+            config_dir: None,
+            home: Some("/home/op".into()),
+        };
+        assert_eq!(
+            home.user_config().unwrap(),
+            Path::new("/home/op/.claude.json")
+        );
+        assert_eq!(
+            home.settings().unwrap(),
+            Path::new("/home/op/.claude/settings.json")
+        );
+        let custom = HarnessHome {
+            config_dir: Some(dir.path().into()),
+            home: Some("/home/op".into()),
+        };
+        assert_eq!(
+            custom.user_config().unwrap(),
+            dir.path().join(".claude.json")
+        );
+        std::fs::write(dir.path().join(".config.json"), "{}").unwrap();
+        assert_eq!(
+            custom.user_config().unwrap(),
+            dir.path().join(".config.json")
+        );
+        assert_eq!(custom.settings().unwrap(), dir.path().join("settings.json"));
+    }
+}

@@ -1,0 +1,206 @@
+//! The close path, shared by `sessions stop`, `sessions close`,
+//! `sessions reset` and `standing stop`: the record is closed first; then,
+//! best-effort and logged, the tmux session is kept with its harness ended
+//! (so a finished session is a record to read, not a live TUI a stray
+//! keystroke could resume), or killed.
+
+use super::key::{self, fields, Record, SessionKey};
+use super::probe::probe;
+use super::spawn::seconds;
+use crate::cli::Context;
+use crate::observed::Probe;
+use crate::registry::Status;
+use crate::runner::close::{end_harness, kill, PaneEnding};
+use serde::Serialize;
+use serde_json::json;
+
+/// What happens to the tmux session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Disposition {
+    Keep,
+    Kill,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct CloseOptions {
+    pub disposition: Disposition,
+    /// End the harness in a kept session (`killHarnessOnClose`).
+    pub end_harness: bool,
+}
+
+impl CloseOptions {
+    /// The configured policy, with `--keep-tmux`/`--kill-tmux` overriding it.
+    pub fn from_config(ctx: &Context, keep: bool, kill: bool) -> CloseOptions {
+        let tmux = &ctx.config.routing.tmux;
+        let disposition = if kill {
+            Disposition::Kill
+        } else if keep || tmux.keep_session_on_close {
+            Disposition::Keep
+        } else {
+            Disposition::Kill
+        };
+        CloseOptions {
+            disposition,
+            end_harness: tmux.kill_harness_on_close,
+        }
+    }
+}
+
+/// What became of the tmux session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TmuxResult {
+    /// Kept, with its pane and scrollback.
+    Retained,
+    /// Killed.
+    Killed,
+    /// There was no such session.
+    Absent,
+    /// Refused or not confirmed; see `problems`.
+    Untouched,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CloseReport {
+    pub tmux_target: String,
+    /// What the probe said before anything was done.
+    pub probe: Probe,
+    /// Whether a record was closed by this call.
+    pub record_closed: bool,
+    pub harness: Vec<PaneEnding>,
+    pub tmux: TmuxResult,
+    /// Best-effort steps that did not work, for people.
+    pub problems: Vec<String>,
+}
+
+impl CloseReport {
+    /// True when a running harness was ended (or killed with its session).
+    pub fn ended_live_session(&self) -> bool {
+        self.probe == Probe::Live && (self.tmux == TmuxResult::Killed || !self.harness.is_empty())
+    }
+}
+
+/// Closes the record (when there is one and `close_record`), then ends the
+/// session. The caller holds the session's turn.
+pub fn close(
+    ctx: &Context,
+    key: &SessionKey,
+    record: Option<&mut Record>,
+    options: CloseOptions,
+    close_record: bool,
+) -> CloseReport {
+    let target = key::target_of(key, record.as_deref());
+    let mut report = CloseReport {
+        tmux_target: target.clone(),
+        probe: Probe::Unknown,
+        record_closed: false,
+        harness: Vec::new(),
+        tmux: TmuxResult::Untouched,
+        problems: Vec::new(),
+    };
+    if let (Some(record), true) = (record, close_record) {
+        record.set_status(Status::Closed);
+        record.touch();
+        match key::save(&ctx.registry, record) {
+            Ok(_) => {
+                report.record_closed = true;
+                ctx.events.emit(
+                    "session.closed",
+                    fields(key, json!({"tmux_target": target})),
+                );
+            }
+            Err(err) => report
+                .problems
+                .push(format!("the record was not closed: {err}")),
+        }
+    }
+    end_session(ctx, key, &target, options, &mut report);
+    for problem in &report.problems {
+        tracing::warn!(session = %target, problem = %problem, "close");
+    }
+    report
+}
+
+/// The tmux half of a close: keep (ending the harness) or kill.
+pub fn end_session(
+    ctx: &Context,
+    key: &SessionKey,
+    target: &str,
+    options: CloseOptions,
+    report: &mut CloseReport,
+) {
+    // Refused before tmux is asked anything about the target.
+    if let Err(err) = crate::runner::close::guard(target) {
+        report.problems.push(err.to_string());
+        ctx.events.emit(
+            "session.harness_terminated",
+            fields(
+                key,
+                json!({"tmux_target": target, "result": "refused", "reason": "not-a-loop-session"}),
+            ),
+        );
+        return;
+    }
+    report.probe = probe(&ctx.tmux, target).0;
+    match report.probe {
+        Probe::Absent => {
+            report.tmux = TmuxResult::Absent;
+            return;
+        }
+        Probe::Unknown => {
+            report
+                .problems
+                .push("tmux did not answer, so the session was left as it is".into());
+            return;
+        }
+        Probe::Live | Probe::Dead => {}
+    }
+    let grace = seconds(ctx.config.routing.tmux.harness_kill_grace_seconds);
+    // A kill ends the harness gracefully first as well: Claude Code writes
+    // its conversation out on SIGTERM, and a killed session loses it.
+    if options.end_harness || options.disposition == Disposition::Kill {
+        match end_harness(&ctx.tmux, target, grace) {
+            Ok(endings) => {
+                ctx.events.emit(
+                    "session.harness_terminated",
+                    fields(key, json!({"tmux_target": target, "panes": endings})),
+                );
+                report.harness = endings;
+            }
+            Err(err) => {
+                report
+                    .problems
+                    .push(format!("the harness was not ended: {err}"));
+                ctx.events.emit(
+                    "session.harness_terminated",
+                    fields(key, json!({"tmux_target": target, "result": "failed"})),
+                );
+            }
+        }
+    }
+    match options.disposition {
+        Disposition::Keep => {
+            report.tmux = TmuxResult::Retained;
+            ctx.events.emit(
+                "session.retained",
+                fields(
+                    key,
+                    json!({"tmux_target": target, "harness_ended": options.end_harness}),
+                ),
+            );
+        }
+        Disposition::Kill => match kill(&ctx.tmux, target) {
+            Ok(()) => {
+                report.tmux = TmuxResult::Killed;
+                ctx.events.emit(
+                    "session.terminated",
+                    fields(key, json!({"tmux_target": target})),
+                );
+            }
+            Err(err) => report
+                .problems
+                .push(format!("the tmux session was not killed: {err}")),
+        },
+    }
+}

@@ -1,0 +1,329 @@
+//! Delivering text into a session: paste it into the running harness, or,
+//! when the session is gone, respawn the harness with the text as its boot
+//! prompt. One delivery at a time per session, in arrival order.
+//!
+//! Delivery ids make redelivery safe: an id already in `recentDeliveries`
+//! is a no-op; a delivery that fails for a reason that may pass is not
+//! recorded, so the next redelivery retries it; a delivery dropped because
+//! the session's name is held by a dead session that cannot be cleared *is*
+//! recorded, so the same collision is not re-run every cycle.
+
+use super::decide::{on_delivery, Entry};
+use super::key::{self, fields, Record, SessionKey};
+use super::probe::probe;
+use super::queue;
+use super::respawn::{respawn, RespawnOutcome};
+use crate::cli::Context;
+use crate::observed::Probe;
+use crate::registry::Status;
+use crate::runner::deliver::paste_and_submit;
+use crate::runner::spawn::exact;
+use serde::Serialize;
+use serde_json::json;
+
+/// What happened to one delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The text is in the harness.
+    Delivered,
+    /// The delivery id was already processed: nothing was done.
+    Duplicate,
+    /// The session is paused: nothing was delivered.
+    Suppressed,
+    /// The session is closed: nothing was delivered.
+    Ignored,
+    /// Not delivered, and not to be retried (the id is kept, or the item was cleaned up).
+    Dropped,
+    /// Not delivered; the id was not recorded, so a redelivery retries it.
+    Failed,
+}
+
+impl Outcome {
+    /// 0: delivered or nothing to do; 1: failed, retry; 2: not delivered by rule.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Delivered | Outcome::Duplicate => 0,
+            Outcome::Failed => 1,
+            Outcome::Suppressed | Outcome::Ignored | Outcome::Dropped => 2,
+        }
+    }
+}
+
+/// How a delivered text got in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Route {
+    /// Pasted into the running harness.
+    Pasted,
+    /// The harness was respawned with the text as its boot prompt.
+    Respawned,
+    /// A respawn was due but a live occupant held the name: pasted into it.
+    RespawnAverted,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DeliveryReport {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    /// The pull request the delivery was addressed to, when it was routed
+    /// into the session of the work item that pull request is linked to.
+    pub via_pull_request: Option<String>,
+    pub tmux_target: String,
+    pub delivery_id: Option<String>,
+    pub outcome: Outcome,
+    pub route: Option<Route>,
+    /// On a respawn: whether the recorded conversation was resumed.
+    pub resumed: Option<bool>,
+    pub harness_session_id: Option<String>,
+    pub reason: Option<String>,
+}
+
+pub struct Delivery<'a> {
+    pub key: SessionKey,
+    pub text: &'a str,
+    pub delivery_id: Option<&'a str>,
+    pub via_pull_request: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum DeliveryError {
+    #[error("no session is registered for {0}")]
+    #[diagnostic(
+        code(the_loop::deliver::not_registered),
+        help("start one with `the-loop sessions start <ref> --cwd DIR` (or `the-loop standing create`); `the-loop sessions list` shows what is registered")
+    )]
+    NotRegistered(String),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Queue(#[from] queue::QueueError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Registry(#[from] crate::registry::RegistryError),
+}
+
+pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, DeliveryError> {
+    let key = &delivery.key;
+    let _turn = queue::wait_turn(
+        &ctx.config.state_root,
+        &key.tmux_name(),
+        queue::DEFAULT_WAIT,
+    )?;
+    let mut report = DeliveryReport {
+        reference: key.as_work_item().map(|r| r.to_string()),
+        standing: match key {
+            SessionKey::Standing(n) => Some(n.clone()),
+            SessionKey::WorkItem(_) => None,
+        },
+        via_pull_request: delivery.via_pull_request.clone(),
+        tmux_target: key.tmux_name(),
+        delivery_id: delivery.delivery_id.map(String::from),
+        outcome: Outcome::Failed,
+        route: None,
+        resumed: None,
+        harness_session_id: None,
+        reason: None,
+    };
+    let base = fields(
+        key,
+        json!({"delivery_id": delivery.delivery_id, "via_pull_request": delivery.via_pull_request}),
+    );
+    let event = |name: &str, extra: serde_json::Value| ctx.events.emit(name, merge(&base, extra));
+
+    if let Some(r) = key.as_work_item() {
+        if super::control::last(&ctx.registry, r).as_deref() == Some(super::control::CLEANUP) {
+            event(
+                "dispatch.dropped",
+                json!({"reason": "cleaned-up", "level": "warn"}),
+            );
+            return Ok(finish(
+                report,
+                Outcome::Dropped,
+                "the work item was cleaned up; `the-loop sessions start` begins it again",
+            ));
+        }
+    }
+    let Some(mut record) = key::load(&ctx.registry, key)? else {
+        return Err(DeliveryError::NotRegistered(key.label()));
+    };
+    let name = key::target_of(key, Some(&record));
+    report.tmux_target = name.clone();
+    let base = merge(&base, json!({"tmux_target": name}));
+    let event = |event_name: &str, extra: serde_json::Value| {
+        ctx.events.emit(event_name, merge(&base, extra))
+    };
+
+    if let Some(id) = delivery.delivery_id {
+        if record.has_delivery(id) {
+            event("dispatch.skipped", json!({"reason": "duplicate"}));
+            return Ok(finish(
+                report,
+                Outcome::Duplicate,
+                "this delivery id was already processed",
+            ));
+        }
+    }
+    match record.status() {
+        Status::Closed => {
+            event("dispatch.skipped", json!({"reason": "closed"}));
+            return Ok(finish(report, Outcome::Ignored, "the session is closed"));
+        }
+        Status::Paused => {
+            event("dispatch.suppressed", json!({"reason": "paused"}));
+            return Ok(finish(
+                report,
+                Outcome::Suppressed,
+                "the session is paused; `the-loop sessions resume` lets deliveries through again",
+            ));
+        }
+        Status::Active => {}
+    }
+
+    // Never paste into, or spawn under, a name that is not the-loop's own.
+    if let Err(err) = crate::runner::close::guard(&name) {
+        event(
+            "dispatch.failed",
+            json!({"reason": "target-not-a-loop-session"}),
+        );
+        return Ok(finish(
+            report,
+            Outcome::Failed,
+            &format!("{err}; fix the record's tmuxTarget or `the-loop sessions reset` it"),
+        ));
+    }
+    let target_recorded = record.tmux_target().is_some();
+    let (state, pane) = probe(&ctx.tmux, &name);
+    let outcome = match on_delivery(target_recorded, state) {
+        Entry::Paste => {
+            let into = match (&pane, state) {
+                (Some(p), Probe::Live) if !p.dead => p.pane_id.clone(),
+                (Some(_), Probe::Live) => {
+                    // Another pane lives but the harness's is dead: pasting
+                    // there could feed an operator's shell.
+                    event("dispatch.failed", json!({"reason": "harness-pane-dead"}));
+                    return Ok(finish(report, Outcome::Failed, "the harness pane is dead while another pane of the session runs; not pasting into a pane that is not the harness"));
+                }
+                // Unknown: tmux did not answer. Read as live: try the paste,
+                // which fails (transiently) if the session is really gone.
+                _ => format!("{}:", exact(&name)),
+            };
+            match paste_and_submit(&ctx.tmux, &into, delivery.text) {
+                Ok(()) => Pasted::Plain,
+                Err(err) => Pasted::Failed(err.to_string()),
+            }
+        }
+        Entry::PasteIntoOccupant => paste_into_occupant(ctx, &name, delivery.text),
+        Entry::Respawn => match respawn(ctx, key, &record, &name, state, Some(delivery.text)) {
+            RespawnOutcome::Spawned {
+                resumed,
+                session_id,
+                resume_failure,
+            } => {
+                record.set_tmux_target(&name);
+                record.set_harness_session_id(&session_id);
+                record.forget_runner();
+                event(
+                    "session.respawned",
+                    json!({"resumed": resumed, "harness_session_id": session_id, "boot_prompt": true}),
+                );
+                report.resumed = Some(resumed);
+                report.harness_session_id = Some(session_id);
+                report.reason = resume_failure;
+                Pasted::Respawned
+            }
+            RespawnOutcome::DeliverInto => paste_into_occupant(ctx, &name, delivery.text),
+            RespawnOutcome::Occupied => {
+                tracing::error!(session = %name, "a dead session holds the name and cannot be cleared; dropping the delivery");
+                event(
+                    "dispatch.dropped",
+                    json!({"reason": "session-occupied", "level": "error"}),
+                );
+                // Kept on purpose: releasing it would re-run the collision every cycle.
+                if let Some(id) = delivery.delivery_id {
+                    record.record_delivery(id);
+                }
+                save_or_warn(ctx, &record);
+                return Ok(finish(report, Outcome::Dropped, "a dead tmux session holds the name and could not be cleared; end it with `tmux kill-session` and redeliver with a new id"));
+            }
+            RespawnOutcome::Failed(reason) => Pasted::Failed(reason),
+        },
+    };
+
+    match outcome {
+        Pasted::Failed(reason) => {
+            event("dispatch.failed", json!({"reason": reason}));
+            Ok(finish(report, Outcome::Failed, &reason))
+        }
+        delivered => {
+            let route = match delivered {
+                Pasted::Plain => Route::Pasted,
+                Pasted::Respawned => Route::Respawned,
+                Pasted::IntoOccupant => {
+                    // The lazy heal: a record with no session yet now has one.
+                    if !target_recorded {
+                        record.set_tmux_target(&name);
+                    }
+                    event(
+                        "session.respawn_averted",
+                        json!({"reason": "live-occupant"}),
+                    );
+                    Route::RespawnAverted
+                }
+                Pasted::Failed(_) => unreachable!("handled above"),
+            };
+            if let Some(id) = delivery.delivery_id {
+                record.record_delivery(id);
+            }
+            record.touch();
+            save_or_warn(ctx, &record);
+            event("dispatch.delivered", json!({"route": route}));
+            report.route = Some(route);
+            report.outcome = Outcome::Delivered;
+            Ok(report)
+        }
+    }
+}
+
+enum Pasted {
+    Plain,
+    Respawned,
+    IntoOccupant,
+    Failed(String),
+}
+
+/// A live occupant holds the name on the respawn path: it is never killed
+/// or spawned over; the text goes into it instead.
+fn paste_into_occupant(ctx: &Context, name: &str, text: &str) -> Pasted {
+    let into = match probe(&ctx.tmux, name).1 {
+        Some(pane) if !pane.dead => pane.pane_id,
+        _ => format!("{}:", exact(name)),
+    };
+    match paste_and_submit(&ctx.tmux, &into, text) {
+        Ok(()) => Pasted::IntoOccupant,
+        Err(err) => Pasted::Failed(err.to_string()),
+    }
+}
+
+/// The text is already in the harness; failing the command now would make a
+/// retrying caller deliver it twice. So a failed save is a warning.
+fn save_or_warn(ctx: &Context, record: &Record) {
+    if let Err(err) = key::save(&ctx.registry, record) {
+        tracing::warn!(error = %err, "could not update the registry record after the delivery");
+        eprintln!("warning: the registry record was not updated: {err}");
+    }
+}
+
+fn finish(mut report: DeliveryReport, outcome: Outcome, reason: &str) -> DeliveryReport {
+    report.outcome = outcome;
+    report.reason = Some(reason.to_owned());
+    report
+}
+
+fn merge(base: &serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    let mut merged = base.clone();
+    if let (Some(m), serde_json::Value::Object(e)) = (merged.as_object_mut(), extra) {
+        m.extend(e);
+    }
+    merged
+}

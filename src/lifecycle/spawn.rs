@@ -1,0 +1,129 @@
+//! Starting a harness in a new `loop-*` session and checking that it stayed
+//! up: shared by a first start, a standing session's start and the respawn
+//! a delivery makes.
+
+use super::probe::probe;
+use crate::cli::Context;
+use crate::desired::policy::Identity;
+use crate::harness::{Launch, LaunchArgs};
+use crate::observed::Probe;
+use crate::runner::launch::launcher_path;
+use crate::runner::spawn::{new_session_running, SpawnError};
+use crate::runner::{boot_prompt, LaunchSpec};
+use std::path::Path;
+use std::time::Duration;
+
+/// Why a spawn attempt did not leave a running harness behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttemptError {
+    /// tmux answered `duplicate session`: something holds the name.
+    Duplicate,
+    /// The spawn could not proceed (tmux refused, the launcher is missing…).
+    Failed(String),
+}
+
+/// Non-secret names the operator passes through to sessions, from our own
+/// environment (the policy refuses any credential among them).
+pub fn passthrough(ctx: &Context) -> Vec<(String, String)> {
+    ctx.config
+        .env
+        .session_passthrough
+        .iter()
+        .filter_map(|n| std::env::var(n).ok().map(|v| (n.clone(), v)))
+        .collect()
+}
+
+pub fn seconds(value: f64) -> Duration {
+    Duration::try_from_secs_f64(value.max(0.0)).unwrap_or(Duration::ZERO)
+}
+
+/// One `new-session` running the launcher with `launch`, then (after
+/// `resumeProbeSeconds`) a probe. `tmux new-session -d` succeeds the moment
+/// the pane forks; a harness that cannot start exits at once, which only
+/// the probe shows.
+pub fn attempt(
+    ctx: &Context,
+    identity: &Identity,
+    name: &str,
+    cwd: &Path,
+    launch: Launch,
+    args: &LaunchArgs,
+    prompt: Option<&str>,
+) -> Result<Probe, AttemptError> {
+    // Recorded arguments are re-validated on every launch: a declaration the
+    // operator withdrew is dropped, and said aloud.
+    let resolved = crate::harness::models::resolve(args, &ctx.config.routing.models);
+    let subject = serde_json::json!({"tmux_target": name});
+    crate::harness::models::report_dropped(&ctx.events, &subject, &resolved.dropped);
+    let args = &resolved.args;
+    crate::harness::prepare::before_spawn(&ctx.config, cwd, args, &ctx.events);
+    let spec = LaunchSpec {
+        identity: identity.clone(),
+        cwd: cwd.to_path_buf(),
+        launch,
+        args: args.clone(),
+        config_path: ctx.config.path.clone(),
+        harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
+    };
+    let launcher = launcher_path()
+        .map_err(|e| AttemptError::Failed(SpawnError::Launcher(e.kind()).to_string()))?;
+    let prompt_file = match prompt {
+        Some(text) => Some(
+            boot_prompt::write(&ctx.config.state_root, text).map_err(|e| {
+                AttemptError::Failed(format!("cannot write the boot prompt file: {}", e.kind()))
+            })?,
+        ),
+        None => None,
+    };
+    let argv = boot_prompt::pane_argv(&spec, &launcher, prompt_file.as_deref());
+    // new-session starts the tmux server when none runs, and the server
+    // would keep our caller's credentials (and copy them into its global
+    // environment) for its whole life: tmux is run without them.
+    let withheld = crate::desired::load_policy(&ctx.config, false)
+        .map(|policy| policy.credential_names())
+        .unwrap_or_default();
+    let tmux = ctx.tmux.clone().withholding(withheld);
+    let spawn = || {
+        new_session_running(
+            &tmux,
+            name,
+            cwd,
+            argv.clone(),
+            ctx.config.routing.tmux.remain_on_exit,
+            &passthrough(ctx),
+        )
+    };
+    let spawned = match spawn() {
+        // The server was exiting (its last session had just been cleared)
+        // when the client reached it; the session died with it if it was
+        // made at all. A new server is started on the next try.
+        Err(SpawnError::Refused(why)) if why.contains("server exited unexpectedly") => {
+            std::thread::sleep(Duration::from_millis(100));
+            spawn()
+        }
+        other => other,
+    };
+    let discard = || {
+        if let Some(file) = &prompt_file {
+            boot_prompt::discard(file);
+        }
+    };
+    match spawned {
+        Ok(()) => {}
+        Err(SpawnError::Occupied(_)) => {
+            discard();
+            return Err(AttemptError::Duplicate);
+        }
+        Err(err) => {
+            discard();
+            return Err(AttemptError::Failed(err.to_string()));
+        }
+    }
+    std::thread::sleep(seconds(ctx.config.routing.tmux.resume_probe_seconds));
+    let (state, _) = probe(&ctx.tmux, name);
+    if matches!(state, Probe::Dead | Probe::Absent) {
+        // The launcher has exited: nobody is left to take the prompt file.
+        discard();
+    }
+    Ok(state)
+}

@@ -1,0 +1,308 @@
+//! Launch-argument drift: what a running harness was launched with (its
+//! argv, read from `/proc`) against what its record and the config resolve
+//! to now (the record's model, effort and harness args, re-validated
+//! against `routing.models`). Raw config is never the reference: a record
+//! is the statement of what its session should run with, and a record that
+//! stored no launch arguments is left alone.
+//!
+//! This goes beyond environment drift, so the plan keeps the two apart:
+//! these changes are `args_changes`, never `changes`.
+
+use super::model::{Action, ArgsChange, ArgsField, Plan, SessionKind};
+use crate::harness::models::Resolved;
+use crate::harness::{harness_argv, Launch, LaunchArgs, PROMPT_SEPARATOR};
+use std::collections::BTreeMap;
+
+/// The launch as read back from a harness's argv.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservedLaunch {
+    /// Started with `--session-id` (a new conversation) rather than `--resume`.
+    pub fresh: bool,
+    /// Every word after the conversation id, less a first prompt after `--`.
+    pub tail: Vec<String>,
+}
+
+/// Finds the-loop's launch in an argv: the words after the first
+/// `--session-id ID` or `--resume ID`. Whatever runs the harness (an
+/// interpreter, a wrapper, the launcher before its exec) comes before them.
+pub fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
+    let at = cmdline
+        .iter()
+        .position(|w| w == "--session-id" || w == "--resume")
+        .filter(|i| i + 1 < cmdline.len())?;
+    let fresh = cmdline[at] == "--session-id";
+    let mut tail = cmdline[at + 2..].to_vec();
+    if fresh && tail.len() >= 2 && tail[tail.len() - 2] == PROMPT_SEPARATOR {
+        tail.truncate(tail.len() - 2);
+    }
+    Some(ObservedLaunch { fresh, tail })
+}
+
+/// The words the-loop puts after the conversation id for `args`.
+pub fn launch_tail(args: &LaunchArgs) -> Vec<String> {
+    let launch = Launch::Resume {
+        session_id: String::new(),
+    };
+    harness_argv(&launch, args)
+        .into_iter()
+        .skip(2)
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Splits a tail into harness args, model and effort, reading the-loop's
+/// layout from the end: `[args…] [--model M] [--effort E]`.
+fn split(tail: &[String]) -> LaunchArgs {
+    let mut words = tail.to_vec();
+    let effort = take_last_flag(&mut words, "--effort");
+    let model = take_last_flag(&mut words, "--model");
+    LaunchArgs {
+        harness_args: words,
+        model,
+        effort,
+    }
+}
+
+/// Removes a trailing `FLAG VALUE` pair and returns the value.
+fn take_last_flag(words: &mut Vec<String>, flag: &str) -> Option<String> {
+    let n = words.len();
+    if n >= 2 && words[n - 2] == flag {
+        let value = words.pop();
+        words.pop();
+        value
+    } else {
+        None
+    }
+}
+
+fn words(value: &Option<String>) -> Vec<String> {
+    value.iter().cloned().collect()
+}
+
+/// What differs between the running launch and the wanted one; empty when
+/// nothing does.
+pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChange> {
+    let want_tail = launch_tail(&want.args);
+    if observed.tail == want_tail {
+        return Vec::new();
+    }
+    // An older spawner put a first prompt last without `--`.
+    let legacy_prompt = observed.fresh
+        && observed.tail.len() == want_tail.len() + 1
+        && observed.tail.starts_with(&want_tail);
+    if legacy_prompt {
+        return Vec::new();
+    }
+    let mut have = split(&observed.tail);
+    if observed.fresh && (have.model.is_none() && have.effort.is_none()) {
+        if let Some((_, rest)) = observed.tail.split_last() {
+            let without_prompt = split(rest);
+            if without_prompt.model.is_some() || without_prompt.effort.is_some() {
+                have = without_prompt;
+            }
+        }
+    }
+    let dropped = |what: &str| {
+        want.dropped
+            .iter()
+            .find(|d| d.what == what)
+            .map(|d| d.to_string())
+    };
+    let mut changes = Vec::new();
+    if have.model != want.args.model {
+        changes.push(ArgsChange {
+            name: ArgsField::Model,
+            have: words(&have.model),
+            want: words(&want.args.model),
+            dropped: dropped("model"),
+        });
+    }
+    if have.effort != want.args.effort {
+        changes.push(ArgsChange {
+            name: ArgsField::Effort,
+            have: words(&have.effort),
+            want: words(&want.args.effort),
+            dropped: dropped("effort"),
+        });
+    }
+    if have.harness_args != want.args.harness_args {
+        changes.push(ArgsChange {
+            name: ArgsField::HarnessArgs,
+            have: have.harness_args,
+            want: want.args.harness_args.clone(),
+            dropped: None,
+        });
+    }
+    if changes.is_empty() {
+        // The words differ, but not field by field (an order the-loop never
+        // writes): show the whole of both.
+        changes.push(ArgsChange {
+            name: ArgsField::HarnessArgs,
+            have: observed.tail.clone(),
+            want: want_tail,
+            dropped: None,
+        });
+    }
+    changes
+}
+
+/// Adds launch-argument drift to a computed plan: every managed session
+/// whose environment was read and whose record stored launch arguments
+/// (`wants`, by label) is compared with its harness's argv (`cmdlines`, by
+/// pid). A drifted session becomes a respawn.
+pub fn annotate(
+    plan: &mut Plan,
+    wants: &BTreeMap<String, Resolved>,
+    cmdlines: &BTreeMap<i32, Vec<String>>,
+) {
+    for session in &mut plan.sessions {
+        if session.kind == SessionKind::Unmanaged || session.action == Action::Skip {
+            continue;
+        }
+        let (Some(want), Some(cmdline)) = (
+            wants.get(session.label()),
+            session.pane_pid.and_then(|pid| cmdlines.get(&pid)),
+        ) else {
+            continue;
+        };
+        let Some(observed) = read_launch(cmdline) else {
+            continue;
+        };
+        session.args_changes = args_changes(&observed, want);
+        if !session.args_changes.is_empty() {
+            session.action = Action::Respawn;
+        }
+    }
+    plan.summary = super::compute::summarise(&plan.sessions);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::models::{resolve, Dropped};
+
+    fn argv(words: &str) -> Vec<String> {
+        words.split(' ').map(String::from).collect()
+    }
+
+    fn want(model: Option<&str>, effort: Option<&str>, harness_args: &[&str]) -> Resolved {
+        Resolved {
+            args: LaunchArgs {
+                harness_args: harness_args.iter().map(|s| s.to_string()).collect(),
+                model: model.map(String::from),
+                effort: effort.map(String::from),
+            },
+            dropped: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn reads_the_launch_behind_any_interpreter() {
+        let cases = [
+            "bash /opt/bin/claude --session-id abc --model opus -- fix-the-bug",
+            "node /usr/lib/claude/cli.js --resume abc --verbose --model opus --effort high",
+            "/usr/bin/the-loop exec --config /c.yaml --work-item github:o/r#1 -- claude --resume abc",
+            "claude --session-id abc",
+            "claude --model opus",
+            "claude --resume",
+        ];
+        let read: Vec<(&str, Option<ObservedLaunch>)> =
+            cases.iter().map(|c| (*c, read_launch(&argv(c)))).collect();
+        insta::assert_debug_snapshot!(read);
+    }
+
+    #[test]
+    fn the_same_launch_is_no_change() {
+        let w = want(Some("opus"), Some("high"), &["--verbose"]);
+        let resumed = read_launch(&argv(
+            "claude --resume abc --verbose --model opus --effort high",
+        ))
+        .unwrap();
+        assert_eq!(args_changes(&resumed, &w), vec![]);
+        let fresh = read_launch(&argv(
+            "claude --session-id abc --verbose --model opus --effort high -- go",
+        ))
+        .unwrap();
+        assert_eq!(args_changes(&fresh, &w), vec![]);
+        // An older spawner's prompt, with no `--` before it.
+        let legacy = read_launch(&argv(
+            "claude --session-id abc --verbose --model opus --effort high go",
+        ))
+        .unwrap();
+        assert_eq!(args_changes(&legacy, &w), vec![]);
+    }
+
+    #[test]
+    fn differences_field_by_field() {
+        let running = read_launch(&argv(
+            "claude --resume abc --verbose --model sonnet --effort low",
+        ))
+        .unwrap();
+        let cases = [
+            (
+                "another model",
+                want(Some("opus"), Some("low"), &["--verbose"]),
+            ),
+            ("effort removed", want(Some("sonnet"), None, &["--verbose"])),
+            (
+                "harness args changed",
+                want(Some("sonnet"), Some("low"), &[]),
+            ),
+            (
+                "everything",
+                want(None, None, &["--permission-mode", "plan"]),
+            ),
+            (
+                "harness args repeating a flag",
+                want(
+                    Some("sonnet"),
+                    Some("low"),
+                    &["--effort", "low", "--verbose"],
+                ),
+            ),
+        ];
+        let changes: Vec<(&str, Vec<ArgsChange>)> = cases
+            .iter()
+            .map(|(name, w)| (*name, args_changes(&running, w)))
+            .collect();
+        insta::assert_debug_snapshot!(changes);
+    }
+
+    #[test]
+    fn a_legacy_prompt_is_not_read_as_an_argument() {
+        let running = read_launch(&argv(
+            "claude --session-id abc --model sonnet --effort low go",
+        ))
+        .unwrap();
+        let changes = args_changes(&running, &want(Some("opus"), Some("low"), &[]));
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].name, ArgsField::Model);
+        assert_eq!(changes[0].have, vec!["sonnet".to_owned()]);
+    }
+
+    #[test]
+    fn a_dropped_model_is_said_in_the_change() {
+        let models = BTreeMap::from([("opus".to_owned(), vec![])]);
+        let asked = LaunchArgs {
+            model: Some("gpt-9".into()),
+            ..LaunchArgs::default()
+        };
+        let resolved = resolve(&asked, &models);
+        assert_eq!(
+            resolved.dropped,
+            vec![Dropped {
+                what: "model",
+                value: "gpt-9".into(),
+                why: "not declared in routing.models (opus)".into()
+            }]
+        );
+        let running = read_launch(&argv("claude --resume abc --model gpt-9")).unwrap();
+        let changes = args_changes(&running, &resolved);
+        assert_eq!(changes.len(), 1);
+        assert!(changes[0].want.is_empty());
+        assert_eq!(
+            changes[0].dropped.as_deref(),
+            Some("model \"gpt-9\" dropped: not declared in routing.models (opus)")
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! Ending the harness in a session that is being closed, and killing a
+//! session outright.
+//!
+//! Only a `loop-*` session is ever touched, and only the pids tmux reports
+//! for that session's own panes are signalled. A target that is not a
+//! `loop-` name (or that carries tmux's `:`/`.` target grammar) is refused
+//! before tmux is even asked for its panes.
+
+use super::signal::{end_gracefully, Ending, ProcessHandle};
+use super::spawn::{kill_session, session_panes, set_remain_on_exit, SpawnError};
+use crate::observed::fleet::SESSION_PREFIX;
+use crate::tmux::Tmux;
+use serde::Serialize;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CloseError {
+    #[error("{0} is not a loop-* tmux session name; the-loop only ends its own sessions")]
+    #[diagnostic(code(the_loop::close::not_ours))]
+    NotOurs(String),
+    #[error(transparent)]
+    Tmux(#[from] SpawnError),
+}
+
+/// How one pane's harness ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PaneEnding {
+    pub pane_id: String,
+    pub pid: i32,
+    pub ending: Ending,
+}
+
+/// Refuses anything but an exact `loop-*` session name.
+pub fn guard(target: &str) -> Result<(), CloseError> {
+    // Slug-derived names hold only these bytes; `:` and `.` would be read by
+    // tmux as window and pane grammar, `=` as a match prefix.
+    let plain = target
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if target.len() > SESSION_PREFIX.len() && target.starts_with(SESSION_PREFIX) && plain {
+        Ok(())
+    } else {
+        Err(CloseError::NotOurs(target.to_owned()))
+    }
+}
+
+/// Ends every running harness in `target`'s panes: remain-on-exit first so
+/// the pane and its scrollback outlive the process, then SIGTERM, and
+/// SIGKILL after `grace`. An absent session yields no endings.
+pub fn end_harness(
+    tmux: &Tmux,
+    target: &str,
+    grace: Duration,
+) -> Result<Vec<PaneEnding>, CloseError> {
+    guard(target)?;
+    let panes = session_panes(tmux, target)?;
+    if panes.is_empty() {
+        return Ok(Vec::new());
+    }
+    if let Err(err) = set_remain_on_exit(tmux, target) {
+        // Best-effort: an older tmux may refuse the option; the close goes on.
+        tracing::warn!(session = target, error = %err, "could not re-set remain-on-exit");
+    }
+    // Handles are taken before tmux is asked again, so a pid that exits and
+    // is reused in between is never the one signalled.
+    let handles: Vec<(String, ProcessHandle)> = panes
+        .iter()
+        .filter(|p| !p.dead && p.pid > 0)
+        .filter_map(|p| Some((p.pane_id.clone(), ProcessHandle::open(p.pid).ok()?)))
+        .collect();
+    let confirmed = session_panes(tmux, target)?;
+    let mut endings = Vec::new();
+    for (pane_id, handle) in handles {
+        let still_ours = confirmed
+            .iter()
+            .any(|p| p.pane_id == pane_id && p.pid == handle.pid() && !p.dead);
+        let ending = if still_ours {
+            end_gracefully(&handle, grace)
+        } else {
+            Ending::AlreadyGone
+        };
+        endings.push(PaneEnding {
+            pane_id,
+            pid: handle.pid(),
+            ending,
+        });
+    }
+    Ok(endings)
+}
+
+/// Kills the session; succeeds when it is gone afterwards.
+pub fn kill(tmux: &Tmux, target: &str) -> Result<(), CloseError> {
+    guard(target)?;
+    Ok(kill_session(tmux, target)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_loop_names_pass_the_guard() {
+        for ok in ["loop-github-octo-repo-1", "loop-standing-ops"] {
+            assert!(guard(ok).is_ok(), "{ok}");
+        }
+        for refused in [
+            "",
+            "loop-",
+            "work",
+            "my-loop-x",
+            "loop-x:1",
+            "loop-x.1",
+            "loop-a:0.1",
+            "=loop-x",
+        ] {
+            assert!(guard(refused).is_err(), "{refused}");
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Putting text into a pane: a bracketed paste of the text, then a
+//! separate, unbracketed paste of a carriage return that submits it.
+//!
+//! Both halves are `load-buffer` (the text arrives on tmux's stdin, never in
+//! an argv) followed by `paste-buffer` on a named buffer that is deleted as
+//! it is pasted. No command here resolves a client: `send-keys` would take
+//! the session's current client as its target client, and an operator
+//! attached read-only would then make tmux refuse the delivery.
+
+use crate::tmux::{means_no_session, Tmux, TmuxError};
+
+/// Why a paste did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum PasteError {
+    /// tmux answered that the session or pane does not exist.
+    #[error("tmux has no such session or pane")]
+    Gone,
+    /// tmux answered with an error.
+    #[error("tmux refused the paste: {0}")]
+    Refused(String),
+    /// tmux did not answer, or could not be run.
+    #[error(transparent)]
+    Tmux(#[from] TmuxError),
+}
+
+/// The submit keystroke: what Enter sends.
+const SUBMIT: &[u8] = b"\r";
+
+/// Pastes `text` into `target` (a pane id such as `%3`, or `=session:`),
+/// then submits it.
+pub fn paste_and_submit(tmux: &Tmux, target: &str, text: &str) -> Result<(), PasteError> {
+    paste(tmux, target, text.as_bytes(), true)?;
+    paste(tmux, target, SUBMIT, false)
+}
+
+fn paste(tmux: &Tmux, target: &str, bytes: &[u8], bracketed: bool) -> Result<(), PasteError> {
+    // A buffer of our own per paste: concurrent deliveries to other sessions
+    // never paste each other's text, and an operator's buffers are untouched.
+    let buffer = format!("the-loop-{}", uuid::Uuid::new_v4().simple());
+    let mut args = vec![
+        "load-buffer",
+        "-b",
+        &buffer,
+        "-",
+        ";",
+        "paste-buffer",
+        "-d",
+        "-b",
+        &buffer,
+        "-t",
+        target,
+    ];
+    if bracketed {
+        args.push("-p");
+    }
+    let out = tmux.run_with_input(&args, Some(bytes))?;
+    if out.success {
+        return Ok(());
+    }
+    // The paste failed after the load: do not leave the text in tmux.
+    let _ = tmux.run(["delete-buffer", "-b", &buffer]);
+    if means_no_session(&out.stderr) {
+        Err(PasteError::Gone)
+    } else {
+        Err(PasteError::Refused(out.stderr))
+    }
+}

@@ -1,0 +1,32 @@
+//! JSON Schemas of the documents the-loop prints, generated from the types
+//! themselves so the published files in `schemas/` cannot drift from the code.
+
+fn schema_for<T: schemars::JsonSchema>() -> serde_json::Value {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// `plan --json` and saved plans (`plan --out`).
+pub fn plan() -> serde_json::Value {
+    schema_for::<crate::plan::Plan>()
+}
+
+/// `apply --json` and `sessions restart --json`.
+pub fn apply_report() -> serde_json::Value {
+    schema_for::<crate::apply::Report>()
+}
+
+/// Every published schema with its file name under `schemas/`.
+pub fn published() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        (
+            "cli-config.schema.json",
+            crate::desired::config::json_schema(),
+        ),
+        ("plan.schema.json", plan()),
+        ("apply-report.schema.json", apply_report()),
+    ]
+}

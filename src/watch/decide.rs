@@ -1,0 +1,434 @@
+//! What `watch` does about each drifted session: the pure core.
+//!
+//! The rules, from the issue:
+//! - a drifted session is rolled at most once per desired state (the env
+//!   file's fingerprint set and the env policy), even across restarts of
+//!   `watch`, because the memory is kept on disk;
+//! - a session whose roll failed before it was respawned (its conversation
+//!   cannot be resumed, the pane changed, a canary failed) is not retried in
+//!   a loop: it is retried only when something about it changes, and then
+//!   no sooner than an exponential backoff allows;
+//! - every hold is reported once per change, never every interval.
+//!
+//! Unverified sessions never reach this module: the plan skips them.
+
+use super::memory::{outcome_word, Entry, Memory};
+use crate::apply::Outcome;
+use crate::desired::config::Config;
+use crate::plan::SessionPlan;
+use crate::secret::Fingerprint;
+use serde::Serialize;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// The longest wait between retries of a failed session, in seconds.
+pub const MAX_BACKOFF_SECS: u64 = 3600;
+
+/// A session with observed drift, and whether its conversation can be resumed.
+#[derive(Debug, Clone)]
+pub struct Drifted<'a> {
+    pub session: &'a SessionPlan,
+    /// The pre-roll resumability check: `Err(reason)` when it would be left alone.
+    pub verdict: Result<(), String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum Decision {
+    /// Roll it now: first seen for this desired state, or retried after a change.
+    Roll { retry: bool },
+    /// Already respawned for this desired state; never again for it.
+    AlreadyRolled { outcome: String },
+    /// Its last attempt failed and nothing about it has changed since.
+    Unchanged {
+        outcome: String,
+        detail: Option<String>,
+    },
+    /// It changed since its last attempt failed; retried once the backoff ends.
+    Backoff { until: u64, outcome: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assessment {
+    pub label: String,
+    /// The desired state for this session (see [`session_desired`]): the key
+    /// its memory entry is kept under.
+    pub desired: Fingerprint,
+    pub signature: Fingerprint,
+    #[serde(flatten)]
+    pub decision: Decision,
+    /// Say so now: this hold has not been reported for this observation.
+    pub report: bool,
+}
+
+/// The desired state as one fingerprint: the env file's name → fingerprint
+/// set, and the parts of the config that decide what a session must hold.
+pub fn desired_fingerprint(
+    config: &Config,
+    env_fingerprints: &BTreeMap<String, Fingerprint>,
+) -> Fingerprint {
+    let mut credentials = config.env.credentials.clone();
+    credentials.sort();
+    let mut deliver = config.env.deliver.clone();
+    deliver.sort();
+    let mut passthrough = config.env.session_passthrough.clone();
+    passthrough.sort();
+    let canonical = json!({
+        "env": env_fingerprints,
+        "credentials": credentials,
+        "deliver": deliver,
+        "passthrough": passthrough,
+        "instance": config.instance,
+        "config": config.path,
+    });
+    Fingerprint::of(canonical.to_string().as_bytes())
+}
+
+/// The desired state for one session: the fleet's, plus the launch
+/// arguments its record and the config ask for when they differ from what it
+/// runs with (argv drift is rolled like env drift). With no argv drift it is
+/// the fleet's desired state itself.
+pub fn session_desired(desired: Fingerprint, session: &SessionPlan) -> Fingerprint {
+    if session.args_changes.is_empty() {
+        return desired;
+    }
+    let wants: Vec<_> = session
+        .args_changes
+        .iter()
+        .map(|c| json!([c.name, c.want]))
+        .collect();
+    Fingerprint::of(json!([desired, wants]).to_string().as_bytes())
+}
+
+/// What was observed of one drifted session, as one fingerprint: a change in
+/// its pane, its record, its drift or its resumability is "something changed".
+pub fn signature(desired: Fingerprint, drifted: &Drifted) -> Fingerprint {
+    let s = drifted.session;
+    let canonical = json!({
+        "desired": desired,
+        "pane": s.pane_id,
+        "pid": s.pane_pid,
+        "record": s.record_fingerprint,
+        "changes": s.changes,
+        "args_changes": s.args_changes,
+        "unresumable": drifted.verdict.as_ref().err(),
+    });
+    Fingerprint::of(canonical.to_string().as_bytes())
+}
+
+/// Seconds to wait after the `failures`-th consecutive failure.
+pub fn backoff(interval_secs: u64, failures: u32) -> u64 {
+    if failures == 0 {
+        return 0;
+    }
+    let doubled = interval_secs
+        .max(1)
+        .saturating_mul(1u64 << (failures - 1).min(20));
+    doubled.min(MAX_BACKOFF_SECS.max(interval_secs))
+}
+
+pub fn assess(
+    memory: &Memory,
+    desired: Fingerprint,
+    drifted: &[Drifted],
+    now: u64,
+) -> Vec<Assessment> {
+    drifted
+        .iter()
+        .map(|d| {
+            let label = d.session.label().to_owned();
+            let desired = session_desired(desired, d.session);
+            let signature = signature(desired, d);
+            let entry = memory.current(&label, desired);
+            let decision = decide(entry, signature, now);
+            let report = !matches!(decision, Decision::Roll { .. })
+                && entry
+                    .and_then(|e| e.reported)
+                    .is_none_or(|reported| reported != signature);
+            Assessment {
+                label,
+                desired,
+                signature,
+                decision,
+                report,
+            }
+        })
+        .collect()
+}
+
+fn decide(entry: Option<&Entry>, signature: Fingerprint, now: u64) -> Decision {
+    let Some(entry) = entry else {
+        return Decision::Roll { retry: false };
+    };
+    if entry.respawned {
+        return Decision::AlreadyRolled {
+            outcome: entry.outcome.clone(),
+        };
+    }
+    if entry.signature == signature {
+        return Decision::Unchanged {
+            outcome: entry.outcome.clone(),
+            detail: entry.detail.clone(),
+        };
+    }
+    if now < entry.retry_after {
+        return Decision::Backoff {
+            until: entry.retry_after,
+            outcome: entry.outcome.clone(),
+        };
+    }
+    Decision::Roll { retry: true }
+}
+
+/// Records the outcome of a roll (or of a pre-roll refusal) for one session.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    memory: &mut Memory,
+    label: &str,
+    desired: Fingerprint,
+    signature: Fingerprint,
+    outcome: Outcome,
+    detail: Option<String>,
+    now: u64,
+    interval_secs: u64,
+) {
+    let succeeded = matches!(outcome, Outcome::Restarted | Outcome::RestartedUnverified);
+    let failures = if succeeded {
+        0
+    } else {
+        memory
+            .current(label, desired)
+            .map_or(0, |e| e.failures)
+            .saturating_add(1)
+    };
+    memory.sessions.insert(
+        label.to_owned(),
+        Entry {
+            desired,
+            signature,
+            outcome: outcome_word(outcome),
+            detail,
+            respawned: outcome.respawned(),
+            failures,
+            attempted_at: now,
+            retry_after: now + backoff(interval_secs, failures),
+            // The roll's own report is the report of this observation.
+            reported: Some(signature),
+        },
+    );
+}
+
+/// Remembers that a hold was reported for this observation.
+pub fn mark_reported(memory: &mut Memory, label: &str, signature: Fingerprint) {
+    if let Some(entry) = memory.sessions.get_mut(label) {
+        entry.reported = Some(signature);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desired::policy::{Change, ChangeCase};
+    use crate::observed::Probe;
+    use crate::plan::{Action, Observation, SessionKind};
+
+    fn fp(text: &str) -> Fingerprint {
+        Fingerprint::of(text.as_bytes())
+    }
+
+    fn session(reference: &str, pid: i32) -> SessionPlan {
+        SessionPlan {
+            reference: Some(reference.into()),
+            standing: None,
+            kind: SessionKind::WorkItem,
+            tmux_target: format!("loop-{}", reference.replace([':', '/', '#'], "-")),
+            pane_id: Some("%1".into()),
+            pane_pid: Some(pid),
+            probe: Probe::Live,
+            action: Action::Respawn,
+            reason: None,
+            observation: Observation::Read,
+            args_changes: Vec::new(),
+            changes: vec![Change {
+                name: "SLACK_BOT_TOKEN".into(),
+                have: Some(fp("retired")),
+                want: None,
+                case: ChangeCase::Stale,
+            }],
+            record_fingerprint: Some(fp(reference)),
+        }
+    }
+
+    #[derive(Serialize)]
+    struct Step<'a> {
+        step: &'a str,
+        assessments: Vec<Assessment>,
+    }
+
+    /// One session through a life: rolled, drifted again, env rotated again.
+    #[test]
+    fn a_session_is_rolled_once_per_desired_state() {
+        let mut memory = Memory::default();
+        let d1 = fp("desired-1");
+        let mut steps = Vec::new();
+        let s = session("github:octo/repo#1", 100);
+        let seen = [Drifted {
+            session: &s,
+            verdict: Ok(()),
+        }];
+        let first = assess(&memory, d1, &seen, 1000);
+        record(
+            &mut memory,
+            "github:octo/repo#1",
+            d1,
+            first[0].signature,
+            Outcome::Mismatch,
+            None,
+            1000,
+            60,
+        );
+        steps.push(Step {
+            step: "first sight: roll",
+            assessments: first,
+        });
+        // After the roll the new process still drifts (a new pid).
+        let again = session("github:octo/repo#1", 200);
+        let seen = [Drifted {
+            session: &again,
+            verdict: Ok(()),
+        }];
+        let held = assess(&memory, d1, &seen, 1060);
+        mark_reported(&mut memory, "github:octo/repo#1", held[0].signature);
+        steps.push(Step {
+            step: "still drifted after its roll: held, reported",
+            assessments: held,
+        });
+        steps.push(Step {
+            step: "next interval: held, silent",
+            assessments: assess(&memory, d1, &seen, 1120),
+        });
+        steps.push(Step {
+            step: "a new desired state: roll",
+            assessments: assess(&memory, fp("desired-2"), &seen, 1180),
+        });
+        insta::assert_yaml_snapshot!(steps);
+    }
+
+    /// An unresumable session: left alone, reported once, retried only after
+    /// it changes, and then only after the backoff.
+    #[test]
+    fn a_failed_session_waits_for_a_change_and_the_backoff() {
+        let mut memory = Memory::default();
+        let d = fp("desired-1");
+        let s = session("github:octo/repo#2", 300);
+        let unresumable = [Drifted {
+            session: &s,
+            verdict: Err("unresumable: no transcript".into()),
+        }];
+        let mut steps = Vec::new();
+        let first = assess(&memory, d, &unresumable, 1000);
+        record(
+            &mut memory,
+            "github:octo/repo#2",
+            d,
+            first[0].signature,
+            Outcome::LeftAlone,
+            Some("unresumable: no transcript".into()),
+            1000,
+            60,
+        );
+        steps.push(Step {
+            step: "first sight: roll (left alone by the precheck)",
+            assessments: first,
+        });
+        steps.push(Step {
+            step: "every later interval: unchanged, silent",
+            assessments: assess(&memory, d, &unresumable, 1059),
+        });
+        let fixed = [Drifted {
+            session: &s,
+            verdict: Ok(()),
+        }];
+        let waiting = assess(&memory, d, &fixed, 1030);
+        mark_reported(&mut memory, "github:octo/repo#2", waiting[0].signature);
+        steps.push(Step {
+            step: "its transcript is back, within the backoff: wait, reported",
+            assessments: waiting,
+        });
+        steps.push(Step {
+            step: "backoff over: retry",
+            assessments: assess(&memory, d, &fixed, 1060),
+        });
+        insta::assert_yaml_snapshot!(steps);
+    }
+
+    #[test]
+    fn launch_argument_drift_is_its_own_desired_state() {
+        let d = fp("desired-1");
+        let mut s = session("github:octo/repo#3", 400);
+        assert_eq!(session_desired(d, &s), d, "env drift alone: the fleet's");
+        s.args_changes = vec![crate::plan::model::ArgsChange {
+            name: crate::plan::model::ArgsField::Model,
+            have: vec!["--model".into(), "sonnet".into()],
+            want: vec!["--model".into(), "opus".into()],
+            dropped: None,
+        }];
+        let with_args = session_desired(d, &s);
+        assert_ne!(with_args, d);
+        // Rolled for env drift, then the config asks for another model: rolled again.
+        let mut memory = Memory::default();
+        record(
+            &mut memory,
+            "github:octo/repo#3",
+            d,
+            fp("sig"),
+            Outcome::Restarted,
+            None,
+            1,
+            60,
+        );
+        let seen = [Drifted {
+            session: &s,
+            verdict: Ok(()),
+        }];
+        let now = assess(&memory, d, &seen, 2);
+        assert_eq!(now[0].decision, Decision::Roll { retry: false });
+        assert_eq!(now[0].desired, with_args);
+    }
+
+    #[test]
+    fn backoff_doubles_from_the_interval_and_is_capped() {
+        let waits: Vec<u64> = (0..10).map(|n| backoff(60, n)).collect();
+        assert_eq!(waits, [0, 60, 120, 240, 480, 960, 1920, 3600, 3600, 3600]);
+        assert_eq!(backoff(7200, 3), 7200, "never shorter than the interval");
+        assert_eq!(backoff(1, 40), 3600, "no overflow");
+    }
+
+    #[test]
+    fn the_desired_fingerprint_follows_the_env_set_and_the_policy() {
+        let mut config = test_config();
+        let mut env = BTreeMap::new();
+        env.insert("A".to_owned(), fp("one"));
+        let base = desired_fingerprint(&config, &env);
+        assert_eq!(base, desired_fingerprint(&config, &env), "stable");
+        env.insert("A".to_owned(), fp("two"));
+        let rotated = desired_fingerprint(&config, &env);
+        assert_ne!(base, rotated, "a rotation is a new desired state");
+        config.env.deliver = vec!["A".into()];
+        assert_ne!(
+            rotated,
+            desired_fingerprint(&config, &env),
+            "delivering a name is a new desired state"
+        );
+    }
+
+    fn test_config() -> Config {
+        Config {
+            path: "/etc/the-loop/cli-config.yaml".into(),
+            state_root: "/var/lib/the-loop".into(),
+            instance: None,
+            env: Default::default(),
+            routing: Default::default(),
+        }
+    }
+}

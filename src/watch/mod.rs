@@ -1,0 +1,19 @@
+//! `the-loop watch`: a long-running reconciler. It notices a rotation of the
+//! env file within seconds (inotify, debounced), re-plans on an interval to
+//! catch sessions started by other means, reports drift once per change,
+//! and with auto-apply rolls drifted sessions with the same canaried,
+//! verified roll as `apply`, at most once per session per desired state.
+//!
+//! [`debounce`], [`decide`] and [`report`] are pure; [`memory`] and
+//! [`service`] hold the little state `watch` keeps under the state root;
+//! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop.
+
+pub mod debounce;
+pub mod decide;
+pub mod memory;
+pub mod reconcile;
+pub mod report;
+pub mod run;
+pub mod service;
+
+pub use run::{run, WatchOptions};

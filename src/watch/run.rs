@@ -1,0 +1,572 @@
+//! The `watch` loop: the imperative shell around [`super::decide`] and
+//! [`super::report`]. It waits for a change to the env file or the config
+//! (debounced), or for the interval, then runs one cycle: re-read, plan,
+//! report what changed, and with auto-apply roll what may be rolled.
+
+use super::debounce::Debouncer;
+use super::decide::{self, assess, desired_fingerprint, Decision, Drifted};
+use super::memory::Memory;
+use super::reconcile::{self, Snapshot};
+use super::report;
+use super::service::WatchGuard;
+use crate::apply::lock::LockError;
+use crate::apply::precheck::{check, load_facts};
+use crate::apply::{interrupt, Outcome, SessionReport};
+use crate::cli::Context;
+use crate::desired::policy::Identity;
+use crate::desired::DesiredError;
+use crate::observed::EnvRead;
+use crate::plan::{Action, SessionKind, SessionPlan};
+use crate::secret::Fingerprint;
+use notify::event::{AccessKind, AccessMode};
+use notify::{EventKind, RecursiveMode, Watcher};
+use serde_json::json;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How often the loop looks at the signal flag while it waits.
+const SIGNAL_POLL: Duration = Duration::from_millis(200);
+/// How soon to try again when a manual apply holds the apply lock.
+const LOCK_RETRY: Duration = Duration::from_secs(5);
+/// The name `watch` goes by in the apply lock and in events.
+pub const COMMAND: &str = "watch";
+
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    pub config: Option<PathBuf>,
+    pub interval: Duration,
+    pub debounce: Duration,
+    /// `--apply`; `env.autoApply` in the config also turns rolling on.
+    pub apply: bool,
+    pub parallelism: usize,
+}
+
+/// What has been said already, so each thing is said once per change.
+#[derive(Default)]
+struct Said {
+    /// `None` until the first cycle has said whether there is drift.
+    drift: Option<Option<Fingerprint>>,
+    unverified: Option<Fingerprint>,
+    problem: Option<String>,
+    lock_busy: bool,
+    fs_trouble: BTreeSet<String>,
+}
+
+struct Watch {
+    options: WatchOptions,
+    config_path: PathBuf,
+    state_root: PathBuf,
+    ctx: Context,
+    memory: Memory,
+    said: Said,
+    files: BTreeSet<PathBuf>,
+    dirs: BTreeSet<PathBuf>,
+    fs: Option<notify::RecommendedWatcher>,
+    /// Re-plan at once: a roll just finished, so say whether it cleaned the fleet.
+    recheck: bool,
+    retry_at: Option<Instant>,
+}
+
+fn epoch_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
+    let ctx = Context::load(options.config.as_deref())?;
+    if ctx.config.env.file.is_none() {
+        return Err(DesiredError::NoEnvFile {
+            config: ctx.config.path.clone(),
+        }
+        .into());
+    }
+    let state_root = ctx.config.state_root.clone();
+    let _guard = WatchGuard::acquire(&state_root)?;
+    interrupt::install();
+
+    let (tx, rx) = mpsc::channel();
+    let fs = match notify::recommended_watcher(move |event| {
+        let _ = tx.send(event);
+    }) {
+        Ok(watcher) => Some(watcher),
+        Err(err) => {
+            tracing::warn!("cannot watch files ({err}); re-planning every interval only");
+            None
+        }
+    };
+    let mut watch = Watch {
+        config_path: ctx.config.path.clone(),
+        memory: Memory::load(&state_root),
+        state_root,
+        ctx,
+        options,
+        said: Said::default(),
+        files: BTreeSet::new(),
+        dirs: BTreeSet::new(),
+        fs,
+        recheck: false,
+        retry_at: None,
+    };
+    watch.rewatch();
+    let auto = watch.auto_apply();
+    watch.ctx.events.emit(
+        "watch.started",
+        json!({
+            "pid": std::process::id(),
+            "config": watch.config_path,
+            "env_file": watch.ctx.config.env.file,
+            "interval_seconds": watch.options.interval.as_secs(),
+            "debounce_ms": watch.options.debounce.as_millis() as u64,
+            "auto_apply": auto,
+        }),
+    );
+    tracing::info!(
+        "watch started (pid {}): watching {}; re-planning every {}s; {}",
+        std::process::id(),
+        watch
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        watch.options.interval.as_secs(),
+        if auto {
+            "drifted sessions are rolled (auto-apply)"
+        } else {
+            "drift is reported, not rolled (pass --apply or set env.autoApply to roll)"
+        }
+    );
+    watch.cycle("start");
+    let stop = watch.wait_loop(&rx);
+    watch.ctx.events.emit(
+        "watch.stopped",
+        json!({"pid": std::process::id(), "reason": stop}),
+    );
+    tracing::info!("watch stopped ({stop})");
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Watch {
+    fn auto_apply(&self) -> bool {
+        self.options.apply || self.ctx.config.env.auto_apply
+    }
+
+    /// Waits for changes and ticks until a signal arrives; returns why it stopped.
+    fn wait_loop(&mut self, rx: &mpsc::Receiver<notify::Result<notify::Event>>) -> &'static str {
+        let mut debouncer = Debouncer::new(self.options.debounce);
+        let mut next_tick = Instant::now() + self.options.interval;
+        let mut listening = self.fs.is_some();
+        loop {
+            if interrupt::requested() {
+                return "signal";
+            }
+            let now = Instant::now();
+            let wake = [Some(next_tick), debouncer.deadline(), self.retry_at]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap_or(next_tick);
+            let wait = wake.saturating_duration_since(now).min(SIGNAL_POLL);
+            if listening {
+                match rx.recv_timeout(wait) {
+                    Ok(Ok(event)) => {
+                        if self.relevant(&event) {
+                            debouncer.note(Instant::now());
+                        }
+                    }
+                    Ok(Err(err)) => self.fs_trouble(format!("file watch error: {err}")),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        self.fs_trouble("the file watcher stopped".into());
+                        listening = false;
+                    }
+                }
+            } else {
+                std::thread::sleep(wait);
+            }
+            let now = Instant::now();
+            let trigger = if let Some(events) = debouncer.take_due(now) {
+                Some(format!("change ({events} file events)"))
+            } else if self.recheck {
+                Some("after a roll".to_owned())
+            } else if self.retry_at.is_some_and(|at| now >= at) {
+                Some("retry".to_owned())
+            } else if now >= next_tick {
+                Some("interval".to_owned())
+            } else {
+                None
+            };
+            if let Some(trigger) = trigger {
+                self.recheck = false;
+                self.retry_at = None;
+                self.cycle(&trigger);
+                next_tick = Instant::now() + self.options.interval;
+            }
+        }
+    }
+
+    /// A write, create, rename or removal of the env file or the config.
+    /// Opens and reads (ours included: every cycle reads both) are not changes.
+    fn relevant(&self, event: &notify::Event) -> bool {
+        let change = match event.kind {
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+            EventKind::Access(_) => false,
+            _ => true,
+        };
+        change && event.paths.iter().any(|p| self.files.contains(p))
+    }
+
+    fn fs_trouble(&mut self, text: String) {
+        if self.said.fs_trouble.insert(text.clone()) {
+            tracing::warn!("{text}; re-planning every interval still catches changes");
+        }
+    }
+
+    /// Watches the directories of the env file and the config (editors save
+    /// by renaming a new file over the old one, which a watch on the file
+    /// itself would lose), following a config edit that moves the env file.
+    fn rewatch(&mut self) {
+        let files: BTreeSet<PathBuf> = [
+            Some(self.config_path.clone()),
+            self.ctx.config.env.file.clone(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let dirs: BTreeSet<PathBuf> = files
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
+        self.files = files;
+        if dirs == self.dirs {
+            return;
+        }
+        let Some(fs) = self.fs.as_mut() else {
+            self.dirs = dirs;
+            return;
+        };
+        for gone in self.dirs.difference(&dirs) {
+            let _ = fs.unwatch(gone);
+        }
+        let mut trouble = Vec::new();
+        let mut watched: BTreeSet<PathBuf> = self.dirs.intersection(&dirs).cloned().collect();
+        for dir in dirs.difference(&self.dirs) {
+            match fs.watch(dir, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    watched.insert(dir.clone());
+                }
+                // Not recorded as watched, so the next cycle tries again
+                // (a directory that appears later is then watched).
+                Err(err) => trouble.push(format!("cannot watch {} ({err})", dir.display())),
+            }
+        }
+        self.dirs = watched;
+        for text in trouble {
+            self.fs_trouble(text);
+        }
+    }
+
+    /// Says a problem once; a cycle that cannot observe does nothing else.
+    fn problem(&mut self, text: String) {
+        if self.said.problem.as_deref() != Some(text.as_str()) {
+            tracing::error!("watch cannot plan: {text}; nothing is rolled until this is fixed");
+            self.ctx.events.emit("watch.error", json!({"error": text}));
+            self.said.problem = Some(text);
+        }
+    }
+
+    fn problem_cleared(&mut self) {
+        if self.said.problem.take().is_some() {
+            tracing::info!("watch can plan again");
+        }
+    }
+
+    fn cycle(&mut self, trigger: &str) {
+        tracing::debug!("cycle: {trigger}");
+        // The config is re-read every cycle, as every command re-reads it.
+        match Context::load(Some(&self.config_path)) {
+            Ok(ctx) if ctx.config.state_root != self.state_root => {
+                self.problem(format!(
+                    "state.root changed from {} to {}; restart watch to follow it",
+                    self.state_root.display(),
+                    ctx.config.state_root.display()
+                ));
+                return;
+            }
+            Ok(ctx) => self.ctx = ctx,
+            Err(report) => {
+                self.problem(report.to_string());
+                return;
+            }
+        }
+        self.rewatch();
+        let snapshot = match reconcile::observe(&self.ctx) {
+            Ok(snapshot) => snapshot,
+            Err(err) => {
+                self.problem(err.to_string());
+                return;
+            }
+        };
+        self.problem_cleared();
+        let before = self.memory.clone();
+        self.reconcile(&snapshot);
+        let registered = snapshot
+            .plan
+            .sessions
+            .iter()
+            .filter(|s| s.kind != SessionKind::Unmanaged)
+            .map(|s| s.label());
+        self.memory.retain_labels(registered);
+        if self.memory != before {
+            if let Err(err) = self.memory.save(&self.state_root) {
+                tracing::warn!(
+                    "cannot save the watch memory ({}); a restart may roll a session again",
+                    err.kind()
+                );
+            }
+        }
+    }
+
+    fn reconcile(&mut self, snapshot: &Snapshot) {
+        let plan = &snapshot.plan;
+        let desired = desired_fingerprint(&self.ctx.config, &plan.env_fingerprints);
+        let auto = self.auto_apply();
+        let drifted: Vec<&SessionPlan> = plan
+            .sessions
+            .iter()
+            .filter(|s| s.action == Action::Respawn)
+            .collect();
+        let unverified: Vec<&SessionPlan> =
+            plan.sessions.iter().filter(|s| s.is_unverified()).collect();
+        let facts: Vec<Drifted> = drifted
+            .iter()
+            .map(|s| Drifted {
+                session: s,
+                verdict: resumability(&self.ctx, snapshot, s),
+            })
+            .collect();
+        let assessments = assess(&self.memory, desired, &facts, epoch_now());
+        let to_roll: BTreeSet<String> = assessments
+            .iter()
+            .filter(|a| auto && matches!(a.decision, Decision::Roll { .. }))
+            .map(|a| a.label.clone())
+            .collect();
+        self.say_drift(snapshot, desired, &drifted, auto.then_some(to_roll.len()));
+        self.say_unverified(&unverified);
+        // Holds are about what watch would roll: said only when it rolls.
+        for a in assessments.iter().filter(|a| auto && a.report) {
+            if let Some(line) = report::hold_line(a) {
+                tracing::warn!("{line}");
+                let session = drifted.iter().find(|s| s.label() == a.label);
+                self.ctx.events.emit(
+                    "watch.held",
+                    json!({
+                        "ref": session.and_then(|s| s.reference.clone()),
+                        "standing": session.and_then(|s| s.standing.clone()),
+                        "label": a.label,
+                        "decision": a.decision,
+                        "desired": a.desired,
+                    }),
+                );
+                decide::mark_reported(&mut self.memory, &a.label, a.signature);
+            }
+        }
+        // A stop that arrived during this cycle starts nothing new.
+        if to_roll.is_empty() || interrupt::requested() {
+            return;
+        }
+        let progress = |r: &SessionReport| {
+            if r.outcome.respawned() || r.outcome.is_failure() {
+                let line = report::roll_line(r);
+                if r.outcome.is_failure() {
+                    tracing::warn!("{line}");
+                } else {
+                    tracing::info!("{line}");
+                }
+            }
+        };
+        tracing::info!(
+            "watch is rolling {}: {}",
+            if to_roll.len() == 1 {
+                "1 session".to_owned()
+            } else {
+                format!("{} sessions", to_roll.len())
+            },
+            to_roll.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+        let result = reconcile::roll(
+            &self.ctx,
+            snapshot,
+            &to_roll,
+            self.options.parallelism,
+            COMMAND,
+            &progress,
+        );
+        match result {
+            Ok(rolled) => {
+                self.said.lock_busy = false;
+                let now = epoch_now();
+                for s in &rolled.sessions {
+                    // Not reached because of our own stop: the next watch decides afresh.
+                    if s.outcome == Outcome::NotAttempted
+                        && s.detail.as_deref() == Some("interrupted")
+                    {
+                        continue;
+                    }
+                    let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
+                        continue;
+                    };
+                    decide::record(
+                        &mut self.memory,
+                        &a.label,
+                        a.desired,
+                        a.signature,
+                        s.outcome,
+                        s.detail.clone(),
+                        now,
+                        self.options.interval.as_secs(),
+                    );
+                }
+                let count = |f: fn(Outcome) -> bool| {
+                    rolled.sessions.iter().filter(|s| f(s.outcome)).count()
+                };
+                let summary = format!(
+                    "watch roll finished: {} respawned, {} failed{}",
+                    count(Outcome::respawned),
+                    count(Outcome::is_failure),
+                    if rolled.interrupted {
+                        "; stopped early by a signal, the respawns in flight finished"
+                    } else {
+                        ""
+                    }
+                );
+                if rolled.failed() {
+                    tracing::warn!("{summary}");
+                } else {
+                    tracing::info!("{summary}");
+                }
+                self.recheck = true;
+            }
+            Err(LockError::Held { holder, .. }) => {
+                if !self.said.lock_busy {
+                    tracing::warn!(
+                        "an apply is already running ({holder}); watch rolls after it finishes"
+                    );
+                    self.said.lock_busy = true;
+                }
+                self.retry_at = Some(Instant::now() + LOCK_RETRY);
+            }
+            Err(err) => self.problem(err.to_string()),
+        }
+    }
+
+    fn say_drift(
+        &mut self,
+        snapshot: &Snapshot,
+        desired: Fingerprint,
+        drifted: &[&SessionPlan],
+        rolling: Option<usize>,
+    ) {
+        let plan = &snapshot.plan;
+        let signature = (!drifted.is_empty()).then(|| {
+            let canonical: Vec<_> = drifted
+                .iter()
+                .map(|s| json!([s.label(), s.changes, s.args_changes]))
+                .collect();
+            Fingerprint::of(json!([desired, canonical]).to_string().as_bytes())
+        });
+        if self.said.drift == Some(signature) {
+            return;
+        }
+        match signature {
+            Some(_) => {
+                tracing::warn!(
+                    "{}",
+                    report::drift_line(drifted, &plan.env_fingerprints, rolling)
+                );
+                let sessions: Vec<_> = drifted
+                    .iter()
+                    .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "changes": s.changes, "args_changes": s.args_changes}))
+                    .collect();
+                self.ctx.events.emit(
+                    "env.drift",
+                    json!({
+                        "count": drifted.len(),
+                        "sessions": sessions,
+                        "env_file": plan.env_file,
+                        "env_fingerprints": plan.env_fingerprints,
+                        "desired": desired,
+                        "fix_command": report::FIX_COMMAND,
+                        "auto_apply": rolling.is_some(),
+                        "rolling": rolling.unwrap_or(0),
+                    }),
+                );
+            }
+            None => {
+                let observed = plan
+                    .sessions
+                    .iter()
+                    .filter(|s| s.action == Action::None)
+                    .count();
+                tracing::info!(
+                    "no drift: {observed} running session(s) hold the desired environment"
+                );
+                if matches!(self.said.drift, Some(Some(_))) {
+                    self.ctx.events.emit(
+                        "env.clean",
+                        json!({"sessions": observed, "desired": desired}),
+                    );
+                }
+            }
+        }
+        self.said.drift = Some(signature);
+    }
+
+    fn say_unverified(&mut self, unverified: &[&SessionPlan]) {
+        let signature = (!unverified.is_empty()).then(|| {
+            let canonical: Vec<_> = unverified
+                .iter()
+                .map(|s| json!([s.label(), s.reason]))
+                .collect();
+            Fingerprint::of(json!(canonical).to_string().as_bytes())
+        });
+        if signature == self.said.unverified {
+            return;
+        }
+        if signature.is_some() {
+            tracing::warn!("{}", report::unverified_line(unverified));
+            let sessions: Vec<_> = unverified
+                .iter()
+                .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "reason": s.reason}))
+                .collect();
+            self.ctx
+                .events
+                .emit("env.unverified", json!({"sessions": sessions}));
+        }
+        self.said.unverified = signature;
+    }
+}
+
+/// The same resumability check `apply` runs before touching a session; a
+/// change in its answer is a change worth a retry.
+fn resumability(ctx: &Context, snapshot: &Snapshot, session: &SessionPlan) -> Result<(), String> {
+    let identity = match (&session.reference, &session.standing) {
+        (Some(r), _) => Identity::WorkItem(r.clone()),
+        (None, Some(name)) => Identity::Standing(name.clone()),
+        (None, None) => return Err("not a managed session".into()),
+    };
+    let env = session
+        .pane_pid
+        .and_then(|pid| match snapshot.observed.envs.get(&pid) {
+            Some(EnvRead::Read(env)) => Some(env),
+            _ => None,
+        });
+    load_facts(&ctx.registry, &identity)
+        .and_then(|facts| check(&facts, env))
+        .map(|_| ())
+}
