@@ -54,6 +54,9 @@ fn proc_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/proc"))
 }
 
+/// Bytes asked for per read of a `/proc` file.
+const READ_CHUNK: usize = 16 * 1024;
+
 /// One process's `/proc/<pid>` directory, held open. Every read through it
 /// is of that process: once it exits, the handle goes stale rather than
 /// pointing at a later process that reuses the pid. Opening it once also
@@ -89,10 +92,24 @@ impl ProcessDir {
             Mode::empty(),
         )
         .map_err(describe)?;
-        let mut bytes = Vec::new();
-        std::fs::File::from(fd)
-            .read_to_end(&mut bytes)
-            .map_err(|e| describe(Errno::from_raw(e.raw_os_error().unwrap_or(0))))?;
+        let mut file = std::fs::File::from(fd);
+        // Each read of another process's environ locks and walks that
+        // process's memory, so read in large pieces: one read for a
+        // typical environment, and one more to see the end.
+        let mut bytes = vec![0; READ_CHUNK];
+        let mut len = 0;
+        loop {
+            if len == bytes.len() {
+                bytes.resize(len + READ_CHUNK, 0);
+            }
+            match file.read(&mut bytes[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(describe(Errno::from_raw(e.raw_os_error().unwrap_or(0)))),
+            }
+        }
+        bytes.truncate(len);
         Ok(bytes)
     }
 

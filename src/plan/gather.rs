@@ -83,8 +83,12 @@ const READS_PER_THREAD: usize = 64;
 /// environment is copied out of the other process's memory), so hundreds of
 /// sessions are split across the cores.
 fn read_in_parallel(pids: &[i32], read: impl Fn(i32) -> EnvRead + Sync) -> BTreeMap<i32, EnvRead> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cores.min(pids.len().div_ceil(READS_PER_THREAD)).max(1);
+    let wanted = pids.len().div_ceil(READS_PER_THREAD);
+    // Asking for the core count reads cgroup files, so only when it matters.
+    let threads = match wanted {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+    };
     if threads == 1 {
         return pids.iter().map(|&pid| (pid, read(pid))).collect();
     }
