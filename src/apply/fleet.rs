@@ -1,7 +1,9 @@
 //! Rolling a fleet: select from the plan, pre-check, a canary alone, then
-//! the rest with bounded parallelism. Ctrl-C stops new respawns only.
+//! the rest through the [`pipeline`](super::pipeline), where parallelism
+//! bounds the respawns and probe waits overlap. Ctrl-C stops new respawns only.
 
 use super::interrupt;
+use super::pipeline::{not_attempted, roll_all, Job};
 use super::precheck::{check, load_facts, Resumable};
 use super::report::{Outcome, Report, SessionReport};
 use super::roll::Roller;
@@ -10,8 +12,6 @@ use crate::observed::EnvRead;
 use crate::plan::gather::Observed;
 use crate::plan::{Action, Plan, SessionKind, SessionPlan};
 use crate::registry::Registry;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -175,28 +175,16 @@ pub fn execute(
             ));
         }
     } else {
-        let next = AtomicUsize::new(0);
-        let done = Mutex::new(Vec::new());
-        let workers = options.parallelism.max(1).min(rest.len().max(1));
-        std::thread::scope(|scope| {
-            for _ in 0..workers {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some(c) = rest.get(i) else { break };
-                    let session = &plan.sessions[c.index];
-                    let report = if interrupt::requested() {
-                        not_attempted(session, "interrupted")
-                    } else {
-                        roller.roll(session, &c.identity, c.resumable.clone())
-                    };
-                    progress(&report);
-                    done.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((c.index, report));
-                });
-            }
-        });
-        for (index, report) in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        let jobs = rest
+            .into_iter()
+            .map(|c| Job {
+                index: c.index,
+                plan: &plan.sessions[c.index],
+                identity: c.identity,
+                resumable: c.resumable,
+            })
+            .collect();
+        for (index, report) in roll_all(roller, jobs, options.parallelism, progress) {
             slots[index] = Some(report);
         }
     }
@@ -207,8 +195,4 @@ pub fn execute(
         sessions: slots.into_iter().flatten().collect(),
         tmux_env_scrub: None,
     }
-}
-
-fn not_attempted(plan: &SessionPlan, why: &str) -> SessionReport {
-    SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.into()))
 }

@@ -4,12 +4,14 @@
 //!
 //! The flow is: [`select`] the sessions from a plan, [`precheck`] each one
 //! (never touching a session whose conversation cannot be resumed), roll a
-//! canary alone, then the rest in parallel ([`fleet`]), each through
-//! [`roll`], and collect a [`report`].
+//! canary alone, then the rest in parallel ([`fleet`], [`pipeline`]), each
+//! through [`roll`], and collect a [`report`].
 
+pub mod deadline;
 pub mod fleet;
 pub mod interrupt;
 pub mod lock;
+pub mod pipeline;
 pub mod precheck;
 pub mod report;
 pub mod roll;

@@ -30,18 +30,52 @@ fn seconds(value: f64) -> Duration {
     Duration::try_from_secs_f64(value.max(0.0)).unwrap_or(Duration::ZERO)
 }
 
+/// A session whose pane runs the resuming launcher, waiting for its probe.
+/// The disruptive part of its roll is over; what is left only reads.
+pub struct Respawned {
+    report: SessionReport,
+    fields: serde_json::Value,
+    identity: Identity,
+    target: String,
+    pane_id: String,
+    /// When the probe may look: the respawn plus `resumeProbeSeconds`.
+    pub probe_at: Instant,
+}
+
 impl Roller<'_> {
+    /// One session, start to finish: respawn, wait out the probe, verify.
     pub fn roll(
         &self,
         plan: &SessionPlan,
         identity: &Identity,
         resumable: Resumable,
     ) -> SessionReport {
+        match self.respawn(plan, identity, resumable) {
+            Ok(respawned) => {
+                sleep_until(respawned.probe_at);
+                self.probe_and_verify(respawned)
+            }
+            Err(report) => report,
+        }
+    }
+
+    /// The disruptive part of a roll: check provenance, end the harness
+    /// gracefully and respawn the pane. `Err` is the session's final
+    /// report (it was left alone, skipped, or its respawn failed).
+    // The error is the session's final report, built once per session, so
+    // its size costs nothing worth a box.
+    #[allow(clippy::result_large_err)]
+    pub fn respawn(
+        &self,
+        plan: &SessionPlan,
+        identity: &Identity,
+        resumable: Resumable,
+    ) -> Result<Respawned, SessionReport> {
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
         let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
             report.detail = Some("no pane was observed".into());
-            return report;
+            return Err(report);
         };
         let target = plan.tmux_target.as_str();
         let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
@@ -55,7 +89,7 @@ impl Roller<'_> {
                 report.detail =
                     Some("the harness exited before it could be respawned; not restarted".into());
                 report.outcome = Outcome::Skipped;
-                return report;
+                return Err(report);
             }
         };
         match session_panes(self.tmux, target) {
@@ -65,20 +99,20 @@ impl Roller<'_> {
                     .any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
             Ok(_) => {
                 report.detail = Some("the pane changed since it was planned; not touched".into());
-                return report;
+                return Err(report);
             }
             Err(err) => {
                 report.detail = Some(format!(
                     "tmux did not confirm the pane ({err}); not touched"
                 ));
-                return report;
+                return Err(report);
             }
         }
 
         if let Err(err) = set_remain_on_exit(self.tmux, target) {
             // Without remain-on-exit the session would vanish with the harness.
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
-            return report;
+            return Err(report);
         }
         // The record's model and effort, re-validated against the config as it is now.
         let resolved =
@@ -98,7 +132,7 @@ impl Roller<'_> {
         );
         if ending == Ending::Survived {
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
-            return report;
+            return Err(report);
         }
 
         let spec = LaunchSpec {
@@ -112,11 +146,34 @@ impl Roller<'_> {
             harness_binary: harness_binary(self.config),
         };
         if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
-            return self.resume_failed(report, &fields, format!("tmux respawn-pane failed: {err}"));
+            return Err(self.resume_failed(
+                report,
+                &fields,
+                format!("tmux respawn-pane failed: {err}"),
+            ));
         }
+        Ok(Respawned {
+            report,
+            fields,
+            identity: identity.clone(),
+            target: target.to_owned(),
+            pane_id,
+            probe_at: Instant::now() + seconds(self.config.routing.tmux.resume_probe_seconds),
+        })
+    }
 
-        std::thread::sleep(seconds(self.config.routing.tmux.resume_probe_seconds));
-        let new_pid = match session_panes(self.tmux, target) {
+    /// The rest of a roll, once `probe_at` has passed: is the harness still
+    /// up (the conversation resumed), and what does the new process hold?
+    pub fn probe_and_verify(&self, respawned: Respawned) -> SessionReport {
+        let Respawned {
+            mut report,
+            fields,
+            identity,
+            target,
+            pane_id,
+            probe_at: _,
+        } = respawned;
+        let new_pid = match session_panes(self.tmux, &target) {
             Ok(panes) => match panes.into_iter().find(|p| p.pane_id == pane_id) {
                 Some(p) if !p.dead => p.pid,
                 Some(_) => {
@@ -137,7 +194,7 @@ impl Roller<'_> {
             }
         };
         report.new_pid = Some(new_pid);
-        self.verify(report, &fields, identity, new_pid)
+        self.verify(report, &fields, &identity, new_pid)
     }
 
     fn resume_failed(
@@ -209,6 +266,13 @@ impl Roller<'_> {
             }
         }
         report
+    }
+}
+
+fn sleep_until(deadline: Instant) {
+    let now = Instant::now();
+    if deadline > now {
+        std::thread::sleep(deadline - now);
     }
 }
 

@@ -28,6 +28,10 @@ pub struct PlanArgs {
 /// Canonicalises targets that parse as refs, and refuses targets that name nothing.
 pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets> {
     let mut resolved = Vec::new();
+    if raw.is_empty() {
+        // Every session: nothing to check, so the registry is read once, by the plan.
+        return Ok(Targets(resolved));
+    }
     let (sessions, _) = crate::plan::gather::managed_sessions(&ctx.registry);
     for target in raw {
         let canonical = match target.parse::<crate::registry::WorkItemRef>() {

@@ -2,7 +2,7 @@
 
 use super::context::Context;
 use super::output::print_json;
-use crate::plan::gather::observe;
+use crate::plan::gather::{observe_sessions, read_environments};
 use crate::plan::{compute, Action, Targets};
 use clap::Args;
 use serde::Serialize;
@@ -43,7 +43,6 @@ pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
 pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
     let services = crate::services::all(&ctx.config);
-    let observed = observe(&ctx.registry, &ctx.tmux);
     // Drift is reported only when it was observed: no env file, an unreadable
     // one, or unreadable sessions add nothing.
     let policy = match &ctx.config.env.file {
@@ -56,6 +55,11 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             }
         },
     };
+    // Without a policy there is nothing to compare, so no environment is read.
+    let mut observed = observe_sessions(&ctx.registry, &ctx.tmux);
+    if policy.is_some() {
+        observed.envs = read_environments(&observed.fleet, &observed.sessions);
+    }
     let plan = policy.as_ref().map(|p| {
         compute(
             p,

@@ -5,8 +5,12 @@
 //! plan, and never a guess.
 
 use crate::secret::SecretValue;
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::sys::stat::Mode;
 use std::collections::BTreeMap;
-use std::os::unix::ffi::OsStrExt;
+use std::io::Read;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 /// Environment of one process, values unprintable.
@@ -50,11 +54,95 @@ fn proc_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/proc"))
 }
 
-fn process(pid: i32) -> Result<procfs::process::Process, String> {
-    if pid <= 0 {
-        return Err("no pid".into());
+/// Bytes asked for per read of a `/proc` file.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// One process's `/proc/<pid>` directory, held open. Every read through it
+/// is of that process: once it exits, the handle goes stale rather than
+/// pointing at a later process that reuses the pid. Opening it once also
+/// spares a path walk per read, which counts when a plan reads hundreds.
+pub struct ProcessDir {
+    dir: OwnedFd,
+}
+
+impl ProcessDir {
+    pub fn open(pid: i32) -> Result<Self, String> {
+        if pid <= 0 {
+            return Err("no pid".into());
+        }
+        let path = proc_root().join(pid.to_string());
+        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+        let dir = nix::fcntl::open(&path, flags, Mode::empty()).map_err(describe)?;
+        Ok(ProcessDir { dir })
     }
-    procfs::process::Process::new_with_root(proc_root().join(pid.to_string())).map_err(describe)
+
+    /// The executable the process runs (`exe`), to tell the launcher from
+    /// the harness it becomes (same pid, different image after `execvp`).
+    pub fn executable(&self) -> Result<PathBuf, String> {
+        nix::fcntl::readlinkat(&self.dir, "exe")
+            .map(PathBuf::from)
+            .map_err(describe)
+    }
+
+    fn read(&self, name: &str) -> Result<Vec<u8>, String> {
+        let fd = nix::fcntl::openat(
+            &self.dir,
+            name,
+            OFlag::O_RDONLY | OFlag::O_CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(describe)?;
+        let mut file = std::fs::File::from(fd);
+        // Each read of another process's environ locks and walks that
+        // process's memory, so read in large pieces: one read for a
+        // typical environment, and one more to see the end.
+        let mut bytes = vec![0; READ_CHUNK];
+        let mut len = 0;
+        loop {
+            if len == bytes.len() {
+                bytes.resize(len + READ_CHUNK, 0);
+            }
+            match file.read(&mut bytes[len..]) {
+                Ok(0) => break,
+                Ok(n) => len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(describe(Errno::from_raw(e.raw_os_error().unwrap_or(0)))),
+            }
+        }
+        bytes.truncate(len);
+        Ok(bytes)
+    }
+
+    /// The environment the process holds now.
+    pub fn environ(&self) -> EnvRead {
+        match self.read("environ") {
+            Ok(bytes) => EnvRead::Read(parse_environ(&bytes)),
+            Err(reason) => EnvRead::Unverified(reason),
+        }
+    }
+
+    /// The process's argv.
+    pub fn cmdline(&self) -> Result<Vec<String>, String> {
+        let bytes = self.read("cmdline")?;
+        Ok(bytes
+            .split(|b| *b == 0)
+            .filter(|arg| !arg.is_empty())
+            .map(|arg| String::from_utf8_lossy(arg).into_owned())
+            .collect())
+    }
+}
+
+/// `NAME=VALUE` entries separated by NUL, split at the first `=`. Entries
+/// without `=` and names that are not UTF-8 are dropped; a repeated name
+/// keeps its last value, as `getenv` in the process would not, but as the
+/// plan has always read it.
+fn parse_environ(bytes: &[u8]) -> ProcessEnv {
+    let pairs = bytes.split(|b| *b == 0).filter_map(|entry| {
+        let eq = entry.iter().position(|b| *b == b'=')?;
+        let name = std::str::from_utf8(&entry[..eq]).ok()?;
+        Some((name, &entry[eq + 1..]))
+    });
+    ProcessEnv::from_pairs(pairs)
 }
 
 /// Reads the environment a process holds now.
@@ -64,25 +152,20 @@ pub fn read_environ(pid: i32) -> EnvRead {
             "reading another process's environment is not supported on this platform".into(),
         );
     }
-    let environ = match process(pid).and_then(|p| p.environ().map_err(describe)) {
-        Ok(environ) => environ,
-        Err(reason) => return EnvRead::Unverified(reason),
-    };
-    let pairs = environ
-        .into_iter()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.as_bytes().to_vec())));
-    EnvRead::Read(ProcessEnv::from_pairs(pairs))
+    match ProcessDir::open(pid) {
+        Ok(dir) => dir.environ(),
+        Err(reason) => EnvRead::Unverified(reason),
+    }
 }
 
-/// The executable a process runs, to tell the launcher from the harness it
-/// becomes (same pid, different image after `execvp`).
+/// The executable a process runs.
 pub fn executable(pid: i32) -> Result<PathBuf, String> {
-    process(pid).and_then(|p| p.exe().map_err(describe))
+    ProcessDir::open(pid)?.executable()
 }
 
 /// The process's argv, for checking what a relaunch really runs.
 pub fn cmdline(pid: i32) -> Result<Vec<String>, String> {
-    process(pid).and_then(|p| p.cmdline().map_err(describe))
+    ProcessDir::open(pid)?.cmdline()
 }
 
 /// The process's argv as raw bytes, for arguments that may hold a value
@@ -104,16 +187,11 @@ pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
         .collect())
 }
 
-fn describe(err: procfs::ProcError) -> String {
+fn describe(err: Errno) -> String {
     match err {
-        procfs::ProcError::PermissionDenied(_) => {
-            "permission denied reading the process environment".into()
-        }
-        procfs::ProcError::NotFound(_) => "the process has exited".into(),
-        procfs::ProcError::Io(e, _) => format!("cannot read the process environment: {}", e.kind()),
-        procfs::ProcError::Incomplete(_) => "the process environment was incomplete".into(),
-        procfs::ProcError::InternalError(_) => "procfs internal error".into(),
-        procfs::ProcError::Other(_) => "cannot read the process environment".into(),
+        Errno::EACCES | Errno::EPERM => "permission denied reading the process environment".into(),
+        Errno::ENOENT | Errno::ESRCH => "the process has exited".into(),
+        other => format!("cannot read the process environment: {}", other.desc()),
     }
 }
 
@@ -135,5 +213,22 @@ mod tests {
         assert!(matches!(read_environ(0), EnvRead::Unverified(_)));
         assert!(matches!(read_environ(-5), EnvRead::Unverified(_)));
         assert!(matches!(read_environ(i32::MAX), EnvRead::Unverified(_)));
+    }
+
+    #[test]
+    fn environ_entries_split_at_the_first_equals_sign() {
+        let env = parse_environ(b"A=1\0B=x=y\0NOEQUALS\0\xff=bad-name\0EMPTY=\0A=2\0\0");
+        let names: Vec<&str> = env.names().collect();
+        assert_eq!(names, ["A", "B", "EMPTY"]);
+        assert_eq!(env.get("A").unwrap().expose_bytes(), b"2");
+        assert_eq!(env.get("B").unwrap().expose_bytes(), b"x=y");
+        assert_eq!(env.get("EMPTY").unwrap().expose_bytes(), b"");
+    }
+
+    #[test]
+    fn reads_own_executable_and_argv_through_one_handle() {
+        let dir = ProcessDir::open(std::process::id() as i32).unwrap();
+        assert_eq!(dir.executable().unwrap(), std::env::current_exe().unwrap());
+        assert_eq!(dir.cmdline().unwrap(), std::env::args().collect::<Vec<_>>());
     }
 }

@@ -62,35 +62,75 @@ fn record_fingerprint<T: serde::Serialize>(record: &T) -> Fingerprint {
 /// Unmanaged `loop-*` sessions are never read.
 pub fn read_environments(fleet: &FleetView, sessions: &[ManagedSession]) -> BTreeMap<i32, EnvRead> {
     let launcher = std::env::current_exe().ok();
-    sessions
+    let pids: Vec<i32> = sessions
         .iter()
         .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
         .filter_map(|s| fleet.harness_pane(&s.tmux_target))
         .filter(|p| !p.dead)
-        .map(|pane| {
-            (
-                pane.pid,
-                read_harness_environment(pane.pid, launcher.as_deref()),
-            )
-        })
-        .collect()
+        .map(|pane| pane.pid)
+        .collect();
+    read_in_parallel(&pids, |pid| {
+        read_harness_environment(pid, launcher.as_deref())
+    })
+}
+
+/// Fewer reads than this per thread are not worth a thread.
+const READS_PER_THREAD: usize = 64;
+
+/// Each `/proc` read costs tens of microseconds of kernel time (the
+/// environment is copied out of the other process's memory), so hundreds of
+/// sessions are split across the cores.
+fn read_in_parallel(pids: &[i32], read: impl Fn(i32) -> EnvRead + Sync) -> BTreeMap<i32, EnvRead> {
+    let wanted = pids.len().div_ceil(READS_PER_THREAD);
+    // Asking for the core count reads cgroup files, so only when it matters.
+    let threads = match wanted {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+    };
+    if threads == 1 {
+        return pids.iter().map(|&pid| (pid, read(pid))).collect();
+    }
+    let chunk = pids.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = pids
+            .chunks(chunk)
+            .map(|part| {
+                let read = &read;
+                scope.spawn(move || part.iter().map(|&pid| (pid, read(pid))).collect::<Vec<_>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
 }
 
 /// The harness's environment, refusing to read the launcher's: until the
 /// launcher has exec'd, the pid still holds the tmux server's environment.
 pub fn read_harness_environment(pid: i32, launcher: Option<&std::path::Path>) -> EnvRead {
-    if is_launcher(pid, launcher) {
+    if !cfg!(target_os = "linux") {
+        return proc_env::read_environ(pid);
+    }
+    let process = match proc_env::ProcessDir::open(pid) {
+        Ok(process) => process,
+        Err(reason) => return EnvRead::Unverified(reason),
+    };
+    if is_launcher(&process, launcher) {
         return EnvRead::Unverified("the launcher has not started the harness yet".into());
     }
-    proc_env::read_environ(pid)
+    process.environ()
 }
 
 /// The launcher is recognised by its image (this binary) or, when another
 /// the-loop binary started the pane, by its argv shape (`… exec --config …`).
-fn is_launcher(pid: i32, launcher: Option<&std::path::Path>) -> bool {
-    let same_image = launcher.is_some_and(|l| proc_env::executable(pid).is_ok_and(|exe| exe == l));
+fn is_launcher(process: &proc_env::ProcessDir, launcher: Option<&std::path::Path>) -> bool {
+    let same_image = launcher.is_some_and(|l| process.executable().is_ok_and(|exe| exe == l));
     same_image
-        || proc_env::cmdline(pid).is_ok_and(|argv| {
+        || process.cmdline().is_ok_and(|argv| {
             argv.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
                 && argv.get(2).map(String::as_str) == Some("--config")
         })
@@ -105,14 +145,28 @@ pub struct Observed {
 }
 
 pub fn observe(registry: &Registry, tmux: &Tmux) -> Observed {
-    let (sessions, corrupt) = managed_sessions(registry);
-    let fleet = fleet::observe(tmux);
-    let envs = read_environments(&fleet, &sessions);
+    let mut observed = observe_sessions(registry, tmux);
+    observed.envs = read_environments(&observed.fleet, &observed.sessions);
+    observed
+}
+
+/// The registry and tmux's one answer, without reading any environment
+/// (`envs` is empty): for callers with no env file to compare against.
+pub fn observe_sessions(registry: &Registry, tmux: &Tmux) -> Observed {
+    // tmux answers from its own process, so the registry is read meanwhile.
+    let (fleet, (sessions, corrupt)) = std::thread::scope(|scope| {
+        let fleet = scope.spawn(|| fleet::observe(tmux));
+        let registered = managed_sessions(registry);
+        let fleet = fleet
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (fleet, registered)
+    });
     Observed {
         sessions,
         corrupt,
         fleet,
-        envs,
+        envs: BTreeMap::new(),
     }
 }
 
@@ -187,4 +241,21 @@ fn launch_inputs(
         }
     }
     (wants, cmdlines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_reads_cover_every_pid_once_with_its_own_result() {
+        for count in [0, 1, READS_PER_THREAD, READS_PER_THREAD + 1, 1000] {
+            let pids: Vec<i32> = (1..=count as i32).collect();
+            let reads = read_in_parallel(&pids, |pid| EnvRead::Unverified(format!("pid {pid}")));
+            assert_eq!(reads.len(), count);
+            for pid in pids {
+                assert_eq!(reads[&pid], EnvRead::Unverified(format!("pid {pid}")));
+            }
+        }
+    }
 }

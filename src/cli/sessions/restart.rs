@@ -22,7 +22,10 @@ pub struct RestartArgs {
     dry_run: bool,
     #[arg(long)]
     json: bool,
-    /// How many sessions to respawn at once after the canary.
+    /// How many sessions may be ended and respawned at once after the canary.
+    ///
+    /// The wait of resumeProbeSeconds and the verification that follow a
+    /// respawn take no slot, so the waits of many sessions overlap.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     parallelism: u16,
 }

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Benchmarks `plan`, `status` and `apply` against a private tmux server
+# holding N registered sessions, and the naive per-session way beside them.
+#
+# For each N it builds a world of its own (HOME, TMUX_TMPDIR, state root,
+# config and env file under a temp dir), starts a tmux server whose own
+# environment holds a retired token, spawns N sessions running a light
+# stand-in harness (scripts/bench-stand-in) and registers them, then
+# rotates the token so every session has drifted. Then it measures, with
+# hyperfine (median wall time) and /usr/bin/time (peak RSS):
+#   plan, plan --json            the-loop's drift check
+#   naive                        scripts/bench-naive-plan.sh: one
+#                                `tmux list-panes -t` and one environ read
+#                                per session (the reporter's way)
+#   status, status-nodrift       status with and without env.file (the
+#                                difference is what the drift check adds)
+#   apply, apply-serial          roll every session (resumeProbeSeconds 2)
+#                                at the default parallelism and with
+#                                --parallelism 1; the token is rotated
+#                                before each run so every run rolls all N
+#   canary                       the canary's own time, from the event
+#                                timestamps of one apply run
+#   tmux calls                   one run of each command through a
+#                                recording tmux wrapper
+# and the startup cost: `--version` and `plan` with no sessions beside a
+# no-op process and one bare `tmux list-panes -a`.
+#
+# Usage: scripts/bench.sh            (everything; ~15 minutes on 2 cores)
+# (scripts/bench-world.sh makes one such world to explore by hand.)
+# Environment knobs:
+#   SIZES="1 20 100 200 500"  fleet sizes for plan, status and the baseline
+#   APPLY_SIZES="1 20 100 500"  fleet sizes for apply
+#   SERIAL_SIZES="20 100"     sizes that also roll with --parallelism 1
+#   RUNS=20  APPLY_RUNS=3     hyperfine runs per measurement
+#   COMPARE_BIN=path          another the-loop build (say, before a change)
+#                             to roll with in the same run, for comparison
+#   OUT=dir                   where results go (default target/bench/<time>)
+# The results: one hyperfine JSON per measurement, calls.tsv, rss.tsv,
+# canary.tsv, machine.txt, and summary.md (scripts/bench-summary.py).
+# Not part of `cargo test`: timings belong in benchmarks, not tests.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SIZES=${SIZES:-"1 20 100 200 500"}
+APPLY_SIZES=${APPLY_SIZES-"1 20 100 500"}
+SERIAL_SIZES=${SERIAL_SIZES-"20 100"}
+RUNS=${RUNS:-20}
+APPLY_RUNS=${APPLY_RUNS:-3}
+COMPARE_BIN=${COMPARE_BIN:-}
+OUT=${OUT:-$repo/target/bench/$(date +%Y%m%d-%H%M%S)}
+
+for tool in hyperfine tmux jq python3 /usr/bin/time; do
+  command -v "$tool" >/dev/null || {
+    echo "bench: $tool is required (Debian: apt-get install hyperfine tmux jq python3 time)" >&2
+    exit 1
+  }
+done
+
+echo "bench: building the release binary" >&2
+cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+BIN=$repo/target/release/the-loop
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+ROOT=$(mktemp -d /tmp/tl-bench.XXXXXX)
+BASE_PATH=$PATH
+# Built now, while HOME still finds the toolchain.
+echo 'fn main() {}' >"$ROOT/noop.rs"
+rustc -O -o "$ROOT/noop-rust" "$ROOT/noop.rs"
+unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG CLAUDE_CONFIG_DIR RUST_LOG
+export NO_COLOR=1
+
+cleanup() {
+  for dir in "$ROOT"/n*; do
+    [ -d "$dir/tmux" ] && TMUX_TMPDIR=$dir/tmux tmux kill-server 2>/dev/null || true
+  done
+  rm -rf "$ROOT"
+}
+trap cleanup EXIT
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+  echo "cores: $(nproc)"
+  echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+  echo "kernel: $(uname -r)"
+  echo "tmux: $(tmux -V)"
+  echo "hyperfine: $(hyperfine --version)"
+  echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT/machine.txt"
+: >"$OUT/calls.tsv"
+: >"$OUT/rss.tsv"
+: >"$OUT/canary.tsv"
+: >"$OUT/load.tsv"
+
+log() { echo "bench: $*" >&2; }
+load_note() { printf '%s\t%s\n' "$1" "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/load.tsv"; }
+
+# Points this shell (and hyperfine, and the-loop) at world $1.
+use_world() {
+  local dir=$1
+  export HOME=$dir/home TMUX_TMPDIR=$dir/tmux PATH=$dir/bin:$BASE_PATH
+  W=$dir
+  CONFIG=$dir/cli-config.yaml
+}
+
+rotate() { "$repo/scripts/bench-rotate.sh" "$W/.env"; }
+
+# A world with $1 registered sessions, each born on the retired token.
+make_world() {
+  "$repo/scripts/bench-world.sh" "$1" "$ROOT/n$1"
+  use_world "$ROOT/n$1"
+}
+
+hf() { # name runs hyperfine-args... (no shell: -N)
+  local name=$1 runs=$2
+  shift 2
+  hyperfine -N --style basic --warmup 3 --runs "$runs" --export-json "$OUT/$name.json" "$@" >"$OUT/$name.txt"
+}
+
+count_calls() { # label n command...
+  local label=$1 n=$2
+  shift 2
+  : >"$W/tmux-calls.log"
+  PATH=$W/wrap:$PATH "$@" >/dev/null 2>&1 || true
+  printf '%s\t%s\t%s\n' "$label" "$n" "$(wc -l <"$W/tmux-calls.log")" >>"$OUT/calls.tsv"
+}
+
+peak_rss() { # label n command...  (KiB, the most of 5 runs)
+  local label=$1 n=$2 max=0 kb
+  shift 2
+  for _ in 1 2 3 4 5; do
+    /usr/bin/time -f %M -o "$W/rss" "$@" >/dev/null 2>&1 || true
+    kb=$(tail -n1 "$W/rss")
+    ((kb > max)) && max=$kb
+  done
+  printf '%s\t%s\t%s\n' "$label" "$n" "$max" >>"$OUT/rss.tsv"
+}
+
+# The canary's time, from the debug timestamps of `apply.started` and the
+# first respawn event, in seconds.
+canary_time() { # binary
+  rotate
+  RUST_LOG=the_loop=debug "$1" --config "$CONFIG" apply --auto-approve >/dev/null 2>"$W/canary.log"
+  python3 - "$W/canary.log" <<'EOF'
+import re, sys
+from datetime import datetime
+stamps = {}
+for line in open(sys.argv[1]):
+    m = re.match(r'(\S+)\s+DEBUG.*event="?([a-z_.]+)', line)
+    if m and m.group(2) not in stamps:
+        stamps[m.group(2)] = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
+end = min(stamps[e] for e in ("session.respawned", "session.resume_failed", "env.verify_mismatch") if e in stamps)
+print(f"{(end - stamps['apply.started']).total_seconds():.3f}")
+EOF
+}
+
+check_clean() {
+  "$BIN" --config "$CONFIG" plan --detailed-exitcode >/dev/null || {
+    log "the fleet is not clean after apply at N=$1"
+    exit 1
+  }
+}
+
+# Startup: --version, and plan with no sessions, beside a no-op process.
+log "startup"
+make_world 0
+hf noop "$RUNS" /bin/true
+# The same for a Rust program that does nothing: the floor for any Rust CLI.
+hf noop-rust "$RUNS" "$ROOT/noop-rust"
+hf version "$RUNS" "$BIN --version"
+peak_rss version 0 "$BIN" --version
+# the-loop's format (src/observed/fleet.rs), with real tabs.
+LIST_PANES="tmux list-panes -a -F '#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}'"
+LIST_PANES=${LIST_PANES//\\t/$'\t'}
+hf tmux-floor "$RUNS" "$LIST_PANES"
+hf plan-empty "$RUNS" "$BIN --config $CONFIG plan"
+count_calls plan 0 "$BIN" --config "$CONFIG" plan
+tmux kill-server
+hf plan-empty-noserver "$RUNS" "$BIN --config $CONFIG plan"
+load_note startup
+
+for n in $SIZES; do
+  log "N=$n: spawning the fleet"
+  make_world "$n"
+  log "N=$n: plan, status, naive"
+  hf "plan-n$n" "$RUNS" "$BIN --config $CONFIG plan"
+  hf "plan-json-n$n" "$RUNS" "$BIN --config $CONFIG plan --json"
+  # plan's one tmux query alone: the part of plan's time that is tmux's.
+  hf "tmux-n$n" "$RUNS" "$LIST_PANES"
+  hf "naive-n$n" "$RUNS" "$repo/scripts/bench-naive-plan.sh $W/state $W/.env"
+  hf "status-n$n" "$RUNS" -i "$BIN --config $CONFIG status"
+  hf "status-nodrift-n$n" "$RUNS" -i "$BIN --config $W/cli-config-nodrift.yaml status"
+  count_calls plan "$n" "$BIN" --config "$CONFIG" plan
+  count_calls status "$n" "$BIN" --config "$CONFIG" status
+  count_calls naive "$n" "$repo/scripts/bench-naive-plan.sh" "$W/state" "$W/.env"
+  peak_rss plan "$n" "$BIN" --config "$CONFIG" plan
+  peak_rss plan-json "$n" "$BIN" --config "$CONFIG" plan --json
+  load_note "plan-n$n"
+
+  if [[ " $APPLY_SIZES " == *" $n "* ]]; then
+    log "N=$n: apply"
+    printf 'current\t%s\t%s\n' "$n" "$(canary_time "$BIN")" >>"$OUT/canary.tsv"
+    check_clean "$n"
+    # The token is rotated before every run, so each run rolls all N.
+    hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
+      --export-json "$OUT/apply-n$n.json" "$BIN --config $CONFIG apply --auto-approve" >"$OUT/apply-n$n.txt"
+    check_clean "$n"
+    if [[ " $SERIAL_SIZES " == *" $n "* ]]; then
+      hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
+        --export-json "$OUT/apply-serial-n$n.json" \
+        "$BIN --config $CONFIG apply --auto-approve --parallelism 1" >"$OUT/apply-serial-n$n.txt"
+      check_clean "$n"
+    fi
+    rotate
+    count_calls apply "$n" "$BIN" --config "$CONFIG" apply --auto-approve
+    if [ -n "$COMPARE_BIN" ]; then
+      log "N=$n: apply with $COMPARE_BIN"
+      printf 'compare\t%s\t%s\n' "$n" "$(canary_time "$COMPARE_BIN")" >>"$OUT/canary.tsv"
+      hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
+        --export-json "$OUT/compare-apply-n$n.json" "$COMPARE_BIN --config $CONFIG apply --auto-approve" >"$OUT/compare-apply-n$n.txt"
+      if [[ " $SERIAL_SIZES " == *" $n "* ]]; then
+        hyperfine --style basic --runs 1 --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
+          --export-json "$OUT/compare-apply-serial-n$n.json" \
+          "$COMPARE_BIN --config $CONFIG apply --auto-approve --parallelism 1" >"$OUT/compare-apply-serial-n$n.txt"
+      fi
+      check_clean "$n"
+    fi
+    load_note "apply-n$n"
+  fi
+  tmux kill-server
+done
+
+echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
+python3 "$repo/scripts/bench-summary.py" "$OUT" | tee "$OUT/summary.md"
+log "results in $OUT"
