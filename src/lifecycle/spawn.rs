@@ -127,3 +127,49 @@ pub fn attempt(
     }
     Ok(state)
 }
+
+/// A first spawn (`sessions start`, `standing create`): a fresh
+/// conversation with a new id, its outcome turned into the operator's
+/// error. Returns the conversation id.
+pub fn first_spawn(
+    ctx: &Context,
+    key: &super::SessionKey,
+    name: &str,
+    cwd: &Path,
+    args: &LaunchArgs,
+    prompt: Option<&str>,
+) -> miette::Result<String> {
+    let session_id = crate::harness::new_session_id();
+    let launch = Launch::Fresh {
+        session_id: session_id.clone(),
+        prompt: None,
+    };
+    // The first prompt goes through a file the launcher reads, never through
+    // tmux's argv (which the server keeps for its whole life).
+    match attempt(ctx, &key.identity(), name, cwd, launch, args, prompt) {
+        Ok(Probe::Live) => {}
+        Ok(Probe::Unknown) => ctx.events.emit(
+            "session.spawn_unverified",
+            super::key::fields(key, serde_json::json!({"tmux_target": name})),
+        ),
+        Ok(_) => miette::bail!(
+            code = "the_loop::spawn::exited",
+            help = format!(
+                "the pane is kept: read what the harness said with `tmux attach -r -t {name}`"
+            ),
+            "the harness in {name} exited at once"
+        ),
+        Err(AttemptError::Duplicate) => miette::bail!(
+            code = "the_loop::spawn::occupied",
+            help = format!(
+                "the session appeared while starting; inspect it with `tmux attach -r -t {name}`"
+            ),
+            "tmux session {name} already exists"
+        ),
+        Err(AttemptError::Failed(reason)) => miette::bail!(
+            code = "the_loop::spawn::failed",
+            "cannot start the harness in {name}: {reason}"
+        ),
+    }
+    Ok(session_id)
+}

@@ -3,8 +3,8 @@
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::harness::models::resolve;
-use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
-use crate::lifecycle::spawn::{attempt, AttemptError};
+use crate::harness::{check_supported, LaunchArgs};
+use crate::lifecycle::spawn::first_spawn;
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
 use crate::registry::{Status, WorkItemRecord, WorkItemRef};
@@ -107,46 +107,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     if given_cwd != cwd {
         crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
     }
-    let session_id = new_session_id();
-    let launch = Launch::Fresh {
-        session_id: session_id.clone(),
-        prompt: None,
-    };
-    // The first prompt goes through a file the launcher reads, never through
-    // tmux's argv (which the server keeps for its whole life).
-    match attempt(
-        ctx,
-        &key.identity(),
-        &name,
-        &cwd,
-        launch,
-        &launch_args,
-        args.prompt.as_deref(),
-    ) {
-        Ok(Probe::Live) => {}
-        Ok(Probe::Unknown) => ctx.events.emit(
-            "session.spawn_unverified",
-            serde_json::json!({"ref": reference.to_string(), "tmux_target": name}),
-        ),
-        Ok(_) => miette::bail!(
-            code = "the_loop::start::exited",
-            help = format!(
-                "the pane is kept: read what the harness said with `tmux attach -r -t {name}`"
-            ),
-            "the harness in {name} exited at once"
-        ),
-        Err(AttemptError::Duplicate) => miette::bail!(
-            code = "the_loop::start::occupied",
-            help = format!(
-                "the session appeared while starting; inspect it with `tmux attach -r -t {name}`"
-            ),
-            "tmux session {name} already exists"
-        ),
-        Err(AttemptError::Failed(reason)) => miette::bail!(
-            code = "the_loop::start::spawn",
-            "cannot start the harness in {name}: {reason}"
-        ),
-    }
+    let session_id = first_spawn(ctx, &key, &name, &cwd, &launch_args, args.prompt.as_deref())?;
 
     let prior = ctx.registry.load_work_item(&reference).ok().flatten();
     // A session under this name was announced before; its comment still holds.

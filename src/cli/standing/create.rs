@@ -4,11 +4,10 @@ use super::key;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::cli::sessions::start::clear_occupant;
-use crate::harness::{check_supported, new_session_id, Launch, LaunchArgs};
+use crate::harness::{check_supported, LaunchArgs};
 use crate::lifecycle::key::fields;
 use crate::lifecycle::queue;
-use crate::lifecycle::spawn::{attempt, AttemptError};
-use crate::observed::Probe;
+use crate::lifecycle::spawn::first_spawn;
 use crate::registry::{StandingRecord, Status};
 use clap::Args;
 use serde_json::json;
@@ -62,41 +61,12 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
         );
     }
     clear_occupant(ctx, &name)?;
-    let session_id = new_session_id();
     let launch_args = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
         model: args.model.clone(),
         effort: args.effort.clone(),
     };
-    let launch = Launch::Fresh {
-        session_id: session_id.clone(),
-        prompt: None,
-    };
-    match attempt(
-        ctx,
-        &key.identity(),
-        &name,
-        &cwd,
-        launch,
-        &launch_args,
-        args.prompt.as_deref(),
-    ) {
-        Ok(Probe::Live | Probe::Unknown) => {}
-        Ok(_) => miette::bail!(
-            code = "the_loop::standing::exited",
-            help = format!("read what the harness said with `tmux attach -r -t {name}`"),
-            "the harness in {name} exited at once"
-        ),
-        Err(AttemptError::Duplicate) => miette::bail!(
-            code = "the_loop::standing::occupied",
-            help = format!("inspect it with `tmux attach -r -t {name}`"),
-            "tmux session {name} already exists"
-        ),
-        Err(AttemptError::Failed(reason)) => miette::bail!(
-            code = "the_loop::standing::spawn",
-            "cannot start the harness in {name}: {reason}"
-        ),
-    }
+    let session_id = first_spawn(ctx, &key, &name, &cwd, &launch_args, args.prompt.as_deref())?;
     let now = crate::clock::now_utc();
     let mut record = StandingRecord::new(&args.name, &harness, Status::Active);
     record.harness_session_id = Some(session_id.clone());
