@@ -34,6 +34,8 @@
 #   RUNS=20  APPLY_RUNS=3     hyperfine runs per measurement
 #   COMPARE_BIN=path          another the-loop build (say, before a change)
 #                             to roll with in the same run, for comparison
+#   COMPARE_SIZES="1 20 100"  fleet sizes COMPARE_BIN rolls (an engine that
+#                             serialises probe waits needs minutes for 500)
 #   OUT=dir                   where results go (default target/bench/<time>)
 # The results: one hyperfine JSON per measurement, calls.tsv, rss.tsv,
 # canary.tsv, machine.txt, and summary.md (scripts/bench-summary.py).
@@ -47,6 +49,7 @@ SERIAL_SIZES=${SERIAL_SIZES-"20 100"}
 RUNS=${RUNS:-20}
 APPLY_RUNS=${APPLY_RUNS:-3}
 COMPARE_BIN=${COMPARE_BIN:-}
+COMPARE_SIZES=${COMPARE_SIZES-"1 20 100"}
 OUT=${OUT:-$repo/target/bench/$(date +%Y%m%d-%H%M%S)}
 
 for tool in hyperfine tmux jq python3 /usr/bin/time; do
@@ -214,7 +217,7 @@ for n in $SIZES; do
     fi
     rotate
     count_calls apply "$n" "$BIN" --config "$CONFIG" apply --auto-approve
-    if [ -n "$COMPARE_BIN" ]; then
+    if [ -n "$COMPARE_BIN" ] && [[ " $COMPARE_SIZES " == *" $n "* ]]; then
       log "N=$n: apply with $COMPARE_BIN"
       printf 'compare\t%s\t%s\n' "$n" "$(canary_time "$COMPARE_BIN")" >>"$OUT/canary.tsv"
       hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \

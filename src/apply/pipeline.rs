@@ -15,7 +15,7 @@ use super::deadline::{CloseOnDrop, DeadlineQueue};
 use super::interrupt;
 use super::precheck::Resumable;
 use super::report::{Outcome, SessionReport};
-use super::roll::{Respawned, Roller};
+use super::roll::{Respawn, Respawned, Roller};
 use crate::desired::policy::Identity;
 use crate::plan::SessionPlan;
 use std::sync::Mutex;
@@ -71,10 +71,10 @@ pub fn roll_all(
                             continue;
                         }
                         match roller.respawn(job.plan, &job.identity, job.resumable) {
-                            Ok(respawned) => {
+                            Respawn::Waiting(respawned) => {
                                 probes.push(respawned.probe_at, (job.index, respawned))
                             }
-                            Err(report) => finish(job.index, report),
+                            Respawn::Done(report) => finish(job.index, report),
                         }
                     }
                 });

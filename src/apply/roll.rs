@@ -42,6 +42,14 @@ pub struct Respawned {
     pub probe_at: Instant,
 }
 
+/// Where a roll stands after its disruptive part.
+pub enum Respawn {
+    /// The pane runs the resuming launcher; probe it at `probe_at`.
+    Waiting(Respawned),
+    /// The roll ended here: left alone, skipped, or the respawn failed.
+    Done(SessionReport),
+}
+
 impl Roller<'_> {
     /// One session, start to finish: respawn, wait out the probe, verify.
     pub fn roll(
@@ -51,31 +59,27 @@ impl Roller<'_> {
         resumable: Resumable,
     ) -> SessionReport {
         match self.respawn(plan, identity, resumable) {
-            Ok(respawned) => {
+            Respawn::Waiting(respawned) => {
                 sleep_until(respawned.probe_at);
                 self.probe_and_verify(respawned)
             }
-            Err(report) => report,
+            Respawn::Done(report) => report,
         }
     }
 
     /// The disruptive part of a roll: check provenance, end the harness
-    /// gracefully and respawn the pane. `Err` is the session's final
-    /// report (it was left alone, skipped, or its respawn failed).
-    // The error is the session's final report, built once per session, so
-    // its size costs nothing worth a box.
-    #[allow(clippy::result_large_err)]
+    /// gracefully and respawn the pane.
     pub fn respawn(
         &self,
         plan: &SessionPlan,
         identity: &Identity,
         resumable: Resumable,
-    ) -> Result<Respawned, SessionReport> {
+    ) -> Respawn {
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
         let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
             report.detail = Some("no pane was observed".into());
-            return Err(report);
+            return Respawn::Done(report);
         };
         let target = plan.tmux_target.as_str();
         let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
@@ -89,7 +93,7 @@ impl Roller<'_> {
                 report.detail =
                     Some("the harness exited before it could be respawned; not restarted".into());
                 report.outcome = Outcome::Skipped;
-                return Err(report);
+                return Respawn::Done(report);
             }
         };
         match session_panes(self.tmux, target) {
@@ -99,20 +103,20 @@ impl Roller<'_> {
                     .any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
             Ok(_) => {
                 report.detail = Some("the pane changed since it was planned; not touched".into());
-                return Err(report);
+                return Respawn::Done(report);
             }
             Err(err) => {
                 report.detail = Some(format!(
                     "tmux did not confirm the pane ({err}); not touched"
                 ));
-                return Err(report);
+                return Respawn::Done(report);
             }
         }
 
         if let Err(err) = set_remain_on_exit(self.tmux, target) {
             // Without remain-on-exit the session would vanish with the harness.
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
-            return Err(report);
+            return Respawn::Done(report);
         }
         // The record's model and effort, re-validated against the config as it is now.
         let resolved =
@@ -132,7 +136,7 @@ impl Roller<'_> {
         );
         if ending == Ending::Survived {
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
-            return Err(report);
+            return Respawn::Done(report);
         }
 
         let spec = LaunchSpec {
@@ -146,13 +150,13 @@ impl Roller<'_> {
             harness_binary: harness_binary(self.config),
         };
         if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
-            return Err(self.resume_failed(
+            return Respawn::Done(self.resume_failed(
                 report,
                 &fields,
                 format!("tmux respawn-pane failed: {err}"),
             ));
         }
-        Ok(Respawned {
+        Respawn::Waiting(Respawned {
             report,
             fields,
             identity: identity.clone(),
