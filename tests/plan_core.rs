@@ -44,6 +44,7 @@ fn work_item(n: u32) -> ManagedSession {
         tmux_target: format!("loop-github-octo-repo-{n}"),
         record_live: true,
         record_fingerprint: Fingerprint::of(format!("record-{n}").as_bytes()),
+        recorded_args: None,
     }
 }
 
@@ -89,6 +90,7 @@ fn every_kind_of_session_in_one_plan() {
         tmux_target: "loop-standing-triage".into(),
         record_live: true,
         record_fingerprint: Fingerprint::of(b"standing"),
+        recorded_args: None,
     };
     let sessions = vec![
         work_item(1),

@@ -5,12 +5,8 @@
 //! plan, and never a guess.
 
 use crate::secret::SecretValue;
-use nix::errno::Errno;
-use nix::fcntl::OFlag;
-use nix::sys::stat::Mode;
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 /// Environment of one process, values unprintable.
@@ -54,15 +50,13 @@ fn proc_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/proc"))
 }
 
-/// Bytes asked for per read of a `/proc` file.
-const READ_CHUNK: usize = 16 * 1024;
-
-/// One process's `/proc/<pid>` directory, held open. Every read through it
-/// is of that process: once it exits, the handle goes stale rather than
-/// pointing at a later process that reuses the pid. Opening it once also
-/// spares a path walk per read, which counts when a plan reads hundreds.
+/// One process's `/proc/<pid>` directory, held open by procfs. Every read
+/// through it is of that process: once it exits, the handle goes stale
+/// rather than pointing at a later process that reuses the pid. Opening it
+/// once also spares a path walk per read, which counts when a plan reads
+/// hundreds.
 pub struct ProcessDir {
-    dir: OwnedFd,
+    process: procfs::process::Process,
 }
 
 impl ProcessDir {
@@ -70,79 +64,34 @@ impl ProcessDir {
         if pid <= 0 {
             return Err("no pid".into());
         }
-        let path = proc_root().join(pid.to_string());
-        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-        let dir = nix::fcntl::open(&path, flags, Mode::empty()).map_err(describe)?;
-        Ok(ProcessDir { dir })
+        procfs::process::Process::new_with_root(proc_root().join(pid.to_string()))
+            .map(|process| ProcessDir { process })
+            .map_err(describe)
     }
 
     /// The executable the process runs (`exe`), to tell the launcher from
     /// the harness it becomes (same pid, different image after `execvp`).
     pub fn executable(&self) -> Result<PathBuf, String> {
-        nix::fcntl::readlinkat(&self.dir, "exe")
-            .map(PathBuf::from)
-            .map_err(describe)
+        self.process.exe().map_err(describe)
     }
 
-    fn read(&self, name: &str) -> Result<Vec<u8>, String> {
-        let fd = nix::fcntl::openat(
-            &self.dir,
-            name,
-            OFlag::O_RDONLY | OFlag::O_CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(describe)?;
-        let mut file = std::fs::File::from(fd);
-        // Each read of another process's environ locks and walks that
-        // process's memory, so read in large pieces: one read for a
-        // typical environment, and one more to see the end.
-        let mut bytes = vec![0; READ_CHUNK];
-        let mut len = 0;
-        loop {
-            if len == bytes.len() {
-                bytes.resize(len + READ_CHUNK, 0);
-            }
-            match file.read(&mut bytes[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(describe(Errno::from_raw(e.raw_os_error().unwrap_or(0)))),
-            }
-        }
-        bytes.truncate(len);
-        Ok(bytes)
-    }
-
-    /// The environment the process holds now.
+    /// The environment the process holds now. Names that are not UTF-8
+    /// cannot be declared in an env file, so they are dropped.
     pub fn environ(&self) -> EnvRead {
-        match self.read("environ") {
-            Ok(bytes) => EnvRead::Read(parse_environ(&bytes)),
-            Err(reason) => EnvRead::Unverified(reason),
+        match self.process.environ() {
+            Ok(environ) => EnvRead::Read(ProcessEnv::from_pairs(
+                environ
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_vec()))),
+            )),
+            Err(err) => EnvRead::Unverified(describe(err)),
         }
     }
 
     /// The process's argv.
     pub fn cmdline(&self) -> Result<Vec<String>, String> {
-        let bytes = self.read("cmdline")?;
-        Ok(bytes
-            .split(|b| *b == 0)
-            .filter(|arg| !arg.is_empty())
-            .map(|arg| String::from_utf8_lossy(arg).into_owned())
-            .collect())
+        self.process.cmdline().map_err(describe)
     }
-}
-
-/// `NAME=VALUE` entries separated by NUL, split at the first `=`. Entries
-/// without `=` and names that are not UTF-8 are dropped; a repeated name
-/// keeps its last value, as `getenv` in the process would not, but as the
-/// plan has always read it.
-fn parse_environ(bytes: &[u8]) -> ProcessEnv {
-    let pairs = bytes.split(|b| *b == 0).filter_map(|entry| {
-        let eq = entry.iter().position(|b| *b == b'=')?;
-        let name = std::str::from_utf8(&entry[..eq]).ok()?;
-        Some((name, &entry[eq + 1..]))
-    });
-    ProcessEnv::from_pairs(pairs)
 }
 
 /// Reads the environment a process holds now.
@@ -187,11 +136,16 @@ pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
         .collect())
 }
 
-fn describe(err: Errno) -> String {
+fn describe(err: procfs::ProcError) -> String {
     match err {
-        Errno::EACCES | Errno::EPERM => "permission denied reading the process environment".into(),
-        Errno::ENOENT | Errno::ESRCH => "the process has exited".into(),
-        other => format!("cannot read the process environment: {}", other.desc()),
+        procfs::ProcError::PermissionDenied(_) => {
+            "permission denied reading the process environment".into()
+        }
+        procfs::ProcError::NotFound(_) => "the process has exited".into(),
+        procfs::ProcError::Io(e, _) => format!("cannot read the process environment: {}", e.kind()),
+        procfs::ProcError::Incomplete(_) => "the process environment was incomplete".into(),
+        procfs::ProcError::InternalError(_) => "procfs internal error".into(),
+        procfs::ProcError::Other(_) => "cannot read the process environment".into(),
     }
 }
 
@@ -213,16 +167,6 @@ mod tests {
         assert!(matches!(read_environ(0), EnvRead::Unverified(_)));
         assert!(matches!(read_environ(-5), EnvRead::Unverified(_)));
         assert!(matches!(read_environ(i32::MAX), EnvRead::Unverified(_)));
-    }
-
-    #[test]
-    fn environ_entries_split_at_the_first_equals_sign() {
-        let env = parse_environ(b"A=1\0B=x=y\0NOEQUALS\0\xff=bad-name\0EMPTY=\0A=2\0\0");
-        let names: Vec<&str> = env.names().collect();
-        assert_eq!(names, ["A", "B", "EMPTY"]);
-        assert_eq!(env.get("A").unwrap().expose_bytes(), b"2");
-        assert_eq!(env.get("B").unwrap().expose_bytes(), b"x=y");
-        assert_eq!(env.get("EMPTY").unwrap().expose_bytes(), b"");
     }
 
     #[test]

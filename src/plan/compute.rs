@@ -16,6 +16,9 @@ pub struct ManagedSession {
     /// The record's status is active or paused.
     pub record_live: bool,
     pub record_fingerprint: Fingerprint,
+    /// The launch arguments the record stored, if it stored any (older
+    /// records did not, and are never checked for argv drift).
+    pub recorded_args: Option<crate::harness::LaunchArgs>,
 }
 
 impl ManagedSession {

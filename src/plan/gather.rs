@@ -29,6 +29,7 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
             tmux_target: target,
             record_live: record.is_live(),
             record_fingerprint: record_fingerprint(record),
+            recorded_args: recorded_args(&record.harness_args, &record.model, &record.effort),
         });
     }
     for (_, record) in &standing.records {
@@ -39,6 +40,7 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
                 .unwrap_or_else(|| standing_tmux_name(&record.name)),
             record_live: record.is_live(),
             record_fingerprint: record_fingerprint(record),
+            recorded_args: recorded_args(&record.harness_args, &record.model, &record.effort),
         });
     }
     let corrupt = items
@@ -51,6 +53,20 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         })
         .collect();
     (sessions, corrupt)
+}
+
+fn recorded_args(
+    harness_args: &Option<Vec<String>>,
+    model: &Option<String>,
+    effort: &Option<String>,
+) -> Option<crate::harness::LaunchArgs> {
+    (harness_args.is_some() || model.is_some() || effort.is_some()).then(|| {
+        crate::harness::LaunchArgs {
+            harness_args: harness_args.clone().unwrap_or_default(),
+            model: model.clone(),
+            effort: effort.clone(),
+        }
+    })
 }
 
 /// Lets a saved plan notice that a record changed since.
@@ -185,7 +201,7 @@ pub fn plan_now(
         targets,
         observed.corrupt.clone(),
     );
-    let (wants, cmdlines) = launch_inputs(registry, &plan, policy.models());
+    let (wants, cmdlines) = launch_inputs(&observed.sessions, &plan, policy.models());
     super::args::annotate(&mut plan, &wants, &cmdlines);
     plan.residue = Some(residue_now(policy, tmux, &observed.fleet, &plan));
     (plan, observed)
@@ -214,29 +230,22 @@ pub fn residue_now(policy: &Policy, tmux: &Tmux, fleet: &FleetView, plan: &Plan)
 /// harness pane. Only sessions whose environment was read are looked at, so
 /// only pids of the-loop's own panes are read.
 fn launch_inputs(
-    registry: &Registry,
+    sessions: &[ManagedSession],
     plan: &Plan,
     models: &BTreeMap<String, Vec<String>>,
 ) -> (BTreeMap<String, Resolved>, BTreeMap<i32, Vec<String>>) {
+    let recorded: BTreeMap<&str, &crate::harness::LaunchArgs> = sessions
+        .iter()
+        .filter_map(|s| Some((s.label(), s.recorded_args.as_ref()?)))
+        .collect();
     let mut wants = BTreeMap::new();
     let mut cmdlines = BTreeMap::new();
     for session in plan.sessions.iter().filter(|s| s.action != Action::Skip) {
-        let identity = match (&session.reference, &session.standing) {
-            (Some(r), _) => Identity::WorkItem(r.clone()),
-            (None, Some(n)) => Identity::Standing(n.clone()),
-            (None, None) => continue,
-        };
-        let Some(pid) = session.pane_pid else {
+        let (Some(pid), Some(args)) = (session.pane_pid, recorded.get(session.label())) else {
             continue;
         };
-        let Ok(facts) = crate::apply::precheck::load_facts(registry, &identity) else {
-            continue;
-        };
-        if !facts.args_recorded {
-            continue;
-        }
         if let Ok(cmdline) = proc_env::cmdline(pid) {
-            wants.insert(session.label().to_owned(), resolve(&facts.args, models));
+            wants.insert(session.label().to_owned(), resolve(args, models));
             cmdlines.insert(pid, cmdline);
         }
     }
