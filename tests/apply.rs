@@ -16,17 +16,7 @@ fn json(out: &std::process::Output) -> serde_json::Value {
 /// A server frozen on the retired token, `n` sessions born on it, then the rotation.
 fn rotated_world(n: usize) -> (World, Vec<LegacySession>) {
     let w = World::new();
-    w.write_env(&format!("SLACK_BOT_TOKEN={RETIRED}\n"));
-    w.start_server_holding(&[("SLACK_BOT_TOKEN", RETIRED)]);
-    let sessions = (1..=n)
-        .map(|i| {
-            w.legacy_session(
-                &format!("github:octo/repo#{i}"),
-                &format!("github-octo-repo-{i}"),
-            )
-        })
-        .collect();
-    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let sessions = w.rotated_fleet(n, RETIRED, ROTATED);
     (w, sessions)
 }
 

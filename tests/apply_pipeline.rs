@@ -16,17 +16,7 @@ fn rotated_world(n: usize, probe_seconds: &str) -> (World, Vec<LegacySession>) {
         "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: {probe_seconds}\n    harnessKillGraceSeconds: 3\n",
         w.state.display()
     ));
-    w.write_env(&format!("SLACK_BOT_TOKEN={RETIRED}\n"));
-    w.start_server_holding(&[("SLACK_BOT_TOKEN", RETIRED)]);
-    let sessions = (1..=n)
-        .map(|i| {
-            w.legacy_session(
-                &format!("github:octo/repo#{i}"),
-                &format!("github-octo-repo-{i}"),
-            )
-        })
-        .collect();
-    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let sessions = w.rotated_fleet(n, RETIRED, ROTATED);
     (w, sessions)
 }
 

@@ -830,3 +830,23 @@ impl Drop for HungSocket {
         }
     }
 }
+
+impl World {
+    /// The reporter's situation: a tmux server frozen on `retired`, `n`
+    /// sessions (`github:octo/repo#1` to `#n`) born on it, then `rotated`
+    /// written to the env file.
+    pub fn rotated_fleet(&self, n: usize, retired: &str, rotated: &str) -> Vec<LegacySession> {
+        self.write_env(&format!("SLACK_BOT_TOKEN={retired}\n"));
+        self.start_server_holding(&[("SLACK_BOT_TOKEN", retired)]);
+        let sessions = (1..=n)
+            .map(|i| {
+                self.legacy_session(
+                    &format!("github:octo/repo#{i}"),
+                    &format!("github-octo-repo-{i}"),
+                )
+            })
+            .collect();
+        self.write_env(&format!("SLACK_BOT_TOKEN={rotated}\n"));
+        sessions
+    }
+}
