@@ -14,23 +14,31 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// How a first spawn launches the harness (shared by `sessions start` and
+/// `standing create`).
+#[derive(Debug, Args)]
+pub struct LaunchOptions {
+    /// Directory the harness runs in.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: PathBuf,
+    /// First prompt for the new conversation.
+    #[arg(long, value_name = "TEXT")]
+    pub prompt: Option<String>,
+    /// Model to launch with (`--model`).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Effort level to launch with (`--effort`).
+    #[arg(long)]
+    pub effort: Option<String>,
+}
+
 #[derive(Debug, Args)]
 pub struct StartArgs {
     /// Work-item ref, e.g. github:octo/repo#15.
     #[arg(value_name = "REF")]
     reference: String,
-    /// Directory the harness runs in.
-    #[arg(long, value_name = "DIR")]
-    cwd: PathBuf,
-    /// First prompt for the new conversation.
-    #[arg(long, value_name = "TEXT")]
-    prompt: Option<String>,
-    /// Model to launch with (`--model`).
-    #[arg(long)]
-    model: Option<String>,
-    /// Effort level to launch with (`--effort`).
-    #[arg(long)]
-    effort: Option<String>,
+    #[command(flatten)]
+    launch: LaunchOptions,
     /// Harness to host (defaults to routing.defaultHarness).
     #[arg(long)]
     harness: Option<String>,
@@ -65,11 +73,11 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
     check_supported(&harness)
         .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let cwd = std::fs::canonicalize(&args.cwd).map_err(|e| {
+    let cwd = std::fs::canonicalize(&args.launch.cwd).map_err(|e| {
         miette::miette!(
             code = "the_loop::start::cwd",
             "working directory {}: {}",
-            args.cwd.display(),
+            args.launch.cwd.display(),
             e.kind()
         )
     })?;
@@ -92,8 +100,8 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
 
     let requested = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
-        model: args.model.clone(),
-        effort: args.effort.clone(),
+        model: args.launch.model.clone(),
+        effort: args.launch.effort.clone(),
     };
     let resolved = resolve(&requested, &ctx.config.routing.models);
     for dropped in &resolved.dropped {
@@ -103,11 +111,18 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     let launch_args = resolved.args;
     // Trust the directory as given too, which may differ from its real path
     // (the spawn itself prepares the real path).
-    let given_cwd = std::path::absolute(&args.cwd).unwrap_or_else(|_| cwd.clone());
+    let given_cwd = std::path::absolute(&args.launch.cwd).unwrap_or_else(|_| cwd.clone());
     if given_cwd != cwd {
         crate::harness::prepare::before_spawn(&ctx.config, &given_cwd, &launch_args, &ctx.events);
     }
-    let session_id = first_spawn(ctx, &key, &name, &cwd, &launch_args, args.prompt.as_deref())?;
+    let session_id = first_spawn(
+        ctx,
+        &key,
+        &name,
+        &cwd,
+        &launch_args,
+        args.launch.prompt.as_deref(),
+    )?;
 
     let prior = ctx.registry.load_work_item(&reference).ok().flatten();
     // A session under this name was announced before; its comment still holds.

@@ -3,7 +3,7 @@
 use super::key;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
-use crate::cli::sessions::start::clear_occupant;
+use crate::cli::sessions::start::{clear_occupant, LaunchOptions};
 use crate::harness::{check_supported, LaunchArgs};
 use crate::lifecycle::key::fields;
 use crate::lifecycle::queue;
@@ -11,7 +11,6 @@ use crate::lifecycle::spawn::first_spawn;
 use crate::registry::{StandingRecord, Status};
 use clap::Args;
 use serde_json::json;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Debug, Args)]
@@ -19,18 +18,8 @@ pub struct CreateArgs {
     /// The session's name: hosted in tmux session loop-standing-<NAME>.
     #[arg(value_name = "NAME")]
     name: String,
-    /// Directory the harness runs in.
-    #[arg(long, value_name = "DIR")]
-    cwd: PathBuf,
-    /// First prompt for the new conversation.
-    #[arg(long, value_name = "TEXT")]
-    prompt: Option<String>,
-    /// Model to launch with (`--model`).
-    #[arg(long)]
-    model: Option<String>,
-    /// Effort level to launch with (`--effort`).
-    #[arg(long)]
-    effort: Option<String>,
+    #[command(flatten)]
+    launch: LaunchOptions,
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
@@ -41,11 +30,11 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
     let harness = ctx.config.routing.default_harness.clone();
     check_supported(&harness)
         .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let cwd = std::fs::canonicalize(&args.cwd).map_err(|e| {
+    let cwd = std::fs::canonicalize(&args.launch.cwd).map_err(|e| {
         miette::miette!(
             code = "the_loop::standing::cwd",
             "working directory {}: {}",
-            args.cwd.display(),
+            args.launch.cwd.display(),
             e.kind()
         )
     })?;
@@ -63,10 +52,17 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
     clear_occupant(ctx, &name)?;
     let launch_args = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
-        model: args.model.clone(),
-        effort: args.effort.clone(),
+        model: args.launch.model.clone(),
+        effort: args.launch.effort.clone(),
     };
-    let session_id = first_spawn(ctx, &key, &name, &cwd, &launch_args, args.prompt.as_deref())?;
+    let session_id = first_spawn(
+        ctx,
+        &key,
+        &name,
+        &cwd,
+        &launch_args,
+        args.launch.prompt.as_deref(),
+    )?;
     let now = crate::clock::now_utc();
     let mut record = StandingRecord::new(&args.name, &harness, Status::Active);
     record.harness_session_id = Some(session_id.clone());
