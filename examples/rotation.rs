@@ -4,8 +4,9 @@
 //! 2. three agent sessions are born on it (as an older spawner left them);
 //! 3. the token is rotated in the env file;
 //! 4. `the-loop plan` shows the drift, by fingerprint only;
-//! 5. `the-loop apply --auto-approve` respawns each pane in place, resuming
-//!    its conversation, and verifies the new processes;
+//! 5. `the-loop apply --auto-approve --scrub-tmux-env` respawns each pane in
+//!    place, resuming its conversation, verifies the new processes, and
+//!    unsets the retired name from tmux's global environment;
 //! 6. `the-loop plan` is clean.
 //!
 //! Run it with `cargo run --example rotation`. It needs tmux and bash, and
@@ -186,7 +187,7 @@ fn story() -> Result<ExitCode, String> {
     println!("== 4. plan shows the drift");
     let drift = stage.the_loop(&["plan", "--detailed-exitcode"])?;
     println!("== 5. apply rolls the sessions in place");
-    let applied = stage.the_loop(&["apply", "--auto-approve"])?;
+    let applied = stage.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env"])?;
     println!("== 6. plan is clean");
     let clean = stage.the_loop(&["plan", "--detailed-exitcode"])?;
 
