@@ -426,40 +426,6 @@ routing:
 }
 
 #[test]
-fn the_deprecated_runner_key_is_warned_about() {
-    use std::sync::{Arc, Mutex};
-
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let fixture = Fixture::new();
-    tracing::subscriber::with_default(subscriber, || {
-        // Another test thread may have cached "no interest" for this callsite
-        // while no subscriber was set; recompute it now that one is.
-        tracing::callsite::rebuild_interest_cache();
-        fixture.load("routing:\n  runner: process\n").unwrap();
-    });
-    let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-    assert!(logged.contains("WARN"), "{logged}");
-    assert!(logged.contains("routing.runner is deprecated"), "{logged}");
-}
-
-#[test]
 fn an_unknown_key_names_file_line_column_and_key_but_not_the_value() {
     let fixture = Fixture::new();
     let error = fixture.error(&format!(
