@@ -71,19 +71,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         .harness
         .clone()
         .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
-    check_supported(&harness)
-        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let cwd = std::fs::canonicalize(&args.launch.cwd).map_err(|e| {
-        miette::miette!(
-            code = "the_loop::start::cwd",
-            "working directory {}: {}",
-            args.launch.cwd.display(),
-            e.kind()
-        )
-    })?;
-    // Validate the env file now, so a broken file is reported here rather
-    // than by a pane that dies at launch.
-    crate::desired::load_policy(&ctx.config, false)?;
+    let cwd = check_spawnable(ctx, &harness, &args.launch.cwd)?;
     // A session the registry cannot record would run as nobody's: its
     // conversation could never be resumed by the-loop. Refuse first.
     ctx.registry.check_writable().map_err(|e| {
@@ -169,6 +157,29 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         println!("Attach with: tmux attach -t {name}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What every first spawn checks before touching tmux: a harness that can
+/// be hosted, a working directory that exists (returned canonical), and an
+/// env file that parses, so a broken one is reported here rather than by a
+/// pane that dies at launch.
+pub(crate) fn check_spawnable(
+    ctx: &Context,
+    harness: &str,
+    cwd: &std::path::Path,
+) -> miette::Result<PathBuf> {
+    check_supported(harness)
+        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
+    let canonical = std::fs::canonicalize(cwd).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::spawn::cwd",
+            "working directory {}: {}",
+            cwd.display(),
+            e.kind()
+        )
+    })?;
+    crate::desired::load_policy(&ctx.config, false)?;
+    Ok(canonical)
 }
 
 /// A live occupant is never killed; a dead one is cleared and the clear verified.

@@ -3,8 +3,8 @@
 use super::key;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
-use crate::cli::sessions::start::{clear_occupant, LaunchOptions};
-use crate::harness::{check_supported, LaunchArgs};
+use crate::cli::sessions::start::{check_spawnable, clear_occupant, LaunchOptions};
+use crate::harness::LaunchArgs;
 use crate::lifecycle::key::fields;
 use crate::lifecycle::queue;
 use crate::lifecycle::spawn::first_spawn;
@@ -28,17 +28,7 @@ pub struct CreateArgs {
 pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
     let key = key(&args.name)?;
     let harness = ctx.config.routing.default_harness.clone();
-    check_supported(&harness)
-        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let cwd = std::fs::canonicalize(&args.launch.cwd).map_err(|e| {
-        miette::miette!(
-            code = "the_loop::standing::cwd",
-            "working directory {}: {}",
-            args.launch.cwd.display(),
-            e.kind()
-        )
-    })?;
-    crate::desired::load_policy(&ctx.config, false)?;
+    let cwd = check_spawnable(ctx, &harness, &args.launch.cwd)?;
     let name = key.tmux_name();
     let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
     if ctx.registry.load_standing(&args.name)?.is_some() {
