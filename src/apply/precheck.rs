@@ -24,8 +24,6 @@ pub struct RecordFacts {
     pub session_id: Option<String>,
     pub cwd: Option<PathBuf>,
     pub args: LaunchArgs,
-    /// Whether the record stored its launch arguments (older records did not).
-    pub args_recorded: bool,
 }
 
 pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFacts, String> {
@@ -77,7 +75,6 @@ fn facts(
         harness,
         session_id,
         cwd,
-        args_recorded: harness_args.is_some() || model.is_some() || effort.is_some(),
         args: LaunchArgs {
             harness_args: harness_args.unwrap_or_default(),
             model,

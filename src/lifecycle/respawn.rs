@@ -136,7 +136,6 @@ fn spawn_verified(
             session_id: record.harness_session_id().map(String::from),
             cwd: Some(cwd.clone()),
             args: args.clone(),
-            args_recorded: true,
         };
         check(&facts, None).map(|r| r.session_id)
     } else {
