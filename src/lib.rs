@@ -14,7 +14,6 @@ pub mod desired;
 pub mod events;
 pub mod fsutil;
 pub mod harness;
-pub mod launcher;
 pub mod lifecycle;
 pub mod observed;
 pub mod plan;

@@ -61,11 +61,6 @@ impl Tmux {
         }
     }
 
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
     /// Runs tmux without these names in its environment.
     pub fn withholding(mut self, names: impl IntoIterator<Item = String>) -> Self {
         self.withheld.extend(names);

@@ -28,29 +28,9 @@ fn exact_window(session: &str) -> String {
     format!("={session}:")
 }
 
-/// `new-session -d` running the launcher, with remain-on-exit set in the
-/// same tmux invocation so a harness that exits at once leaves a dead pane
-/// to inspect rather than no session at all.
-pub fn new_session(
-    tmux: &Tmux,
-    name: &str,
-    spec: &LaunchSpec,
-    remain_on_exit: bool,
-    passthrough: &[(String, String)],
-) -> Result<(), SpawnError> {
-    let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
-    new_session_running(
-        tmux,
-        name,
-        &spec.cwd,
-        spec.pane_argv(&launcher),
-        remain_on_exit,
-        passthrough,
-    )
-}
-
-/// [`new_session`] with the pane's argv already built (for callers that
-/// add launcher options, such as a boot-prompt file).
+/// `new-session -d` running the pane argv (the launcher and its options),
+/// with remain-on-exit set in the same tmux invocation so a harness that
+/// exits at once leaves a dead pane to inspect rather than no session.
 pub fn new_session_running(
     tmux: &Tmux,
     name: &str,
@@ -110,19 +90,6 @@ pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> 
     } else {
         Err(SpawnError::Refused(out.stderr))
     }
-}
-
-/// Reads a window option of the session (for before/after comparisons).
-pub fn show_window_option(tmux: &Tmux, session: &str, option: &str) -> Result<String, SpawnError> {
-    let out = tmux.run([
-        "show-options",
-        "-w",
-        "-v",
-        "-t",
-        &exact_window(session),
-        option,
-    ])?;
-    Ok(out.stdout.trim().to_owned())
 }
 
 /// Runs the launcher in an existing, dead pane. Without `-k`, tmux refuses
