@@ -1,6 +1,7 @@
 //! The roll after the canary on a real tmux: `--parallelism` bounds the
-//! respawns, but the wait before a session's probe holds no slot; Ctrl-C
-//! stops new respawns and still verifies every session already respawned.
+//! sessions in flight (ended and not yet verified), whose probe waits
+//! overlap; the first failed verification stops the roll; Ctrl-C stops new
+//! respawns and still verifies every session already respawned.
 
 mod support;
 use support::*;
@@ -45,8 +46,7 @@ fn event_line(events: &str, event: &str, reference: &str) -> usize {
         .unwrap_or_else(|| panic!("no {event} for {reference} in {events}"))
 }
 
-#[test]
-fn with_one_respawn_slot_the_next_session_is_respawned_while_the_last_waits_for_its_probe() {
+fn roll_three(parallelism: &str) -> (World, Vec<LegacySession>, String) {
     // A long probe wait, so the order below cannot come from timing luck.
     let (w, sessions) = rotated_world(3, "3");
     let out = w.the_loop(&[
@@ -55,7 +55,7 @@ fn with_one_respawn_slot_the_next_session_is_respawned_while_the_last_waits_for_
         "--all",
         "--json",
         "--parallelism",
-        "1",
+        parallelism,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = report(&out);
@@ -74,6 +74,16 @@ fn with_one_respawn_slot_the_next_session_is_respawned_while_the_last_waits_for_
         "session.harness_terminated",
         &sessions[1].reference,
     );
+    assert!(
+        canary_verified < second_ended,
+        "the canary is verified before anything else is touched:\n{events}"
+    );
+    (w, sessions, events)
+}
+
+#[test]
+fn with_two_slots_the_next_session_is_respawned_while_the_last_waits_for_its_probe() {
+    let (_w, sessions, events) = roll_three("2");
     let second_verified = event_line(&events, "session.respawned", &sessions[1].reference);
     let third_ended = event_line(
         &events,
@@ -81,12 +91,25 @@ fn with_one_respawn_slot_the_next_session_is_respawned_while_the_last_waits_for_
         &sessions[2].reference,
     );
     assert!(
-        canary_verified < second_ended,
-        "the canary is verified before anything else is touched:\n{events}"
-    );
-    assert!(
         third_ended < second_verified,
         "the third harness was ended while the second waited for its probe:\n{events}"
+    );
+}
+
+/// A slot is held until the session is verified, so that a failure can stop
+/// the roll before anything else is ended (issue 11, class 9).
+#[test]
+fn with_one_slot_each_session_is_verified_before_the_next_harness_is_ended() {
+    let (_w, sessions, events) = roll_three("1");
+    let second_verified = event_line(&events, "session.respawned", &sessions[1].reference);
+    let third_ended = event_line(
+        &events,
+        "session.harness_terminated",
+        &sessions[2].reference,
+    );
+    assert!(
+        second_verified < third_ended,
+        "the second was verified before the third harness was ended:\n{events}"
     );
 }
 
@@ -160,4 +183,48 @@ fn ctrl_c_stops_new_respawns_and_still_verifies_the_one_in_flight() {
     );
     assert_no_canary(&out.stdout, &[RETIRED, ROTATED], "stdout");
     assert_no_canary(&out.stderr, &[RETIRED, ROTATED], "stderr");
+}
+
+/// Issue 11, class 9: after the canary, a session whose verification fails
+/// stops the roll, as `kubectl rollout` does. Nothing after it is touched.
+#[test]
+fn a_failed_verification_after_the_canary_stops_the_roll() {
+    let (w, sessions) = rotated_world(4, "0.3");
+    // The second session's next start re-execs itself holding the withheld
+    // name: its roll ends in a mismatch.
+    std::fs::write(
+        w.transcript(&sessions[1]),
+        "{\"tamper\":\"SLACK_BOT_TOKEN\"}\n",
+    )
+    .unwrap();
+    let untouched: Vec<i32> = sessions[2..]
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--parallelism", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let report = report(&out);
+    assert_eq!(
+        outcome(&report, &sessions[0].reference)["outcome"],
+        "restarted"
+    );
+    assert_eq!(
+        outcome(&report, &sessions[1].reference)["outcome"],
+        "mismatch"
+    );
+    for (s, pid) in sessions[2..].iter().zip(&untouched) {
+        let stopped = outcome(&report, &s.reference);
+        assert_eq!(stopped["outcome"], "not_attempted", "{stopped}");
+        assert_eq!(
+            stopped["detail"],
+            format!("stopped after {} failed", sessions[1].reference),
+            "{stopped}"
+        );
+        assert_eq!(w.pane(&s.name).unwrap().pid, *pid, "never touched");
+        assert!(
+            !w.transcript_text(s).contains("\"signal\""),
+            "never signalled"
+        );
+    }
+    assert_no_canary(&out.stdout, &[RETIRED, ROTATED], "stdout");
 }

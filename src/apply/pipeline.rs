@@ -1,15 +1,20 @@
 //! The fleet after the canary, as a two-stage pipeline.
 //!
-//! `--parallelism` bounds the disruptive stage: provenance check, SIGTERM
-//! and grace period, `respawn-pane`. A respawned session then waits out
-//! `resumeProbeSeconds` in a [`DeadlineQueue`] and is probed and verified
-//! when it falls due, by a second set of threads that only read (one tmux
-//! query and `/proc`). So the probe waits of all sessions overlap: rolling
-//! N sessions costs about one probe wait plus N / parallelism respawns,
-//! not N / parallelism probe waits.
+//! `--parallelism` bounds how many sessions are in flight at once: a
+//! session takes a slot when its harness is about to be ended and gives it
+//! back only once its new process is verified. So at most `parallelism`
+//! sessions are ever disrupted and unverified together (kubectl's
+//! `maxUnavailable`). A respawned session waits out `resumeProbeSeconds` in
+//! a [`DeadlineQueue`] and is probed when it falls due, by a second set of
+//! threads that only read (one tmux query and `/proc`), so the probe waits
+//! of the sessions in flight overlap.
 //!
-//! Ctrl-C stops respawns that have not started; every session already
-//! respawned is still probed and verified before the report.
+//! The roll stops at the first failure, as `kubectl rollout` does: once a
+//! respawned session fails (mismatch, resume failed), no new respawn
+//! starts; the sessions already in flight are still probed and verified;
+//! the rest are reported "not attempted". With `--parallelism 1` that means
+//! nothing after the failed session is touched. Ctrl-C (or SIGHUP) stops
+//! new respawns the same way.
 
 use super::deadline::{CloseOnDrop, DeadlineQueue};
 use super::interrupt;
@@ -18,7 +23,7 @@ use super::report::{Outcome, SessionReport};
 use super::roll::{Respawn, Respawned, Roller};
 use crate::desired::policy::Identity;
 use crate::plan::SessionPlan;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 /// One session to roll, with its place in the plan.
 pub struct Job<'a> {
@@ -26,6 +31,43 @@ pub struct Job<'a> {
     pub plan: &'a SessionPlan,
     pub identity: Identity,
     pub resumable: Resumable,
+}
+
+/// Counts the sessions in flight: taken before the harness is ended,
+/// given back after verification.
+struct Slots {
+    free: Mutex<usize>,
+    changed: Condvar,
+}
+
+impl Slots {
+    fn new(count: usize) -> Self {
+        Slots {
+            free: Mutex::new(count),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn take(&self) {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        while *free == 0 {
+            free = self.changed.wait(free).unwrap_or_else(|e| e.into_inner());
+        }
+        *free -= 1;
+    }
+
+    fn give(&self) {
+        *self.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.changed.notify_one();
+    }
+}
+
+/// Why no new respawn may start, once one is known.
+fn stop_reason(stopped: &Mutex<Option<String>>) -> Option<String> {
+    if let Some(reason) = stopped.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+        return Some(reason);
+    }
+    interrupt::requested().then(|| "interrupted".to_owned())
 }
 
 /// Rolls `jobs` and returns each report with its plan index, in the order
@@ -42,8 +84,18 @@ pub fn roll_all(
     let workers = parallelism.max(1).min(jobs.len());
     let jobs = Mutex::new(jobs.into_iter());
     let probes: DeadlineQueue<(usize, Respawned)> = DeadlineQueue::new();
+    let slots = Slots::new(workers);
+    let stopped: Mutex<Option<String>> = Mutex::new(None);
     let done = Mutex::new(Vec::new());
+    // Records a finished session; a failed respawn stops the roll before its
+    // slot is given back, so no waiting respawner can slip past it.
     let finish = |index: usize, report: SessionReport| {
+        if report.outcome.is_failure() && report.outcome.respawned() {
+            stopped
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert_with(|| format!("stopped after {} failed", report.label()));
+        }
         progress(&report);
         done.lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -56,6 +108,7 @@ pub fn roll_all(
             scope.spawn(|| {
                 while let Some((index, respawned)) = probes.pop_due() {
                     finish(index, roller.probe_and_verify(respawned));
+                    slots.give();
                 }
             });
         }
@@ -66,15 +119,20 @@ pub fn roll_all(
             for _ in 0..workers {
                 respawners.spawn(|| {
                     while let Some(job) = next_job() {
-                        if interrupt::requested() {
-                            finish(job.index, not_attempted(job.plan, "interrupted"));
+                        slots.take();
+                        if let Some(reason) = stop_reason(&stopped) {
+                            finish(job.index, not_attempted(job.plan, &reason));
+                            slots.give();
                             continue;
                         }
                         match roller.respawn(job.plan, &job.identity, job.resumable) {
                             Respawn::Waiting(respawned) => {
                                 probes.push(respawned.probe_at, (job.index, respawned))
                             }
-                            Respawn::Done(report) => finish(job.index, report),
+                            Respawn::Done(report) => {
+                                finish(job.index, report);
+                                slots.give();
+                            }
                         }
                     }
                 });

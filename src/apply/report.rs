@@ -24,7 +24,9 @@ pub enum Outcome {
     Skipped,
     /// Already holds the desired environment.
     UpToDate,
-    /// Not reached: the canary failed, or the run was interrupted.
+    /// Not reached, and never touched: the canary failed, an earlier session
+    /// failed its verification (the roll stops at the first failure), or the
+    /// run was interrupted. `detail` says which.
     NotAttempted,
     /// Dry run: this session would be respawned.
     WouldRestart,

@@ -34,10 +34,12 @@ pub struct ApplyArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-    /// How many sessions may be ended and respawned at once after the canary.
+    /// How many sessions may be in flight at once after the canary.
     ///
-    /// The wait of resumeProbeSeconds and the verification that follow a
-    /// respawn take no slot, so the waits of many sessions overlap.
+    /// A session is in flight from the end of its harness until its new
+    /// process is verified; the probe waits of sessions in flight overlap.
+    /// The roll stops at the first failed verification: no new respawn
+    /// starts, those in flight finish, the rest are "not attempted".
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub parallelism: u16,
     /// Also unset withheld names from tmux's global environment and from
