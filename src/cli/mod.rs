@@ -37,6 +37,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
+    /// Never print colour codes (plans, reports, errors, logs). NO_COLOR=1
+    /// does the same; without either, colour appears only on a terminal.
+    #[arg(long, global = true)]
+    pub no_color: bool,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -107,17 +112,27 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
+    /// The shell to print a completion script for.
     #[arg(value_enum)]
     shell: clap_complete::Shell,
 }
 
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    if cli.no_color {
+        output::disable_color();
+    }
     // A service's progress is its log, so `watch` logs at info by default.
-    init_tracing(match cli.command {
-        Command::Watch(_) => "info",
-        _ => "warn",
-    });
+    init_tracing(
+        match cli.command {
+            Command::Watch(_) => "info",
+            _ => "warn",
+        },
+        output::color_allowed(),
+    );
     let result = match cli.command {
         Command::Plan(args) => plan::run(cli.config.as_deref(), args),
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
@@ -140,21 +155,62 @@ pub fn run() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(report) => {
+            if !output::color_allowed() {
+                // miette's fancy handler otherwise paints a diagnostic on a terminal.
+                let _ = miette::set_hook(Box::new(|_| {
+                    Box::new(miette::MietteHandlerOpts::new().color(false).build())
+                }));
+            }
             eprintln!("{report:?}");
             ExitCode::FAILURE
         }
     }
 }
 
+/// Parses the command line, Terraform's way: a usage error (unknown flag,
+/// missing or bad value) exits 1, not clap's 2, because 2 already means
+/// "drift" for `plan --detailed-exitcode` and "not delivered by rule" for
+/// `deliver`, and a script must be able to tell those from a typo.
+fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, ExitCode> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    // Clap renders its own errors and help before `--no-color` is parsed,
+    // so the flag is looked for up front (up to a `--`, after which words
+    // are operands).
+    let no_color = args
+        .iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--no-color");
+    if no_color {
+        output::disable_color();
+    }
+    let mut command = Cli::command();
+    if !output::color_allowed() {
+        command = command.color(clap::ColorChoice::Never);
+    }
+    let parsed = command
+        .try_get_matches_from(args)
+        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
+    parsed.map_err(|err| {
+        let _ = err.print();
+        if err.use_stderr() {
+            ExitCode::FAILURE
+        } else {
+            // --help and --version.
+            ExitCode::SUCCESS
+        }
+    })
+}
+
 /// Logs go to stderr, filtered by `RUST_LOG` (default: `default_level`).
-fn init_tracing(default_level: &str) {
+fn init_tracing(default_level: &str, color: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         // No colour codes in a journal or a log file.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(color && std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_target(false)
         .try_init();
 }

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Print the sessions (and any unreadable records) as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -20,6 +20,7 @@ pub struct RestartArgs {
     /// Report what would be relaunched, and why, without touching anything.
     #[arg(long)]
     dry_run: bool,
+    /// Print the report as one JSON object (the `apply --json` format).
     #[arg(long)]
     json: bool,
     /// How many sessions may be ended and respawned at once after the canary.

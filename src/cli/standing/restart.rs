@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct RestartArgs {
+    /// The standing session to restart in place, as named at `standing create`.
     #[arg(value_name = "NAME")]
     name: String,
     /// Report what would be relaunched, and why, without touching anything.

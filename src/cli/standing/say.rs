@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct SayArgs {
+    /// The standing session to send the message to, as named at `standing create`.
     #[arg(value_name = "NAME")]
     name: String,
     #[command(flatten)]

@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
+    /// The standing session to start (or resume), as named at `standing create`.
     #[arg(value_name = "NAME")]
     name: String,
     /// Print the result as one JSON object.

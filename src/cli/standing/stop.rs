@@ -13,6 +13,7 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct StopArgs {
+    /// The standing session to stop, as named at `standing create`.
     #[arg(value_name = "NAME")]
     name: String,
     /// Keep the tmux session, whatever routing.tmux.keepSessionOnClose says.
