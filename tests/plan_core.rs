@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use the_loop::desired::config::{Config, EnvSettings, Routing};
 use the_loop::desired::envfile::{parse, EnvFile};
 use the_loop::desired::policy::{Identity, Policy};
+use the_loop::observed::fleet::PaneCommand;
 use the_loop::observed::{EnvRead, Fleet, FleetView, Pane, ProcessEnv};
 use the_loop::plan::render::{render_plan, Style};
 use the_loop::plan::{compute, ManagedSession, Targets};
@@ -56,6 +57,7 @@ fn pane(session: &str, pid: i32, dead: bool) -> Pane {
         pane_id: format!("%{pid}"),
         pid,
         dead,
+        command: PaneCommand::Launcher,
     }
 }
 

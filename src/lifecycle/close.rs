@@ -10,7 +10,7 @@ use super::spawn::seconds;
 use crate::cli::Context;
 use crate::observed::Probe;
 use crate::registry::Status;
-use crate::runner::close::{end_harness, kill, PaneEnding};
+use crate::runner::close::{end_harness, kill, CloseError, PaneEnding};
 use serde::Serialize;
 use serde_json::json;
 
@@ -176,6 +176,14 @@ pub fn end_session(
                     "session.harness_terminated",
                     fields(key, json!({"tmux_target": target, "result": "failed"})),
                 );
+                if let CloseError::NoHarnessPane { .. } = err {
+                    // A kill now would end the harness with SIGHUP, which can
+                    // lose its conversation: leave the session as it is.
+                    report.problems.push(format!(
+                        "the tmux session {target} was left as it is; close the operator's panes, then run the command again"
+                    ));
+                    return;
+                }
             }
         }
     }

@@ -10,7 +10,7 @@
 
 use super::decide::{on_delivery, Entry};
 use super::key::{self, fields, Record, SessionKey};
-use super::probe::probe;
+use super::probe::probe_harness;
 use super::queue;
 use super::respawn::{respawn, RespawnOutcome};
 use crate::cli::Context;
@@ -193,16 +193,24 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         ));
     }
     let target_recorded = record.tmux_target().is_some();
-    let (state, pane) = probe(&ctx.tmux, &name);
+    let (state, pane) = probe_harness(&ctx.tmux, &name);
     let outcome = match on_delivery(target_recorded, state) {
         Entry::Paste => {
-            let into = match (&pane, state) {
-                (Some(p), Probe::Live) if !p.dead => p.pane_id.clone(),
-                (Some(_), Probe::Live) => {
+            let into = match (pane, state) {
+                (Some(Ok(p)), Probe::Live) if !p.dead => p.pane_id,
+                (Some(Ok(_)), Probe::Live) => {
                     // Another pane lives but the harness's is dead: pasting
                     // there could feed an operator's shell.
                     event("dispatch.failed", json!({"reason": "harness-pane-dead"}));
                     return Ok(finish(report, Outcome::Failed, "the harness pane is dead while another pane of the session runs; not pasting into a pane that is not the harness"));
+                }
+                (Some(Err(why)), _) => {
+                    // Text plus Enter in an operator's shell runs as a command.
+                    event(
+                        "dispatch.failed",
+                        json!({"reason": "harness-pane-not-found"}),
+                    );
+                    return Ok(finish(report, Outcome::Failed, &format!("no pane of {name} can be taken for the harness ({why}); not pasting into a pane that may be an operator's shell")));
                 }
                 // Unknown: tmux did not answer. Read as live: try the paste,
                 // which fails (transiently) if the session is really gone.
@@ -295,9 +303,20 @@ enum Pasted {
 /// A live occupant holds the name on the respawn path: it is never killed
 /// or spawned over; the text goes into it instead.
 fn paste_into_occupant(ctx: &Context, name: &str, text: &str) -> Pasted {
-    let into = match probe(&ctx.tmux, name).1 {
-        Some(pane) if !pane.dead => pane.pane_id,
-        _ => format!("{}:", exact(name)),
+    let into = match probe_harness(&ctx.tmux, name).1 {
+        Some(Ok(pane)) if !pane.dead => pane.pane_id,
+        Some(Ok(_)) => {
+            return Pasted::Failed(
+                "the harness pane of the live occupant is dead; not pasting into another pane"
+                    .into(),
+            )
+        }
+        Some(Err(why)) => {
+            return Pasted::Failed(format!(
+                "no pane of {name} can be taken for the harness ({why}); not pasting into a pane that may be an operator's shell"
+            ))
+        }
+        None => format!("{}:", exact(name)),
     };
     match paste_and_submit(&ctx.tmux, &into, text) {
         Ok(()) => Pasted::IntoOccupant,

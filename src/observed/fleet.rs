@@ -1,13 +1,15 @@
 //! The fleet: every pane of every `loop-*` session, from one
 //! `tmux list-panes -a` call.
 
+pub use super::harness_pane::{NoHarnessPane, PaneCommand};
 use crate::tmux::{means_no_server, Tmux};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Tab-separated so session names with spaces cannot shift the columns.
-pub const LIST_PANES_FORMAT: &str =
-    "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}";
+/// The start command comes last: it is the one free-text column (tmux
+/// renders a tab in it as `\t`, but the parse does not rely on that).
+pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_start_command}";
 
 /// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
 pub const SESSION_PREFIX: &str = "loop-";
@@ -20,6 +22,9 @@ pub struct Pane {
     pub pane_id: String,
     pub pid: i32,
     pub dead: bool,
+    /// What tmux started in the pane, which tells the harness's pane from
+    /// an operator's.
+    pub command: PaneCommand,
 }
 
 /// What tmux said about one session.
@@ -85,9 +90,15 @@ impl Fleet {
         self.sessions.get(session).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// The pane the harness runs in: the first pane of the first window.
+    /// The pane the harness runs in, found by what runs there (see
+    /// [`super::harness_pane`]); `None` when no pane can be taken for it.
     pub fn harness_pane(&self, session: &str) -> Option<&Pane> {
-        self.panes(session).first()
+        self.find_harness_pane(session).ok()
+    }
+
+    /// [`Fleet::harness_pane`], saying why when there is none.
+    pub fn find_harness_pane(&self, session: &str) -> Result<&Pane, NoHarnessPane> {
+        super::harness_pane::find(self.panes(session))
     }
 
     pub fn probe(&self, session: &str) -> Probe {
@@ -133,14 +144,15 @@ pub fn parse_list_panes(stdout: &str) -> Vec<Pane> {
 }
 
 fn parse_line(line: &str) -> Option<Pane> {
-    let mut cols = line.split('\t');
+    let mut cols = line.splitn(7, '\t');
     let session = cols.next()?.to_owned();
     let window_index = cols.next()?.parse().ok()?;
     let pane_index = cols.next()?.parse().ok()?;
     let pane_id = cols.next()?.to_owned();
     let pid: i32 = cols.next()?.parse().ok()?;
     let dead = cols.next()? == "1";
-    if cols.next().is_some() || !pane_id.starts_with('%') {
+    let command = PaneCommand::classify(cols.next()?);
+    if !pane_id.starts_with('%') {
         return None;
     }
     Some(Pane {
@@ -150,6 +162,7 @@ fn parse_line(line: &str) -> Option<Pane> {
         pane_id,
         pid,
         dead,
+        command,
     })
 }
 
@@ -174,13 +187,15 @@ mod tests {
 
     #[test]
     fn parses_and_groups_only_loop_sessions() {
-        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\n\
-                   work\t0\t0\t%1\t100\t0\n\
-                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\n\
-                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\n\
-                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\n\
+        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\tclaude --session-id x\n\
+                   work\t0\t0\t%1\t100\t0\t\n\
+                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\tclaude\n\
+                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\t\n\
+                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\t/bin/the-loop exec --config /c --work-item github:octo/repo#17 -- claude\n\
+                   loop-github-octo-repo-17\t0\t0\t%7\t4898\t0\t\n\
                    garbage line\n\
-                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\n";
+                   loop-short\t0\t0\t%6\t4897\t0\n\
+                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\t\n";
         let fleet = Fleet::from_panes(parse_list_panes(out));
         insta::assert_debug_snapshot!(fleet);
         assert_eq!(fleet.probe("loop-github-octo-repo-15"), Probe::Live);

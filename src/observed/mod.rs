@@ -1,6 +1,7 @@
 //! Actual state: the panes tmux reports and the environments their processes hold.
 
 pub mod fleet;
+pub mod harness_pane;
 pub mod proc_env;
 pub mod residue;
 

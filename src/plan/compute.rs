@@ -144,7 +144,14 @@ fn plan_managed(
         Probe::Live => {}
     }
     let Some(pane) = pane.filter(|p| !p.dead) else {
-        return skipped(base, "the harness pane has exited".into());
+        let reason = match fleet {
+            FleetView::Answered(f) => match f.find_harness_pane(&session.tmux_target) {
+                Err(why) => format!("no pane can be taken for the harness ({why}); left alone"),
+                Ok(_) => "the harness pane has exited".into(),
+            },
+            FleetView::Unknown(_) => "the harness pane has exited".into(),
+        };
+        return skipped(base, reason);
     };
     match envs.get(&pane.pid) {
         Some(EnvRead::Read(env)) => {

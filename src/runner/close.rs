@@ -9,6 +9,7 @@
 use super::signal::{end_gracefully, Ending, ProcessHandle};
 use super::spawn::{kill_session, session_panes, set_remain_on_exit, SpawnError};
 use crate::observed::fleet::SESSION_PREFIX;
+use crate::observed::harness_pane;
 use crate::tmux::Tmux;
 use serde::Serialize;
 use std::time::Duration;
@@ -18,6 +19,12 @@ pub enum CloseError {
     #[error("{0} is not a loop-* tmux session name; the-loop only ends its own sessions")]
     #[diagnostic(code(the_loop::close::not_ours))]
     NotOurs(String),
+    #[error("no pane of {target} was signalled: {why}")]
+    #[diagnostic(code(the_loop::close::no_harness_pane))]
+    NoHarnessPane {
+        target: String,
+        why: crate::observed::fleet::NoHarnessPane,
+    },
     #[error(transparent)]
     Tmux(#[from] SpawnError),
 }
@@ -44,9 +51,12 @@ pub fn guard(target: &str) -> Result<(), CloseError> {
     }
 }
 
-/// Ends every running harness in `target`'s panes: remain-on-exit first so
-/// the pane and its scrollback outlive the process, then SIGTERM, and
-/// SIGKILL after `grace`. An absent session yields no endings.
+/// Ends the harness in `target`'s harness pane (found by what runs in it,
+/// so an operator's shell in a split of the window is never signalled nor
+/// reported as the harness): remain-on-exit first so the pane and its
+/// scrollback outlive the process, then SIGTERM, and SIGKILL after `grace`.
+/// An absent session yields no endings; a session whose harness pane cannot
+/// be told apart is refused, with nothing signalled.
 pub fn end_harness(
     tmux: &Tmux,
     target: &str,
@@ -57,14 +67,17 @@ pub fn end_harness(
     if panes.is_empty() {
         return Ok(Vec::new());
     }
+    let harness = harness_pane::find(&panes).map_err(|why| CloseError::NoHarnessPane {
+        target: target.to_owned(),
+        why,
+    })?;
     if let Err(err) = set_remain_on_exit(tmux, target) {
         // Best-effort: an older tmux may refuse the option; the close goes on.
         tracing::warn!(session = target, error = %err, "could not re-set remain-on-exit");
     }
     // Handles are taken before tmux is asked again, so a pid that exits and
     // is reused in between is never the one signalled.
-    let handles: Vec<(String, ProcessHandle)> = panes
-        .iter()
+    let handles: Vec<(String, ProcessHandle)> = std::iter::once(harness)
         .filter(|p| !p.dead && p.pid > 0)
         .filter_map(|p| Some((p.pane_id.clone(), ProcessHandle::open(p.pid).ok()?)))
         .collect();
