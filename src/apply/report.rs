@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::fmt::Write;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Respawned, resumed, and the new process holds the desired environment.

@@ -24,6 +24,11 @@ pub struct WatchArgs {
     /// How many sessions to respawn at once after the canary.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub parallelism: u16,
+    /// Serve Prometheus metrics at http://ADDR/metrics (for example
+    /// 127.0.0.1:9464): sessions by probe state, drifted sessions, and roll
+    /// outcomes, updated on every re-plan and roll. Port 0 picks a free port.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
 }
 
 pub fn run(config: Option<&Path>, args: WatchArgs) -> miette::Result<ExitCode> {
@@ -33,5 +38,6 @@ pub fn run(config: Option<&Path>, args: WatchArgs) -> miette::Result<ExitCode> {
         debounce: Duration::from_millis(args.debounce_ms),
         apply: args.apply,
         parallelism: args.parallelism.into(),
+        metrics_listen: args.metrics_listen,
     })
 }

@@ -6,11 +6,13 @@
 //!
 //! [`debounce`], [`decide`] and [`report`] are pure; [`memory`] and
 //! [`service`] hold the little state `watch` keeps under the state root;
-//! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop.
+//! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop;
+//! [`metrics`] serves what the loop saw to Prometheus.
 
 pub mod debounce;
 pub mod decide;
 pub mod memory;
+pub mod metrics;
 pub mod reconcile;
 pub mod report;
 pub mod run;

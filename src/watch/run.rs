@@ -6,6 +6,7 @@
 use super::debounce::Debouncer;
 use super::decide::{self, assess, desired_fingerprint, Decision, Drifted};
 use super::memory::Memory;
+use super::metrics::{self, Metrics};
 use super::reconcile::{self, Snapshot};
 use super::report;
 use super::service::WatchGuard;
@@ -22,6 +23,7 @@ use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use serde_json::json;
 use std::collections::BTreeSet;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc;
@@ -42,6 +44,8 @@ pub struct WatchOptions {
     /// `--apply`; `env.autoApply` in the config also turns rolling on.
     pub apply: bool,
     pub parallelism: usize,
+    /// `--metrics-listen`: where to serve Prometheus metrics, if anywhere.
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// What has been said already, so each thing is said once per change.
@@ -68,6 +72,8 @@ struct Watch {
     /// Re-plan at once: a roll just finished, so say whether it cleaned the fleet.
     recheck: bool,
     retry_at: Option<Instant>,
+    /// Kept whether or not they are served: updating them is cheap.
+    metrics: Metrics,
 }
 
 fn epoch_now() -> u64 {
@@ -87,6 +93,12 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     }
     let state_root = ctx.config.state_root.clone();
     let _guard = WatchGuard::acquire(&state_root)?;
+    let metrics = Metrics::new();
+    // Bound before the first cycle, so a bad address fails at once.
+    let metrics_at = match options.metrics_listen {
+        Some(addr) => Some(metrics::serve(addr, metrics.clone())?),
+        None => None,
+    };
     interrupt::install();
 
     let (tx, rx) = mpsc::channel();
@@ -111,6 +123,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         fs,
         recheck: false,
         retry_at: None,
+        metrics,
     };
     watch.rewatch();
     let auto = watch.auto_apply();
@@ -123,8 +136,12 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
             "interval_seconds": watch.options.interval.as_secs(),
             "debounce_ms": watch.options.debounce.as_millis() as u64,
             "auto_apply": auto,
+            "metrics_listen": metrics_at,
         }),
     );
+    if let Some(at) = metrics_at {
+        tracing::info!("serving Prometheus metrics at http://{at}/metrics");
+    }
     tracing::info!(
         "watch started (pid {}): watching {}; re-planning every {}s; {}",
         std::process::id(),
@@ -273,6 +290,7 @@ impl Watch {
 
     /// Says a problem once; a cycle that cannot observe does nothing else.
     fn problem(&mut self, text: String) {
+        self.metrics.plan_failed();
         if self.said.problem.as_deref() != Some(text.as_str()) {
             tracing::error!("watch cannot plan: {text}; nothing is rolled until this is fixed");
             self.ctx.events.emit("watch.error", json!({"error": text}));
@@ -313,6 +331,7 @@ impl Watch {
             }
         };
         self.problem_cleared();
+        self.metrics.observe_plan(&snapshot.plan, epoch_now());
         let before = self.memory.clone();
         self.reconcile(&snapshot);
         let registered = snapshot
@@ -409,6 +428,7 @@ impl Watch {
         );
         match result {
             Ok(rolled) => {
+                self.metrics.count_rolls(&rolled.sessions);
                 self.said.lock_busy = false;
                 let now = epoch_now();
                 for s in &rolled.sessions {

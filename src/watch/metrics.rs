@@ -1,0 +1,365 @@
+//! `watch --metrics-listen ADDR`: the fleet's state as Prometheus metrics,
+//! because fleets are watched through alerts, not by reading `events.jsonl`.
+//!
+//! The names are a public contract (DESIGN.md, "Operator tooling
+//! contracts"). The exposition is written by the `prometheus-client` crate in
+//! the Prometheus text format (0.0.4) and served by `tiny_http`; nothing here
+//! formats it by hand. Only counts, states and outcome words are exported:
+//! no label carries a value, a name from the env file, or a session's ref
+//! (refs would make one series per work item, which a fleet's Prometheus
+//! should not have to keep).
+
+use crate::apply::{Outcome, SessionReport};
+use crate::observed::Probe;
+use crate::plan::{Action, Plan, SessionKind};
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::registry::Registry;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Every probe state, so each series exists (at 0) from the first scrape.
+const STATES: [Probe; 4] = [Probe::Live, Probe::Dead, Probe::Absent, Probe::Unknown];
+
+/// Every roll outcome, pre-created at 0: `increase()` in an alert rule only
+/// sees a first failure when the series existed before it.
+const OUTCOMES: [Outcome; 9] = [
+    Outcome::Restarted,
+    Outcome::RestartedUnverified,
+    Outcome::Mismatch,
+    Outcome::ResumeFailed,
+    Outcome::LeftAlone,
+    Outcome::Skipped,
+    Outcome::UpToDate,
+    Outcome::NotAttempted,
+    Outcome::WouldRestart,
+];
+
+/// The word an outcome goes by in `apply --json` and in events, so a
+/// dashboard and a report say the same thing.
+fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Restarted => "restarted",
+        Outcome::RestartedUnverified => "restarted_unverified",
+        Outcome::Mismatch => "mismatch",
+        Outcome::ResumeFailed => "resume_failed",
+        Outcome::LeftAlone => "left_alone",
+        Outcome::Skipped => "skipped",
+        Outcome::UpToDate => "up_to_date",
+        Outcome::NotAttempted => "not_attempted",
+        Outcome::WouldRestart => "would_restart",
+    }
+}
+
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+struct StateValue(Probe);
+
+impl EncodeLabelValue for StateValue {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> std::fmt::Result {
+        EncodeLabelValue::encode(&self.0.as_str(), encoder)
+    }
+}
+
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+struct OutcomeValue(Outcome);
+
+impl EncodeLabelValue for OutcomeValue {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> std::fmt::Result {
+        EncodeLabelValue::encode(&outcome_word(self.0), encoder)
+    }
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StateLabels {
+    state: StateValue,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: OutcomeValue,
+}
+
+/// The metrics `watch` keeps. Cloning shares them: the handles are
+/// reference-counted, so the server thread reads what the loop writes.
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Arc<Registry>,
+    sessions: Family<StateLabels, Gauge>,
+    drifted: Gauge,
+    rolls: Family<OutcomeLabels, Counter>,
+    plan_ok: Gauge,
+    last_plan: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("the_loop");
+        let sessions = Family::<StateLabels, Gauge>::default();
+        let drifted = Gauge::default();
+        let rolls = Family::<OutcomeLabels, Counter>::default();
+        let plan_ok = Gauge::default();
+        let last_plan = Gauge::default();
+        registry.register(
+            "sessions",
+            "Registered sessions by tmux probe state (live, dead, absent, unknown)",
+            sessions.clone(),
+        );
+        registry.register(
+            "sessions_drifted",
+            "Sessions whose environment or launch arguments differ from the desired state",
+            drifted.clone(),
+        );
+        registry.register(
+            "rolls",
+            "Sessions rolled by watch, by outcome (the words of apply --json)",
+            rolls.clone(),
+        );
+        registry.register(
+            "plan_ok",
+            "1 when watch's last cycle could plan, 0 when it could not (the gauges then hold the last plan)",
+            plan_ok.clone(),
+        );
+        registry.register(
+            "last_plan_timestamp_seconds",
+            "Unix time of watch's last successful plan",
+            last_plan.clone(),
+        );
+        for state in STATES {
+            sessions
+                .get_or_create(&StateLabels {
+                    state: StateValue(state),
+                })
+                .set(0);
+        }
+        for outcome in OUTCOMES {
+            rolls
+                .get_or_create(&OutcomeLabels {
+                    outcome: OutcomeValue(outcome),
+                })
+                .inc_by(0);
+        }
+        Metrics {
+            registry: Arc::new(registry),
+            sessions,
+            drifted,
+            rolls,
+            plan_ok,
+            last_plan,
+        }
+    }
+
+    /// Sets the gauges from one plan. Unmanaged `loop-*` sessions are not
+    /// counted: watch never acts on them.
+    pub fn observe_plan(&self, plan: &Plan, now_epoch: u64) {
+        let managed = || {
+            plan.sessions
+                .iter()
+                .filter(|s| s.kind != SessionKind::Unmanaged)
+        };
+        for state in STATES {
+            let count = managed().filter(|s| s.probe == state).count();
+            self.sessions
+                .get_or_create(&StateLabels {
+                    state: StateValue(state),
+                })
+                .set(gauge_value(count));
+        }
+        let drifted = managed().filter(|s| s.action == Action::Respawn).count();
+        self.drifted.set(gauge_value(drifted));
+        self.plan_ok.set(1);
+        self.last_plan
+            .set(i64::try_from(now_epoch).unwrap_or(i64::MAX));
+    }
+
+    /// A cycle that could not plan: the gauges keep the last plan's counts,
+    /// and `plan_ok` says they are stale.
+    pub fn plan_failed(&self) {
+        self.plan_ok.set(0);
+    }
+
+    pub fn count_rolls(&self, sessions: &[SessionReport]) {
+        for s in sessions {
+            self.rolls
+                .get_or_create(&OutcomeLabels {
+                    outcome: OutcomeValue(s.outcome),
+                })
+                .inc();
+        }
+    }
+
+    /// The exposition, as a scrape receives it.
+    pub fn encode(&self) -> Result<String, std::fmt::Error> {
+        let mut text = String::new();
+        prometheus_client::encoding::prometheus_text::encode(&mut text, &self.registry)?;
+        Ok(text)
+    }
+}
+
+fn gauge_value(count: usize) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
+}
+
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("--metrics-listen: cannot listen on {addr}: {reason}")]
+#[diagnostic(
+    code(the_loop::watch::metrics_listen),
+    help("pass a free local address and port, for example `--metrics-listen 127.0.0.1:9464`")
+)]
+pub struct ListenError {
+    pub addr: SocketAddr,
+    pub reason: String,
+}
+
+/// Binds `addr` and serves `GET /metrics` on a thread of its own until the
+/// process exits. Returns the bound address (port 0 picks a free one).
+pub fn serve(addr: SocketAddr, metrics: Metrics) -> Result<SocketAddr, ListenError> {
+    let server = tiny_http::Server::http(addr).map_err(|err| ListenError {
+        addr,
+        reason: listen_reason(err.as_ref()),
+    })?;
+    let bound = server.server_addr().to_ip().ok_or_else(|| ListenError {
+        addr,
+        reason: "not an IP address".into(),
+    })?;
+    std::thread::Builder::new()
+        .name("metrics".into())
+        .spawn(move || {
+            for request in server.incoming_requests() {
+                let response = respond(&metrics, request.method(), request.url());
+                // A scraper that hung up is its own problem; keep serving.
+                let _ = request.respond(response);
+            }
+        })
+        .map_err(|err| ListenError {
+            addr,
+            reason: format!("cannot start the server thread ({})", err.kind()),
+        })?;
+    Ok(bound)
+}
+
+/// The io error's kind in words (the OS's own text can vary; the kind does not).
+fn listen_reason(err: &(dyn std::error::Error + 'static)) -> String {
+    match err
+        .downcast_ref::<std::io::Error>()
+        .map(std::io::Error::kind)
+    {
+        Some(std::io::ErrorKind::AddrInUse) => "the address is already in use".into(),
+        Some(std::io::ErrorKind::AddrNotAvailable) => {
+            "the address is not available on this host".into()
+        }
+        Some(std::io::ErrorKind::PermissionDenied) => {
+            "permission denied (ports below 1024 need privileges)".into()
+        }
+        Some(kind) => kind.to_string(),
+        None => err.to_string(),
+    }
+}
+
+type Response = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+
+fn respond(metrics: &Metrics, method: &tiny_http::Method, url: &str) -> Response {
+    let path = url.split('?').next().unwrap_or(url);
+    if path != "/metrics" {
+        return tiny_http::Response::from_string("not found; metrics are at /metrics\n")
+            .with_status_code(404);
+    }
+    if !matches!(method, tiny_http::Method::Get | tiny_http::Method::Head) {
+        return tiny_http::Response::from_string("only GET is served\n").with_status_code(405);
+    }
+    match metrics.encode() {
+        Ok(text) => {
+            let response = tiny_http::Response::from_string(text);
+            match tiny_http::Header::from_bytes(
+                &b"Content-Type"[..],
+                prometheus_client::encoding::prometheus_text::CONTENT_TYPE.as_bytes(),
+            ) {
+                Ok(header) => response.with_header(header),
+                // Cannot happen for these constants; the body is still valid.
+                Err(()) => response,
+            }
+        }
+        Err(_) => {
+            tiny_http::Response::from_string("cannot encode the metrics\n").with_status_code(500)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exposition's sample lines, `name{labels} value`, as a parser sees them.
+    fn sample(text: &str, series: &str) -> Option<f64> {
+        text.lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    #[test]
+    fn every_state_and_outcome_series_exists_before_anything_happens() {
+        let text = Metrics::new().encode().unwrap();
+        for state in STATES {
+            let series = format!("the_loop_sessions{{state=\"{}\"}}", state.as_str());
+            assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
+        }
+        for outcome in OUTCOMES {
+            let series = format!(
+                "the_loop_rolls_total{{outcome=\"{}\"}}",
+                outcome_word(outcome)
+            );
+            assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
+        }
+        assert!(
+            text.contains("# TYPE the_loop_sessions_drifted gauge"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE the_loop_rolls_total counter"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn outcome_words_are_the_words_of_apply_json() {
+        for outcome in OUTCOMES {
+            assert_eq!(
+                serde_json::to_value(outcome).unwrap(),
+                serde_json::json!(outcome_word(outcome))
+            );
+        }
+    }
+
+    #[test]
+    fn rolls_count_each_session_once_by_outcome() {
+        let m = Metrics::new();
+        m.rolls
+            .get_or_create(&OutcomeLabels {
+                outcome: OutcomeValue(Outcome::Restarted),
+            })
+            .inc_by(2);
+        m.plan_failed();
+        let text = m.encode().unwrap();
+        assert_eq!(
+            sample(&text, "the_loop_rolls_total{outcome=\"restarted\"}"),
+            Some(2.0)
+        );
+        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(0.0));
+    }
+
+    #[test]
+    fn a_port_in_use_is_a_clear_error_not_a_panic() {
+        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = taken.local_addr().unwrap();
+        let err = serve(addr, Metrics::new()).unwrap_err();
+        assert_eq!(err.reason, "the address is already in use");
+        assert!(err.to_string().contains(&addr.to_string()), "{err}");
+    }
+}
