@@ -243,7 +243,7 @@ const ROWS: &[Row] = &[
     row(Drifted, "standing restart ops", 1, "no registered session matches target"),
     // long-running services: their refusals and help
     row(Drifted, "watch --help", 0, "Usage"),
-    row(Drifted, "watch --metrics-listen not-an-address", 2, "--metrics-listen"),
+    row(Drifted, "watch --metrics-listen not-an-address", 1, "--metrics-listen"),
     row(Drifted, "web-terminal", 1, "not enabled"),
     row(Drifted, "web-terminal --help", 0, "Usage"),
     row(Drifted, "standing --help", 0, "Usage"),
