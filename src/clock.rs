@@ -25,6 +25,58 @@ pub fn format_utc(secs: u64) -> String {
     )
 }
 
+/// Seconds since the epoch now; `None` when the clock is before 1970.
+pub fn now_secs() -> Option<u64> {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs())
+}
+
+/// Reads a registry timestamp back: `YYYY-MM-DDTHH:MM:SS`, then optional
+/// fractional seconds, then `Z` or `+00:00`. Upstream writers add
+/// milliseconds; any other offset is refused rather than guessed at.
+pub fn parse_utc(text: &str) -> Option<u64> {
+    let (stamp, rest) = (text.get(..19)?, text.get(19..)?);
+    let rest = match rest.strip_prefix('.') {
+        Some(frac) => frac.trim_start_matches(|c: char| c.is_ascii_digit()),
+        None => rest,
+    };
+    if !matches!(rest, "Z" | "+00:00") {
+        return None;
+    }
+    let b = stamp.as_bytes();
+    if b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u64> {
+        let part = stamp.get(r)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())?
+    };
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    let days = u64::try_from(days_from_civil(i64::try_from(y).ok()?, m, d)).ok()?;
+    days.checked_mul(86_400)?
+        .checked_add(hh * 3600 + mm * 60 + ss)
+}
+
+// Howard Hinnant's civil-to-days, the inverse of `civil_from_days`.
+fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
+    let (m, d) = (m as i64, d as i64);
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 // Howard Hinnant's days-to-civil algorithm; avoids a date crate for one format.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -41,7 +93,27 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::format_utc;
+    use super::{format_utc, parse_utc};
+
+    #[test]
+    fn parses_what_it_formats_and_what_upstream_writes() {
+        for secs in [0, 951_782_400, 1_796_000_000] {
+            assert_eq!(parse_utc(&format_utc(secs)), Some(secs));
+        }
+        assert_eq!(parse_utc("2026-11-30T00:53:20.123Z"), Some(1_796_000_000));
+        assert_eq!(parse_utc("2026-11-30T00:53:20+00:00"), Some(1_796_000_000));
+        for bad in [
+            "",
+            "2026-11-30",
+            "2026-11-30T00:53:20+02:00",
+            "2026-13-30T00:53:20Z",
+            "2026-11-30 00:53:20Z",
+            "+026-11-30T00:53:20Z",
+            "2026-11-30T00:53:2\u{e9}Z",
+        ] {
+            assert_eq!(parse_utc(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -19,6 +19,11 @@ pub fn apply_report() -> serde_json::Value {
     schema_for::<crate::apply::Report>()
 }
 
+/// `sessions list --json`.
+pub fn sessions_list() -> serde_json::Value {
+    schema_for::<crate::cli::sessions::list::SessionsList>()
+}
+
 /// Every published schema with its file name under `schemas/`.
 pub fn published() -> Vec<(&'static str, serde_json::Value)> {
     vec![
@@ -28,5 +33,6 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ),
         ("plan.schema.json", plan()),
         ("apply-report.schema.json", apply_report()),
+        ("sessions-list.schema.json", sessions_list()),
     ]
 }

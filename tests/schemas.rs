@@ -40,3 +40,21 @@ fn the_plan_schema_keeps_the_contract_fields() {
         assert!(schema.contains(field), "plan schema lost {field}");
     }
 }
+
+#[test]
+fn the_sessions_list_schema_keeps_the_contract_fields() {
+    let schema = the_loop::schemas::sessions_list().to_string();
+    for field in [
+        "format_version",
+        "sessions",
+        "\"ref\"",
+        "tmux_target",
+        "live",
+        "status",
+        "unmanaged",
+        "conversation_id",
+        "pull_requests",
+    ] {
+        assert!(schema.contains(field), "sessions-list schema lost {field}");
+    }
+}

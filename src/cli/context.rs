@@ -11,7 +11,9 @@ pub struct Context {
     pub registry: Registry,
     pub tmux: Tmux,
     pub events: EventLog,
-    /// What `tmux -V` reported when the preflight passed.
+    /// What `tmux -V` reported when the preflight passed; empty for a
+    /// context loaded without it ([`Context::load_without_tmux`]), whose
+    /// verbs never read it.
     pub tmux_version: String,
 }
 
@@ -22,12 +24,26 @@ impl Context {
         let path = config::discover(explicit)?;
         let config = config::load(&path)?;
         let found = crate::preflight::require_tmux(!config.env.session_passthrough.is_empty())?;
-        Ok(Context {
-            tmux_version: found.version,
+        let mut ctx = Context::from_config(config);
+        ctx.tmux_version = found.version;
+        Ok(ctx)
+    }
+
+    /// For verbs that only touch the registry (`pause`, `resume`): they must
+    /// work with tmux missing or its server down, which is when an operator
+    /// most wants to hold deliveries back.
+    pub fn load_without_tmux(explicit: Option<&Path>) -> miette::Result<Context> {
+        let path = config::discover(explicit)?;
+        Ok(Context::from_config(config::load(&path)?))
+    }
+
+    fn from_config(config: Config) -> Context {
+        Context {
+            tmux_version: String::new(),
             registry: Registry::new(&config.state_root),
             tmux: Tmux::new(),
             events: EventLog::under(&config.state_root),
             config,
-        })
+        }
     }
 }

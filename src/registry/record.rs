@@ -16,7 +16,7 @@ use std::path::PathBuf;
 /// How many delivery ids a record remembers, oldest dropped first.
 pub const RECENT_DELIVERIES_KEPT: usize = 50;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Active,

@@ -1,116 +1,153 @@
-//! `the-loop sessions list`
+//! `the-loop sessions list`: every registered session, plus the `loop-*`
+//! tmux sessions nothing is registered for, from one `list-panes` call.
 
+use super::list_view;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
-use crate::desired::policy::Identity;
-use crate::observed::{fleet, Probe};
-use crate::plan::gather::managed_sessions;
-use crate::registry::Status;
-use clap::Args;
+use crate::lifecycle::key::Record;
+use crate::observed::{fleet, FleetView, Probe};
+use crate::plan::model::CorruptRecordNote;
+use crate::registry::{standing_tmux_name, Status};
+use clap::{Args, ValueEnum};
+use schemars::JsonSchema;
 use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// Bumped when a field changes meaning or goes away; new fields keep it.
+pub const FORMAT_VERSION: &str = "1.0";
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Print the sessions (and any unreadable records) as one JSON object.
+    /// Print every field of every session as one JSON document (see
+    /// schemas/sessions-list.schema.json).
     #[arg(long)]
     json: bool,
+    /// Only sessions whose record has this status (unmanaged sessions have none).
+    #[arg(long, value_enum)]
+    status: Option<StatusFilter>,
+    /// Only standing sessions; with a NAME, only that one.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, conflicts_with = "work_item")]
+    standing: Option<Option<String>>,
+    /// Only work-item sessions; with a REF, only those it names (a full ref,
+    /// #15, repo#15 or owner/repo#15).
+    #[arg(long, value_name = "REF", num_args = 0..=1)]
+    work_item: Option<Option<String>>,
 }
 
-#[derive(Debug, Serialize)]
-struct Listed {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum StatusFilter {
+    Active,
+    Paused,
+    Closed,
+}
+
+impl StatusFilter {
+    fn status(self) -> Status {
+        match self {
+            StatusFilter::Active => Status::Active,
+            StatusFilter::Paused => Status::Paused,
+            StatusFilter::Closed => Status::Closed,
+        }
+    }
+}
+
+/// `sessions list --json`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionsList {
+    /// Contract: "1.0"; changes only when a field changes meaning or goes away.
+    pub format_version: String,
+    pub sessions: Vec<Listed>,
+    /// Registry files that could not be read; their sessions are missing above.
+    pub corrupt_records: Vec<CorruptRecordNote>,
+}
+
+/// What a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    WorkItem,
+    Standing,
+    /// A `loop-*` tmux session with no registry record; the-loop leaves it alone.
+    Unmanaged,
+}
+
+/// One session. Fields the record does not have are null.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Listed {
+    pub kind: Kind,
+    /// The work-item ref; null for standing and unmanaged sessions.
     #[serde(rename = "ref")]
-    reference: Option<String>,
-    standing: Option<String>,
-    harness: String,
-    tmux_target: String,
-    status: Status,
-    live: Probe,
-    model: Option<String>,
-    effort: Option<String>,
+    pub reference: Option<String>,
+    /// The standing-session name; null otherwise.
+    pub standing: Option<String>,
+    pub harness: Option<String>,
+    /// The tmux session the record points at, or the unmanaged session's name.
+    /// Null when the record has none yet: then nothing can be attached to.
+    pub tmux_target: Option<String>,
+    /// Null for unmanaged sessions.
+    pub status: Option<Status>,
+    /// What tmux says about `tmux_target`; null when there is no target.
+    pub live: Option<Probe>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    /// When the record was created, as stored.
+    pub created_at: Option<String>,
+    /// When the record last saw an event, as stored.
+    pub last_event_at: Option<String>,
+    /// Seconds since `created_at`; null when unknown or in the future.
+    pub age_seconds: Option<u64>,
+    /// Seconds since `last_event_at`; null when unknown or in the future.
+    pub last_event_seconds: Option<u64>,
+    pub cwd: Option<PathBuf>,
+    /// The harness conversation id (what a respawn resumes).
+    pub conversation_id: Option<String>,
+    /// Refs of the pull requests linked to the work item.
+    pub pull_requests: Vec<String>,
 }
 
 pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
+    // One tmux call for every row, registered or not.
     let view = fleet::observe(&ctx.tmux);
-    let (sessions, corrupt) = managed_sessions(&ctx.registry);
+    let now = crate::clock::now_secs();
     let mut rows = Vec::new();
-    for session in &sessions {
-        let facts = crate::apply::precheck::load_facts(&ctx.registry, &session.identity)
-            .unwrap_or_default();
-        let status = match &session.identity {
-            Identity::WorkItem(r) => r
-                .parse()
-                .ok()
-                .and_then(|r| ctx.registry.load_work_item(&r).ok().flatten())
-                .map(|r| r.status),
-            Identity::Standing(n) => ctx
-                .registry
-                .load_standing(n)
-                .ok()
-                .flatten()
-                .map(|r| r.status),
-        };
-        let (reference, standing) = match &session.identity {
-            Identity::WorkItem(r) => (Some(r.clone()), None),
-            Identity::Standing(n) => (None, Some(n.clone())),
-        };
-        rows.push(Listed {
-            reference,
-            standing,
-            harness: facts.harness,
-            tmux_target: session.tmux_target.clone(),
-            status: status.unwrap_or(Status::Closed),
-            live: view.probe(&session.tmux_target),
-            model: facts.args.model,
-            effort: facts.args.effort,
-        });
+    let works = ctx.registry.work_items();
+    let standing = ctx.registry.standing();
+    for (_, record) in works.records {
+        rows.push(row(Record::WorkItem(record), &view, now));
     }
+    for (_, record) in standing.records {
+        rows.push(row(Record::Standing(record), &view, now));
+    }
+    rows.extend(unmanaged(&view, &rows));
+    let wanted_items = match &args.work_item {
+        Some(Some(text)) => Some(work_item_refs(ctx, text)?),
+        _ => None,
+    };
+    rows.retain(|r| keep(r, &args, wanted_items.as_ref()));
+    let corrupt: Vec<CorruptRecordNote> = works
+        .corrupt
+        .into_iter()
+        .chain(standing.corrupt)
+        .map(|c| CorruptRecordNote {
+            path: c.path,
+            reason: c.reason,
+        })
+        .collect();
     if args.json {
-        print_json(&serde_json::json!({"sessions": rows, "corrupt_records": corrupt}));
+        print_json(&SessionsList {
+            format_version: FORMAT_VERSION.into(),
+            sessions: rows,
+            corrupt_records: corrupt,
+        });
         return Ok(ExitCode::SUCCESS);
     }
-    if rows.is_empty() {
-        println!("No sessions are registered.");
-    } else {
-        let width = rows
-            .iter()
-            .map(|r| {
-                r.reference
-                    .as_deref()
-                    .or(r.standing.as_deref())
-                    .unwrap_or("")
-                    .len()
-            })
-            .max()
-            .unwrap_or(3)
-            .max(3);
-        println!(
-            "{:<width$}  {:<8}  {:<40}  {:<7}  {:<7}  MODEL",
-            "REF", "HARNESS", "TMUX", "STATUS", "LIVE"
-        );
-        for r in &rows {
-            let model = match (&r.model, &r.effort) {
-                (Some(m), Some(e)) => format!("{m} ({e})"),
-                (Some(m), None) => m.clone(),
-                _ => "-".into(),
-            };
-            let status = serde_json::to_value(r.status)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
-            let label = r
-                .reference
-                .as_deref()
-                .or(r.standing.as_deref())
-                .unwrap_or("");
-            println!(
-                "{label:<width$}  {:<8}  {:<40}  {status:<7}  {:<7}  {model}",
-                r.harness,
-                r.tmux_target,
-                r.live.as_str()
-            );
-        }
+    if let FleetView::Unknown(why) = &view {
+        eprintln!("warning: tmux did not answer ({why}); LIVE shows unknown and unmanaged sessions cannot be listed");
     }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    print!("{}", list_view::table(&rows, home.as_deref()));
     for c in &corrupt {
         eprintln!(
             "warning: registry record {} cannot be read: {}",
@@ -119,4 +156,131 @@ pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn row(record: Record, view: &FleetView, now: Option<u64>) -> Listed {
+    let since = |stamp: &Option<String>| {
+        let then = crate::clock::parse_utc(stamp.as_deref()?)?;
+        now?.checked_sub(then)
+    };
+    let target = record.tmux_target();
+    let args = record.launch_args();
+    let (kind, reference, standing, created_at, last_event_at) = match &record {
+        Record::WorkItem(r) => (
+            Kind::WorkItem,
+            Some(r.work_item.reference.clone()),
+            None,
+            r.created_at.clone(),
+            r.last_event_at.clone(),
+        ),
+        Record::Standing(r) => (
+            Kind::Standing,
+            None,
+            Some(r.name.clone()),
+            r.created_at.clone(),
+            r.last_event_at.clone(),
+        ),
+    };
+    Listed {
+        kind,
+        reference,
+        standing,
+        harness: Some(record.harness().to_owned()),
+        // `attach` refuses a record without a target, so no liveness is
+        // claimed for one, even when a session of the derived name runs.
+        live: target.as_deref().map(|t| view.probe(t)),
+        tmux_target: target,
+        status: Some(record.status()),
+        model: args.model,
+        effort: args.effort,
+        age_seconds: since(&created_at),
+        last_event_seconds: since(&last_event_at),
+        created_at,
+        last_event_at,
+        cwd: record.cwd().map(PathBuf::from),
+        conversation_id: record.harness_session_id().map(String::from),
+        pull_requests: record.pull_request_refs(),
+    }
+}
+
+/// `loop-*` sessions that no record points at or would be spawned as.
+fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
+    let FleetView::Answered(fleet) = view else {
+        return Vec::new();
+    };
+    let mut claimed: BTreeSet<String> = BTreeSet::new();
+    for r in rows {
+        claimed.extend(r.tmux_target.clone());
+        if let Some(Ok(item)) = r
+            .reference
+            .as_deref()
+            .map(str::parse::<crate::registry::WorkItemRef>)
+        {
+            claimed.insert(item.tmux_name());
+        }
+        if let Some(name) = &r.standing {
+            claimed.insert(standing_tmux_name(name));
+        }
+    }
+    fleet
+        .session_names()
+        .filter(|name| !claimed.contains(*name))
+        .map(|name| Listed {
+            kind: Kind::Unmanaged,
+            reference: None,
+            standing: None,
+            harness: None,
+            tmux_target: Some(name.to_owned()),
+            status: None,
+            live: Some(fleet.probe(name)),
+            model: None,
+            effort: None,
+            created_at: None,
+            last_event_at: None,
+            age_seconds: None,
+            last_event_seconds: None,
+            cwd: None,
+            conversation_id: None,
+            pull_requests: Vec::new(),
+        })
+        .collect()
+}
+
+/// The canonical refs `--work-item TEXT` names: a full ref, or every
+/// registered work item a short form matches.
+fn work_item_refs(ctx: &Context, text: &str) -> miette::Result<BTreeSet<String>> {
+    Ok(super::resolve::resolve_all(&ctx.registry, text)?
+        .iter()
+        .filter_map(|key| key.as_work_item().map(|r| r.to_string()))
+        .collect())
+}
+
+fn keep(r: &Listed, args: &ListArgs, wanted_items: Option<&BTreeSet<String>>) -> bool {
+    if let Some(status) = args.status {
+        if r.status != Some(status.status()) {
+            return false;
+        }
+    }
+    if let Some(name) = &args.standing {
+        if r.kind != Kind::Standing
+            || name
+                .as_ref()
+                .is_some_and(|n| r.standing.as_ref() != Some(n))
+        {
+            return false;
+        }
+    }
+    if args.work_item.is_some() {
+        if r.kind != Kind::WorkItem {
+            return false;
+        }
+        if let (Some(wanted), Some(reference)) = (wanted_items, &r.reference) {
+            let canonical = reference
+                .parse::<crate::registry::WorkItemRef>()
+                .map(|w| w.to_string())
+                .unwrap_or_else(|_| reference.clone());
+            return wanted.contains(&canonical);
+        }
+    }
+    true
 }

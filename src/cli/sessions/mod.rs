@@ -5,9 +5,11 @@ mod cleanup;
 pub(crate) mod close;
 pub(crate) mod deliver;
 mod link_pr;
-mod list;
+pub(crate) mod list;
+mod list_view;
 mod pause;
 mod reset;
+mod resolve;
 mod restart;
 pub(crate) mod start;
 
@@ -24,7 +26,11 @@ pub enum SessionsCommand {
     /// starts the harness with the desired environment: withheld names absent
     /// (even when the tmux server holds them), delivered names set, identifiers set.
     Start(start::StartArgs),
-    /// List registered sessions with their tmux target and live state.
+    /// List sessions: status, live state, age, last event, cwd, conversation, pull requests.
+    ///
+    /// Every registered session, plus each `loop-*` tmux session with no
+    /// record (shown as unmanaged), from one tmux call. Long refs and paths
+    /// are shortened with an ellipsis; --json keeps every field in full.
     List(list::ListArgs),
     /// Respawn running sessions in place on the env file as it is now.
     ///
@@ -88,7 +94,12 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
         after_help = "Exit codes: 0 everything released; 1 something was not (see the warnings)."
     )]
     Cleanup(cleanup::CleanupArgs),
-    /// Attach this terminal to a work item's tmux session (closed sessions read-only).
+    /// Attach this terminal to a session's tmux session (closed sessions read-only).
+    ///
+    /// Takes a full ref, a short form that matches one registered session
+    /// (#15, repo#15), a standing name or the tmux name. Inside tmux ($TMUX
+    /// set, as in the web-terminal hub) it switches the current client to the
+    /// session instead of nesting a second client.
     Attach(attach::AttachArgs),
     /// Link a pull request to a work item: its events are delivered into the item's session.
     LinkPr(link_pr::LinkPrArgs),
@@ -100,8 +111,8 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::List(args) => list::run(&Context::load(config)?, args),
         SessionsCommand::Restart(args) => restart::run(config, args),
         SessionsCommand::Deliver(args) => deliver::run(&Context::load(config)?, args),
-        SessionsCommand::Pause(args) => pause::pause(&Context::load(config)?, args),
-        SessionsCommand::Resume(args) => pause::resume(&Context::load(config)?, args),
+        SessionsCommand::Pause(args) => pause::pause(&Context::load_without_tmux(config)?, args),
+        SessionsCommand::Resume(args) => pause::resume(&Context::load_without_tmux(config)?, args),
         SessionsCommand::Stop(args) => close::stop(&Context::load(config)?, args),
         SessionsCommand::Close(args) => close::close_cmd(&Context::load(config)?, args),
         SessionsCommand::Reset(args) => reset::run(&Context::load(config)?, args),

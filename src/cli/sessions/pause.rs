@@ -3,11 +3,11 @@
 //! in it are not touched, so the conversation is intact on resume, and
 //! attaching (read-write included) works as before.
 
-use super::deliver::parse_ref;
+use super::resolve::resolve;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self, fields};
-use crate::lifecycle::{queue, SessionKey};
+use crate::lifecycle::queue;
 use crate::registry::Status;
 use clap::Args;
 use serde_json::json;
@@ -15,7 +15,8 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct PauseArgs {
-    /// Work-item ref, e.g. github:octo/repo#15.
+    /// Work-item ref (github:octo/repo#15), or a short form that matches one
+    /// registered work item (#15, repo#15, owner/repo#15) or its tmux name.
     #[arg(value_name = "REF")]
     reference: String,
     /// Print the result as one JSON object.
@@ -32,7 +33,15 @@ pub fn resume(ctx: &Context, args: PauseArgs) -> miette::Result<ExitCode> {
 }
 
 fn set_status(ctx: &Context, args: PauseArgs, want: Status) -> miette::Result<ExitCode> {
-    let key = SessionKey::WorkItem(parse_ref(&args.reference)?);
+    let key = resolve(&ctx.registry, &args.reference)?;
+    if key.as_work_item().is_none() {
+        miette::bail!(
+            code = "the_loop::pause::standing",
+            help =
+                "standing sessions take no deliveries from events, so there is nothing to suppress",
+            "pause and resume are for work-item sessions"
+        );
+    }
     let _turn = queue::wait_turn(
         &ctx.config.state_root,
         &key.tmux_name(),
