@@ -162,3 +162,107 @@ fn no_color_is_accepted_everywhere_and_turns_colour_off_on_a_terminal() {
     let (_, screen) = in_pty(&w, &["plan", "--bogus"], &[("NO_COLOR", "")]);
     assert!(has_ansi(&screen), "clap paints usage errors on a terminal");
 }
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", explain(out)))
+}
+
+fn session_in<'a>(doc: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
+    doc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["ref"] == reference)
+        .unwrap_or_else(|| panic!("{reference} not in {doc}"))
+}
+
+/// The plan predicts what apply does: a drifted session whose conversation
+/// cannot be resumed is shown as left alone, not "will be respawned", and
+/// apply then indeed leaves it alone.
+#[test]
+fn plan_predicts_that_apply_leaves_an_unresumable_session_alone() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(2, "xoxb-RETIRED-un-1", "xoxb-ROTATED-un-2");
+    let (lost, kept) = (&sessions[0], &sessions[1]);
+    // The record now names a conversation with no transcript.
+    w.edit_record(&lost.slug, |r| {
+        r["harnessSessionId"] = "0-no-such-conversation".into()
+    });
+    let lost_pid = w.pane(&lost.name).unwrap().pid;
+
+    let text = w.the_loop(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code(&text), Some(2), "still drift: {}", explain(&text));
+    let shown = stdout(&text);
+    let line = shown.lines().find(|l| l.contains(&lost.reference)).unwrap();
+    assert!(
+        line.contains("drifted, but will be left alone: unresumable: no transcript"),
+        "{shown}"
+    );
+    assert!(!line.contains("will be respawned"), "{shown}");
+    assert!(
+        shown.contains("Plan: 1 to respawn, 1 drifted but left alone,"),
+        "{shown}"
+    );
+    let planned = json(&w.the_loop(&["plan", "--json"]));
+    assert_eq!(session_in(&planned, &lost.reference)["action"], "respawn");
+    assert!(session_in(&planned, &lost.reference)["left_alone"]
+        .as_str()
+        .unwrap()
+        .starts_with("unresumable"));
+    assert_eq!(
+        session_in(&planned, &kept.reference)["left_alone"],
+        serde_json::Value::Null
+    );
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(1), "left stale: {}", explain(&out));
+    let report = json(&out);
+    assert_eq!(
+        session_in(&report, &lost.reference)["outcome"],
+        "left_alone"
+    );
+    assert_eq!(session_in(&report, &kept.reference)["outcome"], "restarted");
+    assert_eq!(w.pane(&lost.name).unwrap().pid, lost_pid, "not touched");
+}
+
+/// `sessions restart REF` on a session with no drift: the footer says it
+/// will restart that session (not "No drift … Run `the-loop apply`"), and
+/// it does.
+#[test]
+fn restart_footer_says_what_the_restart_does() {
+    let w = World::new();
+    w.write_env("SLACK_BOT_TOKEN=xoxb-footer-1\n");
+    let s = w.started_session("github:octo/repo#7", "github-octo-repo-7");
+    let before = w.pane(&s.name).unwrap().pid;
+
+    let dry = w.the_loop(&["sessions", "restart", &s.reference, "--dry-run"]);
+    assert_eq!(code(&dry), Some(0), "{}", explain(&dry));
+    assert!(
+        stdout(&dry).contains("sessions restart would restart 1 session(s) in place (0 drifted)"),
+        "{}",
+        explain(&dry)
+    );
+    assert_eq!(
+        w.pane(&s.name).unwrap().pid,
+        before,
+        "dry run touched nothing"
+    );
+
+    let out = w.the_loop(&["sessions", "restart", &s.reference]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let shown = stdout(&out);
+    assert!(!shown.contains("No drift"), "{shown}");
+    assert!(!shown.contains("Run `the-loop apply`"), "{shown}");
+    assert!(
+        shown.contains("sessions restart will restart 1 session(s) in place (0 drifted)"),
+        "{shown}"
+    );
+    assert!(shown.contains("up to date; will be restarted"), "{shown}");
+    assert_ne!(w.pane(&s.name).unwrap().pid, before, "it was restarted");
+
+    // apply on the same clean fleet: nothing to do, and it says so.
+    let out = w.the_loop(&["apply", "--auto-approve"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert!(stdout(&out).contains("No drift"), "{}", explain(&out));
+}

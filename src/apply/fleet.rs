@@ -4,13 +4,12 @@
 
 use super::interrupt;
 use super::pipeline::{not_attempted, roll_all, Job};
-use super::precheck::{check, load_facts, Resumable};
+use super::precheck::{decide, Resumable};
 use super::report::{Outcome, Report, SessionReport};
 use super::roll::Roller;
 use crate::desired::policy::Identity;
-use crate::observed::EnvRead;
 use crate::plan::gather::Observed;
-use crate::plan::{Action, Plan, SessionKind, SessionPlan};
+use crate::plan::{Action, Plan, SessionPlan};
 use crate::registry::Registry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,14 +33,6 @@ struct Candidate {
     index: usize,
     identity: Identity,
     resumable: Resumable,
-}
-
-fn identity_of(plan: &SessionPlan) -> Option<Identity> {
-    match plan.kind {
-        SessionKind::WorkItem => plan.reference.clone().map(Identity::WorkItem),
-        SessionKind::Standing => plan.standing.clone().map(Identity::Standing),
-        SessionKind::Unmanaged => None,
-    }
 }
 
 fn why(plan: &SessionPlan) -> String {
@@ -102,16 +93,13 @@ pub fn execute(
                 false
             }
         };
-        let Some(identity) = identity_of(session).filter(|_| selected) else {
+        if !selected {
+            continue;
+        }
+        let Some((identity, verdict)) = decide(registry, session, &observed.envs) else {
             continue;
         };
-        let session_env = session
-            .pane_pid
-            .and_then(|pid| match observed.envs.get(&pid) {
-                Some(EnvRead::Read(env)) => Some(env),
-                _ => None,
-            });
-        match load_facts(registry, &identity).and_then(|facts| check(&facts, session_env)) {
+        match verdict {
             Ok(resumable) if options.dry_run => {
                 let mut report =
                     SessionReport::from_plan(session, Outcome::WouldRestart, Some(why(session)));

@@ -3,8 +3,10 @@
 
 use crate::desired::policy::Identity;
 use crate::harness::{is_valid_session_id, transcript_path, LaunchArgs};
-use crate::observed::ProcessEnv;
+use crate::observed::{EnvRead, ProcessEnv};
+use crate::plan::{SessionKind, SessionPlan};
 use crate::registry::{Registry, WorkItemRef};
+use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -132,6 +134,33 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
         args: facts.args.clone(),
         transcript,
     })
+}
+
+/// Which record a planned session belongs to; `None` for unmanaged ones.
+pub fn identity_of(plan: &SessionPlan) -> Option<Identity> {
+    match plan.kind {
+        SessionKind::WorkItem => plan.reference.clone().map(Identity::WorkItem),
+        SessionKind::Standing => plan.standing.clone().map(Identity::Standing),
+        SessionKind::Unmanaged => None,
+    }
+}
+
+/// The one resumability decision for a planned session, shared by `plan`
+/// (which predicts it) and the roll (which acts on it), so the two cannot
+/// disagree about which sessions a roll leaves alone. `None` for an
+/// unmanaged session; the error is the reason, for the plan and the report.
+pub fn decide(
+    registry: &Registry,
+    plan: &SessionPlan,
+    envs: &BTreeMap<i32, EnvRead>,
+) -> Option<(Identity, Result<Resumable, String>)> {
+    let identity = identity_of(plan)?;
+    let session_env = plan.pane_pid.and_then(|pid| match envs.get(&pid) {
+        Some(EnvRead::Read(env)) => Some(env),
+        _ => None,
+    });
+    let verdict = load_facts(registry, &identity).and_then(|facts| check(&facts, session_env));
+    Some((identity, verdict))
 }
 
 /// Where the launcher finds the harness: the config's override, or `claude` on PATH.

@@ -9,7 +9,7 @@ use crate::apply::roll::Roller;
 use crate::apply::scrub::scrub;
 use crate::apply::{execute, interrupt, ApplyOptions, Mode, SessionReport};
 use crate::plan::gather::plan_now;
-use crate::plan::render::render_plan;
+use crate::plan::render::{render_plan_for, Next};
 use crate::plan::saved::{self, SavedPlanError};
 use crate::plan::Targets;
 use clap::Args;
@@ -100,7 +100,16 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         }
     }
     if !roll.json {
-        print!("{}", render_plan(&plan, stdout_style()));
+        let next = match roll.mode {
+            Mode::Apply => Next::Apply {
+                dry_run: roll.dry_run,
+            },
+            Mode::Restart => Next::Restart {
+                command: roll.command,
+                dry_run: roll.dry_run,
+            },
+        };
+        print!("{}", render_plan_for(&plan, next, stdout_style()));
     }
     let will_scrub = roll.scrub_tmux_env
         && plan

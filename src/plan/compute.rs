@@ -134,6 +134,7 @@ fn plan_managed(
         changes: Vec::new(),
         args_changes: Vec::new(),
         record_fingerprint: Some(session.record_fingerprint),
+        left_alone: None,
     };
     if !session.record_live {
         return skipped(base, "record is closed".into());
@@ -196,6 +197,7 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         changes: Vec::new(),
         args_changes: Vec::new(),
         record_fingerprint: None,
+        left_alone: None,
     }
 }
 
@@ -205,6 +207,7 @@ pub fn summarise(plans: &[SessionPlan]) -> Summary {
     for plan in plans {
         match (&plan.kind, plan.action) {
             (SessionKind::Unmanaged, _) => summary.unmanaged += 1,
+            (_, Action::Respawn) if plan.left_alone.is_some() => summary.left_alone += 1,
             (_, Action::Respawn) => summary.respawn += 1,
             (_, Action::None) => summary.up_to_date += 1,
             (_, Action::Skip) if plan.is_unverified() => summary.unverified += 1,

@@ -203,8 +203,23 @@ pub fn plan_now(
     );
     let (wants, cmdlines) = launch_inputs(&observed.sessions, &plan, policy.models());
     super::args::annotate(&mut plan, &wants, &cmdlines);
+    annotate_resumability(&mut plan, registry, &observed.envs);
     plan.residue = Some(residue_now(policy, tmux, &observed.fleet, &plan));
     (plan, observed)
+}
+
+/// Marks the sessions a roll would select but leave alone, with the roll's
+/// own decision function, so the plan says what `apply` will do.
+fn annotate_resumability(plan: &mut Plan, registry: &Registry, envs: &BTreeMap<i32, EnvRead>) {
+    for session in plan
+        .sessions
+        .iter_mut()
+        .filter(|s| s.action != Action::Skip)
+    {
+        session.left_alone = crate::apply::precheck::decide(registry, session, envs)
+            .and_then(|(_, verdict)| verdict.err());
+    }
+    plan.summary = super::compute::summarise(&plan.sessions);
 }
 
 /// Residue in tmux's own layers, in one more tmux call whatever the number

@@ -91,6 +91,13 @@ pub struct SessionPlan {
     /// Fingerprint of the registry record, so a saved plan can tell that the
     /// record changed since.
     pub record_fingerprint: Option<Fingerprint>,
+    /// Why `apply` (and `sessions restart`) will leave this session alone
+    /// although it is selected: its conversation cannot be resumed. Decided by
+    /// the same function the roll uses (`apply::precheck::decide`), so the
+    /// plan predicts what the roll does. Null when it can be resumed, and for
+    /// sessions no roll would touch.
+    #[serde(default)]
+    pub left_alone: Option<String>,
 }
 
 /// Which launch argument differs.
@@ -120,7 +127,11 @@ pub struct ArgsChange {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
+    /// Drifted sessions a roll will respawn.
     pub respawn: usize,
+    /// Drifted sessions a roll will leave alone: they cannot be resumed.
+    #[serde(default)]
+    pub left_alone: usize,
     pub up_to_date: usize,
     pub skipped: usize,
     pub unverified: usize,

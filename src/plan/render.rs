@@ -104,7 +104,27 @@ pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
     line
 }
 
+/// Which command shows the plan. The footer says what happens next, and
+/// that depends on who is asking: `plan` changes nothing, `apply` respawns
+/// drifted sessions, a restart rolls every targeted session, drifted or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Plan,
+    Apply {
+        dry_run: bool,
+    },
+    Restart {
+        command: &'static str,
+        dry_run: bool,
+    },
+}
+
+/// The plan as `plan` shows it.
 pub fn render_plan(plan: &Plan, style: Style) -> String {
+    render_plan_for(plan, Next::Plan, style)
+}
+
+pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
         Some(path) => {
@@ -128,8 +148,9 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
     if plan.sessions.is_empty() {
         out.push_str("No loop-* sessions are registered or running.\n");
     }
+    let restart = matches!(next, Next::Restart { .. });
     for session in &plan.sessions {
-        render_session(&mut out, session, style);
+        render_session(&mut out, session, restart, style);
     }
     for corrupt in &plan.corrupt_records {
         let _ = writeln!(
@@ -144,9 +165,14 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
         out.push_str(&super::residue::render(residue, style));
     }
     let s = &plan.summary;
+    let left_alone = if s.left_alone > 0 {
+        format!(", {} drifted but left alone", s.left_alone)
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\n{} {} to respawn, {} up to date, {} skipped, {} unverified, {} unmanaged.",
+        "\n{} {} to respawn{left_alone}, {} up to date, {} skipped, {} unverified, {} unmanaged.",
         style.bold("Plan:"),
         s.respawn,
         s.up_to_date,
@@ -154,23 +180,91 @@ pub fn render_plan(plan: &Plan, style: Style) -> String {
         s.unverified,
         s.unmanaged
     );
-    if plan.has_drift() {
-        out.push_str(
+    out.push_str(&footer(plan, next));
+    out
+}
+
+/// What happens next, true for the command that printed the plan.
+fn footer(plan: &Plan, next: Next) -> String {
+    let s = &plan.summary;
+    let will = |dry_run: bool| if dry_run { "would" } else { "will" };
+    let mut out = String::new();
+    match next {
+        Next::Plan if s.respawn > 0 => out.push_str(
             "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
+        ),
+        Next::Apply { dry_run } if s.respawn > 0 => {
+            let _ = writeln!(
+                out,
+                "apply {} respawn {} drifted session(s) in place, resuming each conversation.",
+                will(dry_run),
+                s.respawn
+            );
+        }
+        Next::Plan | Next::Apply { .. } if !plan.has_drift() => out.push_str(
+            "No drift: every session that could be read holds the desired environment.\n",
+        ),
+        Next::Plan | Next::Apply { .. } => {}
+        Next::Restart { command, dry_run } => {
+            let restarting = plan
+                .sessions
+                .iter()
+                .filter(|p| p.action != Action::Skip && p.left_alone.is_none())
+                .count();
+            if restarting == 0 {
+                let _ = writeln!(
+                    out,
+                    "{command} has nothing to restart: no targeted session is running with a readable environment."
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "{command} {} restart {restarting} session(s) in place ({} drifted), resuming each conversation.",
+                    will(dry_run),
+                    s.respawn
+                );
+            }
+        }
+    }
+    if s.left_alone > 0 {
+        let _ = writeln!(
+            out,
+            "{} drifted session(s) cannot be resumed: a roll leaves them alone (reasons above).",
+            s.left_alone
         );
-    } else {
-        out.push_str("No drift: every session that could be read holds the desired environment.\n");
     }
     out
 }
 
-fn render_session(out: &mut String, session: &SessionPlan, style: Style) {
+fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style: Style) {
     let pane = match (&session.pane_id, session.pane_pid) {
         (Some(id), Some(pid)) => format!("{}, pane {id}, pid {pid}", session.tmux_target),
         _ => session.tmux_target.clone(),
     };
     let (symbol, verdict) = match session.action {
+        // An up-to-date session is left alone by `plan` and `apply` anyway;
+        // only a restart would have touched it.
+        Action::Respawn | Action::None
+            if session.left_alone.is_some() && (restart || session.action == Action::Respawn) =>
+        {
+            (
+                style.red("!"),
+                format!(
+                    "{}: {}",
+                    style.red(if session.action == Action::Respawn {
+                        "drifted, but will be left alone"
+                    } else {
+                        "will be left alone"
+                    }),
+                    session.left_alone.as_deref().unwrap_or_default()
+                ),
+            )
+        }
         Action::Respawn => (style.yellow("~"), style.yellow("will be respawned")),
+        Action::None if restart => (
+            style.yellow("~"),
+            style.yellow("up to date; will be restarted"),
+        ),
         Action::None => (style.green("="), style.green("up to date")),
         Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => {
             (style.dim("?"), session.reason.clone().unwrap_or_default())

@@ -256,6 +256,7 @@ mod tests {
                 case: ChangeCase::Stale,
             }],
             record_fingerprint: Some(fp(reference)),
+            left_alone: None,
         }
     }
 

@@ -258,6 +258,7 @@ mod tests {
                 },
             ],
             record_fingerprint: None,
+            left_alone: None,
         }
     }
 
