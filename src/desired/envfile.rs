@@ -11,6 +11,7 @@
 //! rest of the file, secrets included.
 
 use crate::secret::SecretValue;
+use std::collections::HashSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -41,6 +42,7 @@ pub enum SyntaxErrorKind {
     TrailingCharacters,
     DuplicateKey,
     InvalidUtf8,
+    NulInValue,
 }
 
 impl SyntaxErrorKind {
@@ -65,6 +67,9 @@ impl SyntaxErrorKind {
             Self::TrailingCharacters => "only spaces and a `# comment` may follow a closing quote",
             Self::DuplicateKey => "each name may be assigned only once; remove one of them",
             Self::InvalidUtf8 => "save the file as UTF-8",
+            Self::NulInValue => {
+                "a NUL byte cannot reach a process environment; remove it from the value"
+            }
         }
     }
 }
@@ -80,6 +85,7 @@ impl fmt::Display for SyntaxErrorKind {
             Self::TrailingCharacters => "unexpected characters after the closing quote",
             Self::DuplicateKey => "variable assigned a second time",
             Self::InvalidUtf8 => "invalid UTF-8",
+            Self::NulInValue => "NUL byte in a value",
         })
     }
 }
@@ -144,11 +150,13 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<EnvEntry>, SyntaxError> {
 
     let mut s = Scanner::new(text);
     let mut entries: Vec<EnvEntry> = Vec::new();
+    // A set, not a scan of `entries`: a scan made a 200k-line file quadratic.
+    let mut seen: HashSet<&str> = HashSet::new();
     while !s.rest.is_empty() {
         let Some(a) = parse_line(&mut s)? else {
             continue;
         };
-        if entries.iter().any(|e| e.name == a.name) {
+        if !seen.insert(a.name) {
             return Err(SyntaxError {
                 line: a.line,
                 column: a.column,
@@ -301,7 +309,7 @@ fn parse_line<'a>(s: &mut Scanner<'a>) -> Result<Option<Assignment<'a>>, SyntaxE
             s.skip_line();
             value
         }
-        _ => unquoted(s, spaced),
+        _ => unquoted(s, spaced)?,
     };
     Ok(Some(Assignment {
         name,
@@ -320,12 +328,15 @@ fn parse_name<'a>(s: &mut Scanner<'a>) -> Result<&'a str, SyntaxError> {
 
 /// The rest of the line, up to a `#` that follows a blank, without the blanks
 /// around it. Everything else, quotes and `$` included, is literal.
-fn unquoted(s: &mut Scanner, mut after_blank: bool) -> String {
+fn unquoted(s: &mut Scanner, mut after_blank: bool) -> Result<String, SyntaxError> {
     let mut value = String::new();
     while !s.at_line_end() {
         let c = s.peek().expect("not at the end");
         if c == '#' && after_blank {
             break;
+        }
+        if c == '\0' {
+            return Err(s.error(SyntaxErrorKind::NulInValue));
         }
         after_blank = is_blank(c);
         value.push(c);
@@ -333,7 +344,7 @@ fn unquoted(s: &mut Scanner, mut after_blank: bool) -> String {
     }
     s.skip_line();
     value.truncate(value.trim_end_matches(is_blank).len());
-    value
+    Ok(value)
 }
 
 /// A value between `quote`s, starting at the opening one. Single quotes take
@@ -351,6 +362,14 @@ fn quoted(s: &mut Scanner, quote: char) -> Result<String, SyntaxError> {
         let escape_at = s.error(SyntaxErrorKind::InvalidEscape);
         match s.bump().ok_or(unterminated.clone())? {
             c if c == quote => return Ok(value),
+            // An exec'd environment is NUL-terminated strings: such a value
+            // could never be delivered, so the file is wrong, not the launch.
+            '\0' => {
+                return Err(SyntaxError {
+                    kind: SyntaxErrorKind::NulInValue,
+                    ..escape_at
+                })
+            }
             '\\' if quote == '"' => {
                 let escaped = s.bump().ok_or(unterminated.clone())?;
                 value.push(unescape(escaped).ok_or(escape_at)?);
