@@ -18,7 +18,8 @@ pub enum Outcome {
     Mismatch,
     /// Respawned, but the harness did not stay up: the conversation did not resume.
     ResumeFailed,
-    /// Not touched: its conversation cannot be resumed, or it changed under us.
+    /// Not touched: its conversation cannot be resumed, its new launch could
+    /// not start (so its harness was never signalled), or it changed under us.
     LeftAlone,
     /// Registered but not running (or not observable); never started.
     Skipped,

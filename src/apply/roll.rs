@@ -11,6 +11,7 @@ use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::read_harness_environment;
 use crate::plan::SessionPlan;
+use crate::runner::prelaunch::{self, Prelaunch, Unlaunchable};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
 use crate::runner::spawn::{respawn_pane, session_panes, set_remain_on_exit};
 use crate::runner::LaunchSpec;
@@ -122,6 +123,20 @@ impl Roller<'_> {
         let resolved =
             crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
         crate::harness::models::report_dropped(self.events, &fields, &resolved.dropped);
+        let launch = Launch::Resume {
+            session_id: resumable.session_id.clone(),
+        };
+        if let Err(err) = self.launchable(identity, pid, &resumable.cwd, &launch, &resolved.args) {
+            // Nothing has been signalled: the session runs on, stale, and
+            // the next run meets the same refusal instead of a dead pane.
+            let reason = format!("not restarted: the new launch cannot start: {err}");
+            self.events.emit(
+                "session.left_alone",
+                with(&fields, json!({"reason": reason})),
+            );
+            report.detail = Some(reason);
+            return Respawn::Done(report);
+        }
         crate::harness::prepare::before_spawn(
             self.config,
             &resumable.cwd,
@@ -142,9 +157,7 @@ impl Roller<'_> {
         let spec = LaunchSpec {
             identity: identity.clone(),
             cwd: resumable.cwd.clone(),
-            launch: Launch::Resume {
-                session_id: resumable.session_id.clone(),
-            },
+            launch,
             args: resolved.args,
             config_path: self.config.path.clone(),
             harness_binary: harness_binary(self.config),
@@ -163,6 +176,31 @@ impl Roller<'_> {
             target: target.to_owned(),
             pane_id,
             probe_at: Instant::now() + seconds(self.config.routing.tmux.resume_probe_seconds),
+        })
+    }
+
+    /// The pre-signal check: the environment the new process starts from is
+    /// the session's own (its pane's, as the harness holds it now; our own
+    /// when it cannot be read), with the desired one applied over it.
+    fn launchable(
+        &self,
+        identity: &Identity,
+        pid: i32,
+        cwd: &std::path::Path,
+        launch: &Launch,
+        args: &crate::harness::LaunchArgs,
+    ) -> Result<(), Unlaunchable> {
+        let base = match crate::observed::proc_env::read_environ(pid) {
+            EnvRead::Read(env) => prelaunch::base_of(&env),
+            EnvRead::Unverified(_) => prelaunch::base_of_caller(&[]),
+        };
+        let binary = harness_binary(self.config);
+        prelaunch::check(&Prelaunch {
+            harness_binary: &binary,
+            harness_args: &crate::harness::harness_argv(launch, args),
+            cwd,
+            desired: &self.policy.desired_for(identity),
+            base,
         })
     }
 

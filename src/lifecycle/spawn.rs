@@ -8,6 +8,7 @@ use crate::desired::policy::Identity;
 use crate::harness::{Launch, LaunchArgs};
 use crate::observed::Probe;
 use crate::runner::launch::launcher_path;
+use crate::runner::prelaunch::{self, Prelaunch};
 use crate::runner::spawn::{new_session_running, SpawnError};
 use crate::runner::{boot_prompt, LaunchSpec};
 use std::path::Path;
@@ -56,6 +57,25 @@ pub fn attempt(
     let subject = serde_json::json!({"tmux_target": name});
     crate::harness::models::report_dropped(&ctx.events, &subject, &resolved.dropped);
     let args = &resolved.args;
+    // The launcher refuses an env file that does not parse, so a spawn
+    // with one would only leave a dead pane.
+    let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
+        AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
+    })?;
+    let mut harness_args = crate::harness::harness_argv(&launch, args);
+    if let Some(text) = prompt {
+        // The launcher appends the boot prompt to the harness's argv.
+        harness_args.extend([crate::harness::PROMPT_SEPARATOR.into(), text.into()]);
+    }
+    let binary = crate::apply::precheck::harness_binary(&ctx.config);
+    prelaunch::check(&Prelaunch {
+        harness_binary: &binary,
+        harness_args: &harness_args,
+        cwd,
+        desired: &policy.desired_for(identity),
+        base: prelaunch::base_of_caller(&passthrough(ctx)),
+    })
+    .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
     crate::harness::prepare::before_spawn(&ctx.config, cwd, args, &ctx.events);
     let spec = LaunchSpec {
         identity: identity.clone(),
@@ -63,7 +83,7 @@ pub fn attempt(
         launch,
         args: args.clone(),
         config_path: ctx.config.path.clone(),
-        harness_binary: crate::apply::precheck::harness_binary(&ctx.config),
+        harness_binary: binary,
     };
     let launcher = launcher_path()
         .map_err(|e| AttemptError::Failed(SpawnError::Launcher(e.kind()).to_string()))?;
@@ -79,9 +99,7 @@ pub fn attempt(
     // new-session starts the tmux server when none runs, and the server
     // would keep our caller's credentials (and copy them into its global
     // environment) for its whole life: tmux is run without them.
-    let withheld = crate::desired::load_policy(&ctx.config, false)
-        .map(|policy| policy.credential_names())
-        .unwrap_or_default();
+    let withheld = policy.credential_names();
     let tmux = ctx.tmux.clone().withholding(withheld);
     let spawn = || {
         new_session_running(

@@ -5,6 +5,7 @@ pub mod boot_prompt;
 pub mod close;
 pub mod deliver;
 pub mod launch;
+pub mod prelaunch;
 pub mod signal;
 pub mod spawn;
 
