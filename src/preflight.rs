@@ -127,14 +127,12 @@ pub enum PreflightError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TmuxFound {
     pub version: String,
+    /// Whether `new-session -e` is accepted (tmux 3.2 or newer).
+    pub passthrough: bool,
 }
 
 /// Decides on a `tmux -V` answer. Pure, so every rule has a test.
-pub fn judge_tmux(
-    version_output: &str,
-    needs_passthrough: bool,
-    platform: Platform,
-) -> Result<TmuxFound, PreflightError> {
+pub fn judge_tmux(version_output: &str, platform: Platform) -> Result<TmuxFound, PreflightError> {
     let found = version_output
         .trim()
         .trim_start_matches("tmux")
@@ -149,6 +147,7 @@ pub fn judge_tmux(
         // A development build without a number is newer than any release.
         None => Ok(TmuxFound {
             version: found.clone(),
+            passthrough: true,
         }),
         Some(v) if v < MIN_TMUX => Err(too_old(format!(
             "the-loop needs tmux {}.{} or newer: its respawn-in-place and liveness \
@@ -156,13 +155,11 @@ pub fn judge_tmux(
              are not supported",
             MIN_TMUX.0, MIN_TMUX.1
         ))),
-        Some(v) if needs_passthrough && v < MIN_TMUX_FOR_PASSTHROUGH => Err(too_old(format!(
-            "env.sessionPassthrough is configured, and passing those names to a new \
-             session needs `new-session -e`, which tmux {}.{} added",
-            MIN_TMUX_FOR_PASSTHROUGH.0, MIN_TMUX_FOR_PASSTHROUGH.1
-        ))),
-        Some(_) => Ok(TmuxFound {
+        // Too old for `new-session -e` is not an error (R4.3): a spawn goes
+        // on without the passthrough names, with one warning.
+        Some(v) => Ok(TmuxFound {
             version: found.clone(),
+            passthrough: v >= MIN_TMUX_FOR_PASSTHROUGH,
         }),
     }
 }
@@ -177,10 +174,10 @@ fn version_output(program: &str, flag: &str) -> Result<String, std::io::Error> {
 }
 
 /// tmux is installed and new enough. Silent when it is.
-pub fn require_tmux(needs_passthrough: bool) -> Result<TmuxFound, PreflightError> {
+pub fn require_tmux() -> Result<TmuxFound, PreflightError> {
     let platform = Platform::detect();
     match version_output("tmux", "-V") {
-        Ok(text) => judge_tmux(&text, needs_passthrough, platform),
+        Ok(text) => judge_tmux(&text, platform),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(PreflightError::Missing {
             tool: "tmux",
             why: "the-loop hosts every session in tmux",
@@ -230,22 +227,25 @@ mod tests {
     #[test]
     fn judgements() {
         let cases = [
-            ("tmux 3.3a", false),
-            ("tmux 3.0", false),
-            ("tmux 2.9a", false),
-            ("tmux 1.8", false),
-            ("tmux 3.1c", true),
-            ("tmux 3.2", true),
-            ("tmux master", true),
+            "tmux 3.3a",
+            "tmux 3.0",
+            "tmux 2.9a",
+            "tmux 1.8",
+            "tmux 3.1c",
+            "tmux 3.2",
+            "tmux master",
         ];
         let judged: Vec<String> = cases
             .iter()
-            .map(|(v, passthrough)| {
-                let verdict = match judge_tmux(v, *passthrough, Platform::Debian) {
-                    Ok(found) => format!("ok ({})", found.version),
+            .map(|v| {
+                let verdict = match judge_tmux(v, Platform::Debian) {
+                    Ok(found) => format!(
+                        "ok ({}, new-session -e: {})",
+                        found.version, found.passthrough
+                    ),
                     Err(e) => e.to_string(),
                 };
-                format!("{v} (passthrough: {passthrough}) => {verdict}")
+                format!("{v} => {verdict}")
             })
             .collect();
         insta::assert_debug_snapshot!(judged);

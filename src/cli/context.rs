@@ -15,6 +15,8 @@ pub struct Context {
     /// context loaded without it ([`Context::load_without_tmux`]), whose
     /// verbs never read it.
     pub tmux_version: String,
+    /// Whether that tmux accepts `new-session -e` (3.2 or newer).
+    pub tmux_passthrough: bool,
 }
 
 impl Context {
@@ -23,9 +25,10 @@ impl Context {
     pub fn load(explicit: Option<&Path>) -> miette::Result<Context> {
         let path = config::discover(explicit)?;
         let config = config::load(&path)?;
-        let found = crate::preflight::require_tmux(!config.env.session_passthrough.is_empty())?;
+        let found = crate::preflight::require_tmux()?;
         let mut ctx = Context::from_config(config);
         ctx.tmux_version = found.version;
+        ctx.tmux_passthrough = found.passthrough;
         Ok(ctx)
     }
 
@@ -40,6 +43,8 @@ impl Context {
     fn from_config(config: Config) -> Context {
         Context {
             tmux_version: String::new(),
+            // Only spawns read it, and they never run on a context without tmux.
+            tmux_passthrough: false,
             registry: Registry::new(&config.state_root),
             tmux: Tmux::new(),
             events: EventLog::under(&config.state_root),

@@ -25,7 +25,24 @@ pub enum AttemptError {
 
 /// Non-secret names the operator passes through to sessions, from our own
 /// environment (the policy refuses any credential among them).
+/// A tmux older than 3.2 has no `new-session -e`: the spawn goes on
+/// without them (R4.3), and says so once per process.
 pub fn passthrough(ctx: &Context) -> Vec<(String, String)> {
+    let names = &ctx.config.env.session_passthrough;
+    if !ctx.tmux_passthrough && !names.is_empty() {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            let (major, minor) = crate::preflight::MIN_TMUX_FOR_PASSTHROUGH;
+            let warning = format!(
+                "tmux {} has no `new-session -e` (tmux {major}.{minor} added it), so the {} env.sessionPassthrough name(s) are not passed to new sessions; they start without them",
+                ctx.tmux_version,
+                names.len()
+            );
+            // Logged at warn, which every command prints to stderr.
+            tracing::warn!("{warning}");
+        });
+        return Vec::new();
+    }
     ctx.config
         .env
         .session_passthrough
@@ -101,6 +118,7 @@ pub fn attempt(
     // environment) for its whole life: tmux is run without them.
     let withheld = policy.credential_names();
     let tmux = ctx.tmux.clone().withholding(withheld);
+    let passthrough = passthrough(ctx);
     let spawn = || {
         new_session_running(
             &tmux,
@@ -108,7 +126,7 @@ pub fn attempt(
             cwd,
             argv.clone(),
             ctx.config.routing.tmux.remain_on_exit,
-            &passthrough(ctx),
+            &passthrough,
         )
     };
     let spawned = match spawn() {

@@ -70,6 +70,16 @@ pub fn new_session_running(
         Ok(())
     } else if out.stderr.contains("duplicate session") {
         Err(SpawnError::Occupied(name.to_owned()))
+    } else if remain_on_exit && !session_panes(tmux, name)?.is_empty() {
+        // The session was made and only the option was refused (an older
+        // or patched tmux). Failing now would leave a live harness nobody
+        // records, so the spawn goes on without the option, and says so.
+        tracing::warn!(
+            session = name,
+            tmux = %out.stderr,
+            "tmux refused remain-on-exit; the session runs without it, so a harness that exits takes its pane with it"
+        );
+        Ok(())
     } else {
         Err(SpawnError::Refused(out.stderr))
     }
