@@ -266,3 +266,104 @@ fn restart_footer_says_what_the_restart_does() {
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert!(stdout(&out).contains("No drift"), "{}", explain(&out));
 }
+
+/// `apply --plan FILE --target REF` applies the saved plan to that session
+/// alone; it used to refuse the plan as stale, claiming the other sessions
+/// were "no longer registered". `apply FILE` (Terraform's positional form)
+/// does the same as `--plan FILE`.
+#[test]
+fn a_saved_plan_applies_to_a_target_and_as_a_positional_argument() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(3, "xoxb-RETIRED-sp-1", "xoxb-ROTATED-sp-2");
+    let pids: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
+    let saved = w.root().join("fleet.plan");
+    let out = w.the_loop(&["plan", "--out", saved.to_str().unwrap()]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+
+    let out = w.the_loop(&[
+        "apply",
+        "--plan",
+        saved.to_str().unwrap(),
+        "--target",
+        &sessions[0].reference,
+        "--auto-approve",
+        "--json",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    assert_eq!(
+        session_in(&report, &sessions[0].reference)["outcome"],
+        "restarted"
+    );
+    assert_eq!(report["sessions"].as_array().unwrap().len(), 1, "{report}");
+    assert_ne!(w.pane(&sessions[0].name).unwrap().pid, pids[0]);
+    assert_eq!(
+        w.pane(&sessions[1].name).unwrap().pid,
+        pids[1],
+        "not targeted"
+    );
+    assert_eq!(
+        w.pane(&sessions[2].name).unwrap().pid,
+        pids[2],
+        "not targeted"
+    );
+
+    // The positional form; the session already rolled has moved on since the
+    // plan was saved, so the plan is stale for it and refused…
+    let out = w.the_loop(&["apply", saved.to_str().unwrap(), "--auto-approve"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(stderr(&out).contains("is stale"), "{}", explain(&out));
+    assert!(
+        stderr(&out).contains(&format!("pane pid of {}", sessions[0].reference)),
+        "{}",
+        explain(&out)
+    );
+    assert_eq!(
+        w.pane(&sessions[1].name).unwrap().pid,
+        pids[1],
+        "refused: untouched"
+    );
+    // …but still good for the sessions that have not.
+    let out = w.the_loop(&[
+        "apply",
+        saved.to_str().unwrap(),
+        "--target",
+        &sessions[1].reference,
+        "--target",
+        &sessions[2].reference,
+        "--auto-approve",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_ne!(w.pane(&sessions[1].name).unwrap().pid, pids[1]);
+    assert_ne!(w.pane(&sessions[2].name).unwrap().pid, pids[2]);
+
+    // Both forms at once is a usage error.
+    let out = w.the_loop(&["apply", "a.plan", "--plan", "b.plan"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    // A target the saved plan does not hold is refused, naming it.
+    let one = w.root().join("one.plan");
+    let out = w.the_loop(&[
+        "plan",
+        "--target",
+        &sessions[0].reference,
+        "--out",
+        one.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let out = w.the_loop(&[
+        "apply",
+        one.to_str().unwrap(),
+        "--target",
+        &sessions[1].reference,
+        "--auto-approve",
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        stderr(&out).contains(&sessions[1].reference),
+        "{}",
+        explain(&out)
+    );
+}

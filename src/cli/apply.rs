@@ -19,6 +19,9 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
+    /// A plan saved with `plan --out FILE`, as Terraform takes it (the same as --plan).
+    #[arg(value_name = "PLANFILE", conflicts_with = "plan")]
+    pub planfile: Option<PathBuf>,
     /// Apply a plan saved with `plan --out FILE`; refused if anything changed since.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
@@ -73,7 +76,7 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
         Roll {
             mode: Mode::Apply,
             targets,
-            saved_plan: args.plan.as_deref(),
+            saved_plan: args.planfile.as_deref().or(args.plan.as_deref()),
             dry_run: args.dry_run,
             json: args.json,
             parallelism: args.parallelism.into(),
@@ -87,13 +90,22 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
 pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     // Re-read the env file now: the roll is against the file as it is.
     let policy = crate::desired::load_policy(&ctx.config, true)?;
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &roll.targets);
-    if let Some(path) = roll.saved_plan {
-        let saved = saved::read(path)?;
-        let changes = saved::staleness(&saved, &plan);
+    let saved = match roll.saved_plan {
+        Some(path) => Some((path, saved::read(path)?)),
+        None => None,
+    };
+    // A saved plan is applied as saved: to its own sessions, or to the
+    // --target subset of them, never to sessions it did not plan for.
+    let targets = match &saved {
+        Some((path, saved)) => saved::targets_within(path, saved, &roll.targets)?,
+        None => roll.targets.clone(),
+    };
+    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    if let Some((path, saved)) = &saved {
+        let changes = saved::staleness(&saved.restricted_to(&targets), &plan);
         if !changes.is_empty() {
             return Err(SavedPlanError::Stale {
-                path: path.into(),
+                path: path.to_path_buf(),
                 changes,
             }
             .into());

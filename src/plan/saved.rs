@@ -1,7 +1,8 @@
 //! Saved plans (`plan --out`, `apply --plan`). A saved plan holds
 //! fingerprints only, and is refused when the world moved since it was made.
 
-use super::model::{Action, Plan, FORMAT_VERSION};
+use super::compute::Targets;
+use super::model::{Action, Plan, SessionKind, SessionPlan, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,12 @@ pub enum SavedPlanError {
     },
     #[error("{path} has plan format {found}; this the-loop reads format {FORMAT_VERSION}")]
     Version { path: PathBuf, found: String },
+    #[error("the saved plan {path} does not plan for target {target}")]
+    #[diagnostic(
+        code(the_loop::plan::target_not_in_plan),
+        help("apply the plan without --target, or save a plan that covers it")
+    )]
+    TargetNotInPlan { path: PathBuf, target: String },
     #[error("the saved plan {path} is stale:\n{}", .changes.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n"))]
     #[diagnostic(
         code(the_loop::plan::stale),
@@ -72,6 +79,51 @@ pub fn read(path: &Path) -> Result<Plan, SavedPlanError> {
         line: 0,
         column: 0,
     })
+}
+
+/// The sessions a saved plan may act on: its own managed sessions, or the
+/// `--target` subset of them. A target the plan does not hold is refused,
+/// since the plan says nothing about it.
+pub fn targets_within(
+    path: &Path,
+    saved: &Plan,
+    targets: &Targets,
+) -> Result<Targets, SavedPlanError> {
+    let managed = || {
+        saved
+            .sessions
+            .iter()
+            .filter(|s| s.kind != SessionKind::Unmanaged)
+    };
+    if targets.is_all() {
+        return Ok(Targets(managed().map(|s| s.label().to_owned()).collect()));
+    }
+    for target in &targets.0 {
+        if !managed().any(|s| targets_session(target, s)) {
+            return Err(SavedPlanError::TargetNotInPlan {
+                path: path.into(),
+                target: target.clone(),
+            });
+        }
+    }
+    Ok(targets.clone())
+}
+
+fn targets_session(target: &str, session: &SessionPlan) -> bool {
+    target == session.label() || target == session.tmux_target
+}
+
+impl Plan {
+    /// The saved plan as far as `targets` reach, for comparing with a plan
+    /// computed now for the same targets.
+    pub fn restricted_to(&self, targets: &Targets) -> Plan {
+        let mut plan = self.clone();
+        if !targets.is_all() {
+            plan.sessions
+                .retain(|s| targets.0.iter().any(|t| targets_session(t, s)));
+        }
+        plan
+    }
 }
 
 /// What changed between a saved plan and one computed now; empty when the
