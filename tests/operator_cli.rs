@@ -367,3 +367,64 @@ fn a_saved_plan_applies_to_a_target_and_as_a_positional_argument() {
         explain(&out)
     );
 }
+
+/// Two real applies at once: with `--lock-timeout` the second waits for the
+/// first, saying who holds the lock, then runs; without it (or with too
+/// short a wait) it refuses, naming the holder.
+#[test]
+fn lock_timeout_waits_for_a_running_apply_and_names_the_holder() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(1, "xoxb-RETIRED-lk-1", "xoxb-ROTATED-lk-2");
+    // The harness ignores SIGTERM, so the first roll waits out the 3 s grace.
+    std::fs::write(w.transcript(&sessions[0]), "{\"test\":\"ignore-term\"}\n").unwrap();
+    let mut first = w
+        .the_loop_command(&["apply", "--auto-approve"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(
+        || std::fs::read_to_string(w.state.join("apply.lock")).is_ok_and(|t| t.contains("pid")),
+        "the first apply holds the lock",
+    );
+    let holder = format!("pid {} (apply", first.id());
+
+    let short = w.the_loop(&["sessions", "restart", "--all", "--lock-timeout", "300ms"]);
+    assert_eq!(code(&short), Some(1), "{}", explain(&short));
+    assert!(
+        stderr(&short).contains("waiting up to 1s for the apply lock, held by"),
+        "{}",
+        explain(&short)
+    );
+    assert!(
+        stderr(&short).contains("another apply or restart is running"),
+        "{}",
+        explain(&short)
+    );
+    assert!(stderr(&short).contains(&holder), "{}", explain(&short));
+
+    let started = std::time::Instant::now();
+    let second = w.the_loop(&["apply", "--auto-approve", "--lock-timeout", "2m"]);
+    let first_status = first.wait().unwrap();
+    assert!(first_status.success(), "the first apply finished");
+    assert_eq!(code(&second), Some(0), "{}", explain(&second));
+    assert!(
+        stderr(&second).contains(&format!(
+            "waiting up to 120s for the apply lock, held by {holder}"
+        )),
+        "{}",
+        explain(&second)
+    );
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(500),
+        "it waited"
+    );
+    // The first one rolled the session; the second found nothing left to do.
+    assert!(stdout(&second).contains("No drift"), "{}", explain(&second));
+
+    for bad in ["5x", "25h", "-1s", "99999999999999999999h"] {
+        let out = w.the_loop(&["apply", &format!("--lock-timeout={bad}")]);
+        assert_eq!(code(&out), Some(1), "{bad}: {}", explain(&out));
+        assert!(stderr(&out).contains("--lock-timeout"), "{}", explain(&out));
+    }
+}

@@ -66,3 +66,39 @@ impl ApplyLock {
         }
     }
 }
+
+/// How often a waiting apply tries the lock again.
+const RETRY: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl ApplyLock {
+    /// Like [`ApplyLock::acquire`], but waits up to `timeout` for a running
+    /// apply to finish (Terraform's `-lock-timeout`). `waiting` is told who
+    /// holds the lock when the wait starts and whenever the holder changes,
+    /// so an operator sees what they are waiting on. A zero timeout refuses
+    /// at once, as before.
+    pub fn acquire_waiting(
+        state_root: &Path,
+        command: &str,
+        timeout: std::time::Duration,
+        waiting: &dyn Fn(&str, std::time::Duration),
+    ) -> Result<ApplyLock, LockError> {
+        let start = std::time::Instant::now();
+        let mut last_holder: Option<String> = None;
+        loop {
+            match ApplyLock::acquire(state_root, command) {
+                Err(LockError::Held { path, holder }) => {
+                    let waited = start.elapsed();
+                    let Some(left) = timeout.checked_sub(waited).filter(|l| !l.is_zero()) else {
+                        return Err(LockError::Held { path, holder });
+                    };
+                    if last_holder.as_deref() != Some(holder.as_str()) {
+                        waiting(&holder, left);
+                        last_holder = Some(holder);
+                    }
+                    std::thread::sleep(RETRY.min(left));
+                }
+                other => return other,
+            }
+        }
+    }
+}

@@ -51,6 +51,10 @@ pub struct ApplyArgs {
     /// environment and argv cannot be changed in place; `plan` lists them.
     #[arg(long)]
     pub scrub_tmux_env: bool,
+    /// Wait up to this long (30s, 5m, 1h; at most 24h) for a running apply
+    /// or restart to release the apply lock, instead of refusing at once.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = crate::cli::duration::lock_timeout)]
+    pub lock_timeout: std::time::Duration,
 }
 
 /// What differs between `apply` and `sessions restart`.
@@ -66,6 +70,8 @@ pub struct Roll<'a> {
     pub command: &'static str,
     /// `apply --scrub-tmux-env`.
     pub scrub_tmux_env: bool,
+    /// `--lock-timeout`: how long to wait for another roll's lock.
+    pub lock_timeout: std::time::Duration,
 }
 
 pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
@@ -83,11 +89,33 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
             ask: !args.auto_approve,
             command: "apply",
             scrub_tmux_env: args.scrub_tmux_env,
+            lock_timeout: args.lock_timeout,
         },
     )
 }
 
 pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
+    // The lock comes before the plan, as Terraform's state lock comes before
+    // its refresh: a roll that waited for another must plan the world that
+    // roll left behind, not the one it found when it started waiting.
+    let _lock = if roll.dry_run {
+        None
+    } else {
+        let waiting = |holder: &str, left: std::time::Duration| {
+            eprintln!(
+                "{} waiting up to {}s for the apply lock, held by {holder}",
+                stderr_style().dim("…"),
+                // Rounded up: "up to 0s" would read as giving up.
+                left.as_millis().div_ceil(1000)
+            );
+        };
+        Some(ApplyLock::acquire_waiting(
+            &ctx.config.state_root,
+            roll.command,
+            roll.lock_timeout,
+            &waiting,
+        )?)
+    };
     // Re-read the env file now: the roll is against the file as it is.
     let policy = crate::desired::load_policy(&ctx.config, true)?;
     let saved = match roll.saved_plan {
@@ -136,11 +164,6 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     if will_act && roll.ask && !roll.dry_run {
         confirm()?;
     }
-    let _lock = if roll.dry_run {
-        None
-    } else {
-        Some(ApplyLock::acquire(&ctx.config.state_root, roll.command)?)
-    };
     if !roll.dry_run {
         interrupt::install();
         ctx.events.emit(

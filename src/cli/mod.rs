@@ -2,6 +2,7 @@
 
 pub(crate) mod apply;
 pub(crate) mod context;
+mod duration;
 mod exec;
 pub(crate) mod output;
 pub(crate) mod plan;

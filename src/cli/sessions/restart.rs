@@ -29,6 +29,10 @@ pub struct RestartArgs {
     /// respawn take no slot, so the waits of many sessions overlap.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     parallelism: u16,
+    /// Wait up to this long (30s, 5m, 1h; at most 24h) for a running apply
+    /// or restart to release the apply lock, instead of refusing at once.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = crate::cli::duration::lock_timeout)]
+    lock_timeout: std::time::Duration,
 }
 
 pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
@@ -56,6 +60,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             ask: false,
             command: "sessions restart",
             scrub_tmux_env: false,
+            lock_timeout: args.lock_timeout,
         },
     )
 }

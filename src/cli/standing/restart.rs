@@ -20,6 +20,10 @@ pub struct RestartArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Wait up to this long (30s, 5m, 1h; at most 24h) for a running apply
+    /// or restart to release the apply lock, instead of refusing at once.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = crate::cli::duration::lock_timeout)]
+    lock_timeout: std::time::Duration,
 }
 
 pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
@@ -38,6 +42,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             ask: false,
             command: "standing restart",
             scrub_tmux_env: false,
+            lock_timeout: args.lock_timeout,
         },
     )
 }
