@@ -1,7 +1,7 @@
 //! Wall-clock time in the registry's format, kept behind one function so the
 //! rest of the code never reads the clock directly.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Now, as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn now_utc() -> String {
@@ -91,9 +91,31 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// `Instant::now() + wait`, checked. A wait too long for the clock saturates
+/// at the furthest deadline it can hold (halving until one fits) instead of
+/// panicking: `Instant + Duration` overflowed once after a SIGTERM was sent.
+pub fn deadline(wait: Duration) -> Instant {
+    let now = Instant::now();
+    let mut wait = wait;
+    loop {
+        if let Some(at) = now.checked_add(wait) {
+            return at;
+        }
+        wait /= 2;
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{format_utc, parse_utc};
+    use super::{deadline, format_utc, parse_utc};
+
+    #[test]
+    fn a_deadline_past_the_clock_saturates_instead_of_panicking() {
+        let far = deadline(std::time::Duration::MAX);
+        assert!(far > std::time::Instant::now());
+        let near = deadline(std::time::Duration::from_millis(5));
+        assert!(near < far);
+    }
 
     #[test]
     fn parses_what_it_formats_and_what_upstream_writes() {

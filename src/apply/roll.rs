@@ -27,10 +27,6 @@ pub struct Roller<'a> {
     pub events: &'a EventLog,
 }
 
-fn seconds(value: f64) -> Duration {
-    Duration::try_from_secs_f64(value.max(0.0)).unwrap_or(Duration::ZERO)
-}
-
 /// A session whose pane runs the resuming launcher, waiting for its probe.
 /// The disruptive part of its roll is over; what is left only reads.
 pub struct Respawned {
@@ -143,7 +139,7 @@ impl Roller<'_> {
             &resolved.args,
             self.events,
         );
-        let grace = seconds(self.config.routing.tmux.harness_kill_grace_seconds);
+        let grace = self.config.routing.tmux.kill_grace();
         let ending = end_gracefully(&handle, grace);
         self.events.emit(
             "session.harness_terminated",
@@ -175,7 +171,7 @@ impl Roller<'_> {
             identity: identity.clone(),
             target: target.to_owned(),
             pane_id,
-            probe_at: Instant::now() + seconds(self.config.routing.tmux.resume_probe_seconds),
+            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
         })
     }
 

@@ -43,6 +43,7 @@ pub struct ApplyArgs {
     /// process is verified; the probe waits of sessions in flight overlap.
     /// The roll stops at the first failed verification: no new respawn
     /// starts, those in flight finish, the rest are "not attempted".
+    /// From 1 to 65535.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub parallelism: u16,
     /// Also unset withheld names from tmux's global environment and from

@@ -10,18 +10,19 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct WatchArgs {
     /// Re-plan every SECONDS even when no file changed, to catch sessions
-    /// started by other means.
-    #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    /// started by other means. From 1 to 86400 (a day).
+    #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub interval: u64,
     /// Roll drifted sessions (as `apply --auto-approve` would). Without it,
     /// drift is reported only, unless the config sets env.autoApply: true.
     #[arg(long)]
     pub apply: bool,
     /// How long the files must be quiet before a burst of writes counts as
-    /// one change (an editor's save is several events).
-    #[arg(long, default_value_t = 500, value_name = "MS")]
+    /// one change (an editor's save is several events). From 0 to 600000
+    /// (ten minutes).
+    #[arg(long, default_value_t = 500, value_name = "MS", value_parser = clap::value_parser!(u64).range(0..=600_000))]
     pub debounce_ms: u64,
-    /// How many sessions to respawn at once after the canary.
+    /// How many sessions to respawn at once after the canary. From 1 to 65535.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub parallelism: u16,
     /// Serve Prometheus metrics at http://ADDR/metrics (for example

@@ -6,7 +6,6 @@
 
 use super::key::{self, fields, Record, SessionKey};
 use super::probe::probe;
-use super::spawn::seconds;
 use crate::cli::Context;
 use crate::observed::Probe;
 use crate::registry::Status;
@@ -156,7 +155,7 @@ pub fn end_session(
         }
         Probe::Live | Probe::Dead => {}
     }
-    let grace = seconds(ctx.config.routing.tmux.harness_kill_grace_seconds);
+    let grace = ctx.config.routing.tmux.kill_grace();
     // A kill ends the harness gracefully first as well: Claude Code writes
     // its conversation out on SIGTERM, and a killed session loses it.
     if options.end_harness || options.disposition == Disposition::Kill {

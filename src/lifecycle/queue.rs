@@ -68,7 +68,7 @@ pub fn wait_turn(state_root: &Path, session: &str, wait: Duration) -> Result<Tur
     std::fs::create_dir_all(&dir).map_err(io(&dir))?;
     let turn = take_ticket(&dir).map_err(io(&dir))?;
     let mine = ticket_number(&turn.path).expect("our own ticket name");
-    let deadline = Instant::now() + wait;
+    let deadline = crate::clock::deadline(wait);
     loop {
         if oldest_live_ticket(&dir).map_err(io(&dir))? >= Some(mine) {
             return Ok(turn);

@@ -51,10 +51,6 @@ pub fn passthrough(ctx: &Context) -> Vec<(String, String)> {
         .collect()
 }
 
-pub fn seconds(value: f64) -> Duration {
-    Duration::try_from_secs_f64(value.max(0.0)).unwrap_or(Duration::ZERO)
-}
-
 /// One `new-session` running the launcher with `launch`, then (after
 /// `resumeProbeSeconds`) a probe. `tmux new-session -d` succeeds the moment
 /// the pane forks; a harness that cannot start exits at once, which only
@@ -155,7 +151,7 @@ pub fn attempt(
             return Err(AttemptError::Failed(err.to_string()));
         }
     }
-    std::thread::sleep(seconds(ctx.config.routing.tmux.resume_probe_seconds));
+    std::thread::sleep(ctx.config.routing.tmux.resume_probe());
     let (state, _) = probe(&ctx.tmux, name);
     if matches!(state, Probe::Dead | Probe::Absent) {
         // The launcher has exited: nobody is left to take the prompt file.

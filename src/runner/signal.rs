@@ -100,7 +100,7 @@ impl ProcessHandle {
     }
 
     fn wait_gone(&self, within: Duration) -> bool {
-        let deadline = Instant::now() + within;
+        let deadline = crate::clock::deadline(within);
         loop {
             if !self.is_alive() {
                 return true;

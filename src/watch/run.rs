@@ -176,7 +176,7 @@ impl Watch {
     /// Waits for changes and ticks until a signal arrives; returns why it stopped.
     fn wait_loop(&mut self, rx: &mpsc::Receiver<notify::Result<notify::Event>>) -> &'static str {
         let mut debouncer = Debouncer::new(self.options.debounce);
-        let mut next_tick = Instant::now() + self.options.interval;
+        let mut next_tick = crate::clock::deadline(self.options.interval);
         let mut listening = self.fs.is_some();
         loop {
             if interrupt::requested() {
@@ -222,7 +222,7 @@ impl Watch {
                 self.recheck = false;
                 self.retry_at = None;
                 self.cycle(&trigger);
-                next_tick = Instant::now() + self.options.interval;
+                next_tick = crate::clock::deadline(self.options.interval);
             }
         }
     }

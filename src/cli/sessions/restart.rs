@@ -26,7 +26,8 @@ pub struct RestartArgs {
     /// How many sessions may be ended and respawned at once after the canary.
     ///
     /// The wait of resumeProbeSeconds and the verification that follow a
-    /// respawn take no slot, so the waits of many sessions overlap.
+    /// respawn take no slot, so the waits of many sessions overlap. From 1
+    /// to 65535.
     #[arg(long, default_value_t = DEFAULT_PARALLELISM, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     parallelism: u16,
     /// Wait up to this long (30s, 5m, 1h; at most 24h) for a running apply

@@ -109,16 +109,23 @@ impl Default for Routing {
     }
 }
 
+/// The largest `routing.tmux.resumeProbeSeconds`: a probe later than this
+/// keeps a roll's slot (and the operator) waiting for nothing.
+pub const RESUME_PROBE_MAX_SECONDS: f64 = 300.0;
+/// The largest `routing.tmux.harnessKillGraceSeconds`: a harness that has not
+/// ended after ten minutes of SIGTERM will not end without SIGKILL.
+pub const KILL_GRACE_MAX_SECONDS: f64 = 600.0;
+
 /// `routing.tmux.*`
 #[derive(Debug, Clone, PartialEq)]
 pub struct TmuxSettings {
     /// Default true.
     pub resume_on_respawn: bool,
-    /// Default 2; never negative.
+    /// Default 2; from 0 to [`RESUME_PROBE_MAX_SECONDS`].
     pub resume_probe_seconds: f64,
     /// Default true.
     pub remain_on_exit: bool,
-    /// Default 5; never negative.
+    /// Default 5; from 0 to [`KILL_GRACE_MAX_SECONDS`].
     pub harness_kill_grace_seconds: f64,
     /// Default true.
     pub keep_session_on_close: bool,
@@ -320,4 +327,27 @@ pub fn json_schema() -> serde_json::Value {
 /// separators removed (`..` is kept: it may cross a symlink).
 fn absolute(base: &Path, path: &Path) -> PathBuf {
     base.join(path).components().collect()
+}
+
+impl TmuxSettings {
+    /// `resumeProbeSeconds` as a duration.
+    pub fn resume_probe(&self) -> std::time::Duration {
+        bounded(self.resume_probe_seconds, RESUME_PROBE_MAX_SECONDS)
+    }
+
+    /// `harnessKillGraceSeconds` as a duration.
+    pub fn kill_grace(&self) -> std::time::Duration {
+        bounded(self.harness_kill_grace_seconds, KILL_GRACE_MAX_SECONDS)
+    }
+}
+
+/// The loader keeps these keys in range; a value built some other way is
+/// clamped to it, never turned into zero (a zero grace is an instant SIGKILL).
+fn bounded(seconds: f64, max: f64) -> std::time::Duration {
+    let clamped = if seconds.is_nan() {
+        max
+    } else {
+        seconds.clamp(0.0, max)
+    };
+    std::time::Duration::from_secs_f64(clamped)
 }

@@ -221,15 +221,15 @@ pub(super) struct RawTmux {
     #[schemars(extend("default" = true))]
     pub resume_on_respawn: Option<bool>,
     /// Seconds to wait before checking that a resumed harness is still
-    /// running. 0 checks at once.
-    #[schemars(range(min = 0), extend("default" = 2))]
+    /// running. 0 checks at once; at most 300.
+    #[schemars(range(min = 0, max = 300), extend("default" = 2))]
     pub resume_probe_seconds: Option<f64>,
     /// Keep a pane (and its scrollback) after its harness exits.
     #[schemars(extend("default" = true))]
     pub remain_on_exit: Option<bool>,
     /// Seconds between SIGTERM and SIGKILL when a harness is ended. 0
-    /// escalates at once.
-    #[schemars(range(min = 0), extend("default" = 5))]
+    /// escalates at once; at most 600.
+    #[schemars(range(min = 0, max = 600), extend("default" = 5))]
     pub harness_kill_grace_seconds: Option<f64>,
     /// Keep a session's tmux session when its work item ends.
     #[schemars(extend("default" = true))]

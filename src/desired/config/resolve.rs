@@ -203,12 +203,14 @@ fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
             raw.resume_probe_seconds,
             defaults.resume_probe_seconds,
             "resumeProbeSeconds",
+            super::RESUME_PROBE_MAX_SECONDS,
         )?,
         remain_on_exit: raw.remain_on_exit.unwrap_or(defaults.remain_on_exit),
         harness_kill_grace_seconds: seconds(
             raw.harness_kill_grace_seconds,
             defaults.harness_kill_grace_seconds,
             "harnessKillGraceSeconds",
+            super::KILL_GRACE_MAX_SECONDS,
         )?,
         keep_session_on_close: raw
             .keep_session_on_close
@@ -219,14 +221,16 @@ fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
     })
 }
 
-/// A duration under `routing.tmux`: finite and not negative.
-fn seconds(value: Option<f64>, default: f64, key: &str) -> Result<f64, Finding> {
+/// A duration under `routing.tmux`: from 0 to `max`. A value past the top
+/// is an error, not a clamp: 1e20 once became a grace of zero silently, and
+/// 1e19 overflowed the deadline after the SIGTERM was sent.
+fn seconds(value: Option<f64>, default: f64, key: &str, max: f64) -> Result<f64, Finding> {
     match value {
         None => Ok(default),
-        Some(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        Some(value) if (0.0..=max).contains(&value) => Ok(value),
         Some(_) => Err(Finding::invalid(
             keys(&["routing", "tmux", key]),
-            "expected a number of seconds, 0 or more",
+            &format!("expected a number of seconds from 0 to {max}"),
         )),
     }
 }
