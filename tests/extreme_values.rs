@@ -142,13 +142,16 @@ fn the_documented_ranges_are_the_enforced_ones() {
     }
 }
 
+/// A command, one of its numeric flags, and that flag's documented range.
+type Flag = (&'static [&'static str], &'static str, fn(f64) -> bool);
+
 /// Every numeric flag, with the extremes as the command line spells them.
 #[test]
 fn every_numeric_flag_refuses_out_of_range_values_with_a_usage_error() {
     let w = World::new();
     let sessions = w.rotated_fleet(1, "xoxb-RETIRED-fl4g", "xoxb-ROTATED-fl4g");
     let pid = w.pane(&sessions[0].name).unwrap().pid;
-    let flags: &[(&[&str], &str, fn(f64) -> bool)] = &[
+    let flags: &[Flag] = &[
         (&["watch"], "--interval", |v| (1.0..=86_400.0).contains(&v)),
         (&["watch"], "--debounce-ms", |v| {
             (0.0..=600_000.0).contains(&v)
