@@ -28,7 +28,9 @@ fn tool(name: &str, test: &str) -> Option<PathBuf> {
             std::env::var_os("THE_LOOP_REQUIRE_TOOLS").is_none(),
             "{name} is not installed and THE_LOOP_REQUIRE_TOOLS is set (.ci/run installs it)"
         );
-        eprintln!(
+        // Straight to fd 2: libtest captures eprintln!, and a skip must be seen.
+        let _ = writeln!(
+            std::io::stderr(),
             "\n*** SKIP {test}: {name} is not installed (apt-get install prometheus; .ci/run does) ***\n"
         );
     }

@@ -172,6 +172,13 @@ impl Metrics {
                 })
                 .set(gauge_value(count));
         }
+        // tmux not answering is not a clean fleet: a drift count of 0 would
+        // resolve a drift alert on no evidence. Keep the last count and say
+        // the plan is not good (every session shows as `unknown` above).
+        if plan.tmux_unanswered.is_some() {
+            self.plan_ok.set(0);
+            return;
+        }
         let drifted = managed().filter(|s| s.action == Action::Respawn).count();
         self.drifted.set(gauge_value(drifted));
         self.plan_ok.set(1);
@@ -352,6 +359,62 @@ mod tests {
             Some(2.0)
         );
         assert_eq!(sample(&text, "the_loop_plan_ok"), Some(0.0));
+    }
+
+    /// A plan as `plan --json` prints it, with `n` live sessions, `drifted`
+    /// of them to respawn.
+    fn plan(n: usize, drifted: usize, tmux_unanswered: bool) -> Plan {
+        let sessions: Vec<_> = (0..n)
+            .map(|i| {
+                serde_json::json!({
+                    "ref": format!("github:octo/repo#{i}"), "standing": null,
+                    "kind": "work_item", "tmux_target": format!("loop-{i}"),
+                    "pane_id": null, "pane_pid": null,
+                    "probe": if tmux_unanswered { "unknown" } else { "live" },
+                    "action": if i < drifted { "respawn" } else { "none" },
+                    "reason": null, "observation": "read", "changes": [],
+                    "record_fingerprint": null,
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "format_version": "1", "env_file": null, "env_fingerprints": {},
+            "sessions": sessions,
+            "tmux_unanswered": tmux_unanswered.then_some("timed out"),
+            "corrupt_records": [],
+            "summary": {"respawn": 0, "up_to_date": 0, "skipped": 0, "unverified": 0, "unmanaged": 0},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn tmux_not_answering_keeps_the_last_drift_count() {
+        let m = Metrics::new();
+        m.observe_plan(&plan(3, 2, false), 100);
+        m.observe_plan(&plan(3, 0, true), 200);
+        let text = m.encode().unwrap();
+        assert_eq!(
+            sample(&text, "the_loop_sessions_drifted"),
+            Some(2.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(&text, "the_loop_sessions{state=\"unknown\"}"),
+            Some(3.0)
+        );
+        assert_eq!(
+            sample(&text, "the_loop_sessions{state=\"live\"}"),
+            Some(0.0)
+        );
+        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(0.0));
+        assert_eq!(
+            sample(&text, "the_loop_last_plan_timestamp_seconds"),
+            Some(100.0)
+        );
+        m.observe_plan(&plan(3, 0, false), 300);
+        let text = m.encode().unwrap();
+        assert_eq!(sample(&text, "the_loop_sessions_drifted"), Some(0.0));
+        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(1.0));
     }
 
     #[test]
