@@ -24,6 +24,11 @@ pub fn sessions_list() -> serde_json::Value {
     schema_for::<crate::cli::sessions::list::SessionsList>()
 }
 
+/// `status --json`.
+pub fn status() -> serde_json::Value {
+    schema_for::<crate::cli::status::StatusReport>()
+}
+
 /// Every published schema with its file name under `schemas/`.
 pub fn published() -> Vec<(&'static str, serde_json::Value)> {
     vec![
@@ -34,5 +39,6 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("plan.schema.json", plan()),
         ("apply-report.schema.json", apply_report()),
         ("sessions-list.schema.json", sessions_list()),
+        ("status.schema.json", status()),
     ]
 }

@@ -4,7 +4,7 @@
 use crate::desired::config::Config;
 use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Service {
     pub name: String,
     pub enabled: bool,

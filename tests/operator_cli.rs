@@ -428,3 +428,72 @@ fn lock_timeout_waits_for_a_running_apply_and_names_the_holder() {
         assert!(stderr(&out).contains("--lock-timeout"), "{}", explain(&out));
     }
 }
+
+/// Every key of `doc` is a property the published schema declares, at the
+/// top level and in each session.
+fn keys_in_schema(doc: &serde_json::Value, schema_file: &str) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("schemas")
+                .join(schema_file),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let top = schema["properties"].as_object().unwrap();
+    for key in doc.as_object().unwrap().keys() {
+        assert!(top.contains_key(key), "{key} not in {schema_file}");
+    }
+    for req in schema["required"].as_array().unwrap() {
+        assert!(doc.get(req.as_str().unwrap()).is_some(), "{req} missing");
+    }
+}
+
+/// `status --json` carries format_version and matches its schema; when
+/// tmux does not answer, status says so instead of "0 running".
+#[test]
+fn status_has_a_format_version_and_says_when_tmux_did_not_answer() {
+    let w = World::new();
+    let _s = w.rotated_fleet(2, "xoxb-RETIRED-st-1", "xoxb-ROTATED-st-2");
+    let out = w.the_loop(&["status", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let doc = json(&out);
+    assert_eq!(doc["format_version"], "1");
+    assert_eq!(doc["tmux_unanswered"], serde_json::Value::Null);
+    assert_eq!(doc["sessions"][0]["environment"], "stale");
+    keys_in_schema(&doc, "status.schema.json");
+    let text = stdout(&w.the_loop(&["status"]));
+    assert!(text.contains("2 registered, 2 running"), "{text}");
+
+    // Now tmux hangs: a socket that accepts and never answers.
+    w.tmux(&["kill-server"]);
+    let socket = w
+        .tmux_tmpdir
+        .join(format!("tmux-{}", nix::unistd::getuid().as_raw()))
+        .join("default");
+    let _ = std::fs::remove_file(socket);
+    let _hung = HungSocket::bind(&w.tmux_tmpdir);
+    let env = [("THE_LOOP_TMUX_TIMEOUT_MS", "300")];
+    let out = w.the_loop_with(&["status"], &env);
+    let text = stdout(&out);
+    assert!(!text.contains("0 running"), "{text}");
+    assert!(
+        text.contains("2 registered; tmux did not answer (")
+            && text.contains("whether they run is unknown"),
+        "{}",
+        explain(&out)
+    );
+    // The exit code keeps the status contract: services only (see README).
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let doc = json(&w.the_loop_with(&["status", "--json"], &env));
+    assert!(
+        doc["tmux_unanswered"]
+            .as_str()
+            .unwrap()
+            .contains("did not answer"),
+        "{doc}"
+    );
+    assert_eq!(doc["sessions"][0]["probe"], "unknown");
+    keys_in_schema(&doc, "status.schema.json");
+}

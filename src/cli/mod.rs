@@ -8,7 +8,7 @@ pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod sessions;
 mod standing;
-mod status;
+pub(crate) mod status;
 mod watch;
 mod web_terminal;
 

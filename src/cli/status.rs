@@ -16,25 +16,46 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct SessionFacts {
+/// What `status` found about a session's environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EnvironmentState {
+    /// It holds the desired environment.
+    Clean,
+    /// It differs from the desired environment; a restart fixes it.
+    Stale,
+    /// Its environment could not be read.
+    Unverified,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SessionFacts {
     #[serde(rename = "ref")]
     reference: Option<String>,
     standing: Option<String>,
     tmux_target: String,
     probe: crate::observed::Probe,
-    /// "clean", "stale" or "unverified"; null when no env file is configured.
-    environment: Option<&'static str>,
+    /// Null when no env file is configured, or the session is not running.
+    environment: Option<EnvironmentState>,
     stale_names: Vec<String>,
 }
 
-#[derive(Debug, Serialize)]
-struct StatusReport {
+/// `status --json` (schema: `schemas/status.schema.json`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct StatusReport {
+    /// "1"; bumped only when a field changes meaning or goes away.
+    format_version: &'static str,
     /// The tmux version the preflight found.
     tmux_version: String,
+    /// Why tmux did not answer the pane listing; null when it answered.
+    /// Every session's probe is then "unknown": not absent, not running.
+    tmux_unanswered: Option<String>,
+    /// Every service this build knows; only enabled ones decide the exit code.
     services: Vec<crate::services::Service>,
     sessions: Vec<SessionFacts>,
+    /// Running sessions whose environment is stale.
     stale_sessions: usize,
+    /// The command that fixes them, when there are any.
     fix_command: Option<&'static str>,
 }
 
@@ -89,9 +110,9 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                 tmux_target: s.tmux_target.clone(),
                 probe: observed.fleet.probe(&s.tmux_target),
                 environment: planned.and_then(|p| match p.action {
-                    Action::Respawn => Some("stale"),
-                    Action::None => Some("clean"),
-                    Action::Skip if p.is_unverified() => Some("unverified"),
+                    Action::Respawn => Some(EnvironmentState::Stale),
+                    Action::None => Some(EnvironmentState::Clean),
+                    Action::Skip if p.is_unverified() => Some(EnvironmentState::Unverified),
                     Action::Skip => None,
                 }),
                 stale_names: planned
@@ -102,11 +123,16 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
         .collect();
     let stale = sessions
         .iter()
-        .filter(|s| s.environment == Some("stale"))
+        .filter(|s| s.environment == Some(EnvironmentState::Stale))
         .count();
     let all_running = services.iter().filter(|s| s.enabled).all(|s| s.running);
     let report = StatusReport {
+        format_version: "1",
         tmux_version: ctx.tmux_version.clone(),
+        tmux_unanswered: match &observed.fleet {
+            crate::observed::FleetView::Unknown(reason) => Some(reason.clone()),
+            crate::observed::FleetView::Answered(_) => None,
+        },
         services,
         sessions,
         stale_sessions: stale,
@@ -132,11 +158,18 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             .iter()
             .filter(|s| s.probe == crate::observed::Probe::Live)
             .count();
-        println!(
-            "sessions       {} registered, {} running",
-            report.sessions.len(),
-            live
-        );
+        match &report.tmux_unanswered {
+            // "0 running" would be a guess: unknown is never read as absent.
+            Some(reason) => println!(
+                "sessions       {} registered; tmux did not answer ({reason}), so whether they run is unknown",
+                report.sessions.len()
+            ),
+            None => println!(
+                "sessions       {} registered, {} running",
+                report.sessions.len(),
+                live
+            ),
+        }
         if stale > 0 {
             println!(
                 "{stale} running session(s) hold a stale environment; fix with `{FIX_COMMAND}`"
