@@ -168,3 +168,47 @@ fn a_nul_in_a_delivered_value_is_a_parse_error_and_nothing_is_touched() {
     }
     assert!(w.events_named("session.harness_terminated").is_empty());
 }
+
+/// The delivery's respawn path asks the same check before `new-session`: a
+/// session that died while its harness binary went missing is not replaced
+/// by a pane that dies at once (which would leave a dead session and the
+/// pending text undeliverable). The delivery fails, naming the harness, and
+/// no `loop-*` session is created.
+#[test]
+fn a_delivery_respawn_whose_harness_cannot_start_spawns_nothing() {
+    let w = World::new();
+    w.write_env("EXAMPLE_SETTING=not-secret\n");
+    let s = w.started_session("github:octo/repo#9", "github-octo-repo-9");
+    w.tmux_ok(&["kill-session", "-t", &format!("={}", s.name)]);
+    w.write_config_with_routing(&format!(
+        "  harnessBinary:\n    claude: {}\n",
+        w.root().join("no-such-dir/claude").display()
+    ));
+    let out = w.the_loop(&[
+        "sessions",
+        "deliver",
+        &s.reference,
+        "--message",
+        "after the crash",
+        "--delivery-id",
+        "p-1",
+        "--json",
+    ]);
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_ne!(out.status.code(), Some(101), "{}", stderr(&out));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains("the new launch cannot start"), "{said}");
+    assert!(said.contains("harness"), "{said}");
+    assert!(w.pane(&s.name).is_none(), "a session was spawned");
+    // The conversation is still the recorded one, for the next attempt.
+    assert_eq!(
+        w.record(&s.slug).unwrap()["harnessSessionId"],
+        s.session_id.as_str()
+    );
+}
