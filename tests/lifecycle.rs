@@ -923,7 +923,10 @@ fn cleanup_kills_every_endpoint_removes_the_checkout_and_blocks_a_respawn() {
         root.display()
     ));
     let issue = w.started_session("github:octo/repo#23", "github-octo-repo-23");
-    let pr = w.started_session("github:octo/repo#24", "github-octo-repo-24");
+    // The PR's own session outlived its record (a live record of its own
+    // would refuse the link): an endpoint the cleanup must still end.
+    let pr = w.legacy_session("github:octo/repo#24", "github-octo-repo-24");
+    std::fs::remove_file(w.record_path(&pr.slug)).unwrap();
     let out = w.the_loop(&[
         "sessions",
         "link-pr",
@@ -1053,6 +1056,47 @@ fn a_linked_pull_request_is_delivered_into_the_issues_session() {
         [s.name.as_str()],
         "no session for the PR"
     );
+}
+
+#[test]
+fn a_pull_request_with_a_live_record_of_its_own_is_not_linked() {
+    let w = world();
+    let issue = w.started_session("github:octo/repo#29", "github-octo-repo-29");
+    let pr = w.started_session("github:octo/repo#30", "github-octo-repo-30");
+    let out = w.the_loop(&[
+        "sessions",
+        "link-pr",
+        &issue.reference,
+        "--pull-request",
+        &pr.reference,
+    ]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let said = stderr(&out);
+    assert!(said.contains("has a live session of its own"), "{said}");
+    assert!(
+        said.contains(&format!("{}.json", pr.slug)),
+        "names the record: {said}"
+    );
+    assert!(w.record(&issue.slug).unwrap()["pullRequests"].is_null());
+    assert!(w.events_named("session.pr_linked").is_empty());
+    // So a cleanup of the item leaves the PR's session and record alone.
+    let out = w.the_loop(&["sessions", "cleanup", &issue.reference, "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(w.record(&pr.slug).unwrap()["status"], "active");
+    assert!(!w.pane(&pr.name).unwrap().dead, "the PR's harness runs on");
+
+    // Once the PR's session is closed, the link is allowed.
+    let stop = w.the_loop(&["sessions", "stop", &pr.reference]);
+    assert!(stop.status.success(), "{}", explain(&stop));
+    w.started_session("github:octo/repo#31", "github-octo-repo-31");
+    let out = w.the_loop(&[
+        "sessions",
+        "link-pr",
+        "github:octo/repo#31",
+        "--pull-request",
+        &pr.reference,
+    ]);
+    assert!(out.status.success(), "{}", explain(&out));
 }
 
 #[test]

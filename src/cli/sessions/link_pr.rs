@@ -47,6 +47,21 @@ pub fn run(ctx: &Context, args: LinkPrArgs) -> miette::Result<ExitCode> {
             "{pr} is already linked to {owner}"
         );
     }
+    // A pull request with a live record of its own has a session of its
+    // own: linking it would route its events away from that session, and a
+    // cleanup of the item would kill that session yet leave its record live.
+    if key::load(&ctx.registry, &SessionKey::WorkItem(pr.clone()))?
+        .is_some_and(|r| r.status().is_live())
+    {
+        miette::bail!(
+            code = "the_loop::link_pr::has_own_session",
+            help = format!(
+                "close it first (`the-loop sessions stop {pr}`), or keep the two sessions apart"
+            ),
+            "{pr} has a live session of its own (record {}); it cannot also be linked to {item}",
+            ctx.registry.work_item_path(&pr).display()
+        );
+    }
     let Some(Record::WorkItem(mut record)) = key::load(&ctx.registry, &key)? else {
         miette::bail!(
             code = "the_loop::link_pr::not_registered",
