@@ -170,6 +170,12 @@ fn a_model_the_config_no_longer_declares_is_dropped_aloud() {
         .events()
         .iter()
         .any(|e| e["event"] == "session.launch_args_dropped" && e["dropped"]["value"] == "opus"));
+    // The record, and so `sessions list`, says what runs now.
+    let record = w.record(SLUG).unwrap();
+    assert_eq!(record["model"], serde_json::Value::Null, "{record}");
+    assert_eq!(record["effort"], serde_json::Value::Null, "{record}");
+    let listed = stdout(&ok(w.the_loop(&["sessions", "list", "--json"])));
+    assert!(!listed.contains("opus"), "{listed}");
 }
 
 #[test]

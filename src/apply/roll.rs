@@ -165,6 +165,14 @@ impl Roller<'_> {
                 format!("tmux respawn-pane failed: {err}"),
             ));
         }
+        if !resolved.dropped.is_empty() {
+            let registry = crate::registry::Registry::new(&self.config.state_root);
+            if let Err(err) =
+                crate::harness::models::record_launched(&registry, identity, &spec.args)
+            {
+                tracing::warn!(session = target, error = %err, "the record still names the dropped launch arguments");
+            }
+        }
         Respawn::Waiting(Respawned {
             report,
             fields,

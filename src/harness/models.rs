@@ -140,6 +140,41 @@ pub fn report_dropped_events(
     }
 }
 
+/// After a relaunch that dropped something, makes the record say what was
+/// launched: a record still naming the dropped model would show it in
+/// `sessions list` for a process that does not run it.
+pub fn record_launched(
+    registry: &crate::registry::Registry,
+    identity: &crate::desired::policy::Identity,
+    launched: &LaunchArgs,
+) -> Result<(), String> {
+    use crate::desired::policy::Identity;
+    match identity {
+        Identity::WorkItem(reference) => {
+            let r: crate::registry::WorkItemRef = reference
+                .parse()
+                .map_err(|_| "the recorded ref does not parse".to_owned())?;
+            let Some(mut record) = registry.load_work_item(&r).map_err(|e| e.to_string())? else {
+                return Ok(());
+            };
+            record.model = launched.model.clone();
+            record.effort = launched.effort.clone();
+            registry
+                .save_work_item(&record)
+                .map_err(|e| e.to_string())?;
+        }
+        Identity::Standing(name) => {
+            let Some(mut record) = registry.load_standing(name).map_err(|e| e.to_string())? else {
+                return Ok(());
+            };
+            record.model = launched.model.clone();
+            record.effort = launched.effort.clone();
+            registry.save_standing(&record).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
