@@ -179,6 +179,33 @@ fn a_model_the_config_no_longer_declares_is_dropped_aloud() {
 }
 
 #[test]
+fn a_respawn_on_delivery_records_what_it_launched() {
+    let w = World::new();
+    w.write_env("UNRELATED=1\n");
+    w.write_config_with_routing(MODELS);
+    start(&w, &["--model", "opus", "--effort", "max"]);
+    w.write_config_with_routing("  models:\n    sonnet: [low]\n");
+    w.tmux_ok(&["kill-session", "-t", &format!("={NAME}")]);
+
+    let out = ok(w.the_loop(&[
+        "sessions",
+        "deliver",
+        REF,
+        "--message",
+        "wake up",
+        "--delivery-id",
+        "w-1",
+        "--json",
+    ]));
+    assert_eq!(json(&out)["route"], "respawned");
+    let (_, argv) = harness_argv(&w);
+    assert!(!argv.iter().any(|a| a == "--model"), "{argv:?}");
+    let record = w.record(SLUG).unwrap();
+    assert_eq!(record["model"], serde_json::Value::Null, "{record}");
+    assert_eq!(record["effort"], serde_json::Value::Null, "{record}");
+}
+
+#[test]
 fn start_drops_an_undeclared_model_and_says_so() {
     let w = World::new();
     w.write_env("UNRELATED=1\n");

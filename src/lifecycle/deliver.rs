@@ -231,6 +231,13 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 record.set_tmux_target(&name);
                 record.set_harness_session_id(&session_id);
                 record.forget_runner();
+                // The respawn ran the recorded arguments as the config
+                // resolves them now; the record says what was launched.
+                let launched = crate::harness::models::resolve(
+                    &record.launch_args(),
+                    &ctx.config.routing.models,
+                );
+                record.set_launched_args(&launched.args);
                 event(
                     "session.respawned",
                     json!({"resumed": resumed, "harness_session_id": session_id, "boot_prompt": true}),

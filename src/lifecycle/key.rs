@@ -131,6 +131,15 @@ impl Record {
         })
     }
 
+    /// Model and effort as a launch resolved them (see
+    /// [`crate::harness::models::record_launched`]).
+    pub fn set_launched_args(&mut self, launched: &LaunchArgs) {
+        each!(self, r => {
+            r.model = launched.model.clone();
+            r.effort = launched.effort.clone();
+        })
+    }
+
     pub fn has_delivery(&self, id: &str) -> bool {
         each!(self, r => r.has_delivery(id))
     }
