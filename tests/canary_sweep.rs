@@ -279,7 +279,7 @@ const ROWS: &[Row] = &[
     row(Drifted, "sessions restart --help", 0, "--all"),
     row(Drifted, "completions --help", 0, "Usage"),
     row(Drifted, "exec --help", 0, "Usage"),
-    row(Drifted, "no-such-command", 2, "unrecognized subcommand"),
+    row(Drifted, "no-such-command", 1, "unrecognized subcommand"),
 ];
 
 // ---- worlds --------------------------------------------------------------
