@@ -268,6 +268,10 @@ const ROWS: &[Row] = &[
     // completions, help, version
     row(Drifted, "completions bash", 0, "the-loop"),
     row(Drifted, "completions zsh", 0, "the-loop"),
+    row(Drifted, "completions fish", 0, "the-loop"),
+    row(Drifted, "man", 0, ".TH the-loop"),
+    row(Drifted, "man --out-dir {cwd}", 0, "Wrote manual pages"),
+    row(Drifted, "man --help", 0, "--out-dir"),
     row(Drifted, "--help", 0, "Usage"),
     row(Drifted, "--version", 0, "the-loop"),
     row(Drifted, "plan --help", 0, "--detailed-exitcode"),
