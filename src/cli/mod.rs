@@ -1,9 +1,11 @@
 //! The command line: argument definitions and dispatch, one file per command.
 
 pub(crate) mod apply;
+pub(crate) mod complete;
 pub(crate) mod context;
 mod duration;
 mod exec;
+mod man;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod sessions;
@@ -104,8 +106,14 @@ pub enum Command {
     /// Create, start, stop, restart, list and talk to standing sessions (no work item).
     #[command(subcommand)]
     Standing(standing::StandingCommand),
-    /// Print shell completions.
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    ///
+    /// Install it where your shell looks, for example
+    /// `the-loop completions bash > ~/.local/share/bash-completion/completions/the-loop`
+    /// (see the README for zsh and fish).
     Completions(CompletionsArgs),
+    /// Print the manual page, or write one page per command with --out-dir.
+    Man(man::ManArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
     #[command(hide = true)]
     Exec(exec::ExecArgs),
@@ -119,6 +127,7 @@ pub struct CompletionsArgs {
 }
 
 pub fn run() -> ExitCode {
+    complete::answer_if_asked();
     let cli = match parse(std::env::args_os()) {
         Ok(cli) => cli,
         Err(code) => return code,
@@ -143,6 +152,7 @@ pub fn run() -> ExitCode {
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
+        Command::Man(args) => man::run(args),
         Command::Completions(args) => {
             clap_complete::generate(
                 args.shell,

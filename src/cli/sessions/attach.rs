@@ -25,10 +25,12 @@ pub struct AttachArgs {
         value_name = "REF",
         required_unless_present = "work_item",
         conflicts_with = "work_item"
+    ,
+        add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs)
     )]
     reference: Option<String>,
     /// The work item, in any form REF takes.
-    #[arg(long, value_name = "REF")]
+    #[arg(long, value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     work_item: Option<String>,
     /// Watch without being able to type (`tmux attach -r`). Deliveries are
     /// not affected by a read-only observer.

@@ -32,7 +32,7 @@ pub struct ListArgs {
     standing: Option<Option<String>>,
     /// Only work-item sessions; with a REF, only those it names (a full ref,
     /// #15, repo#15 or owner/repo#15).
-    #[arg(long, value_name = "REF", num_args = 0..=1)]
+    #[arg(long, value_name = "REF", num_args = 0..=1, add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     work_item: Option<Option<String>>,
 }
 

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 pub struct PauseArgs {
     /// Work-item ref (github:octo/repo#15), or a short form that matches one
     /// registered work item (#15, repo#15, owner/repo#15) or its tmux name.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     reference: String,
     /// Print the result as one JSON object.
     #[arg(long)]
