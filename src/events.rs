@@ -4,7 +4,6 @@
 //! is not serialisable, so a value cannot be put into an event by mistake.
 
 use serde_json::{json, Map, Value};
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -39,13 +38,7 @@ impl EventLog {
         tracing::debug!(event, "event");
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let written = (|| -> std::io::Result<()> {
-            if let Some(dir) = self.path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let mut file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&self.path)?;
+            let mut file = crate::fsutil::open_append(&self.path, crate::fsutil::PRIVATE_FILE)?;
             let mut text = Value::Object(line).to_string();
             text.push('\n');
             file.write_all(text.as_bytes())

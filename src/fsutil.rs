@@ -1,20 +1,114 @@
-//! File writes that never leave a half-written file behind.
+//! Every file the-loop keeps under its state root goes through here.
+//!
+//! State files (records, the event log, locks, queue tickets, plans) are
+//! created with an explicit mode, whatever the umask, and never through a
+//! symlink: a link planted at `apply.lock` or `events.jsonl` would otherwise
+//! make the-loop write over whatever it points at. Nothing here ever opens a
+//! FIFO or a device blocking: a FIFO planted where a record belongs would
+//! otherwise hang a start forever.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Mode of every state file the-loop creates: its own user only.
+pub const PRIVATE_FILE: u32 = 0o600;
+/// Mode of every state directory the-loop creates.
+pub const PRIVATE_DIR: u32 = 0o700;
+
+/// Distinguishes temp files of concurrent writes within one process; the pid
+/// distinguishes processes.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// What sits where a regular file was expected. Carried inside an
+/// [`io::Error`] of kind `InvalidInput`; [`not_regular`] finds it again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SpecialFile {
+    #[error("a directory")]
+    Directory,
+    #[error("a symbolic link")]
+    Symlink,
+    #[error("a FIFO")]
+    Fifo,
+    #[error("a socket")]
+    Socket,
+    #[error("a device")]
+    Device,
+}
+
+impl SpecialFile {
+    fn of(t: std::fs::FileType) -> Option<SpecialFile> {
+        if t.is_file() {
+            None
+        } else if t.is_dir() {
+            Some(SpecialFile::Directory)
+        } else if t.is_symlink() {
+            Some(SpecialFile::Symlink)
+        } else if t.is_fifo() {
+            Some(SpecialFile::Fifo)
+        } else if t.is_socket() {
+            Some(SpecialFile::Socket)
+        } else {
+            Some(SpecialFile::Device)
+        }
+    }
+
+    fn into_error(self) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidInput, self)
+    }
+}
+
+/// The [`SpecialFile`] an error from this module was refused for, if any.
+pub fn not_regular(e: &io::Error) -> Option<SpecialFile> {
+    e.get_ref()?.downcast_ref::<SpecialFile>().copied()
+}
+
+/// A short reason for an error from this module: the special file it met,
+/// or the error's kind. Never the file's content.
+pub fn describe(e: &io::Error) -> String {
+    match not_regular(e) {
+        Some(special) => format!("it is {special}, not a regular file; left alone"),
+        None => e.kind().to_string(),
+    }
+}
+
+/// Creates `dir` and its missing parents as 0700. Directories that exist
+/// keep their mode: the operator may have chosen it.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.as_os_str().is_empty() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR)
+        .create(dir)
+}
+
+/// Fails unless `path` is absent or a regular file (not followed if a link).
+pub fn check_regular_or_absent(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => match SpecialFile::of(meta.file_type()) {
+            None => Ok(()),
+            Some(special) => Err(special.into_error()),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
 
 /// Writes `bytes` to a temp file beside `path`, syncs it, then renames it
 /// over `path`, so readers see the old file or the new one, never a mix.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+/// The file gets exactly `mode`. A directory, link, FIFO or socket at
+/// `path` is refused, never replaced: something put it there on purpose.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    create_private_dir(dir)?;
+    check_regular_or_absent(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -25,17 +119,146 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()>
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
+        let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(mode)
+            .custom_flags(nix::libc::O_NOFOLLOW)
             .open(&tmp)?;
+        // Explicitly, so the umask can neither narrow nor the default widen it.
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
         file.write_all(bytes)?;
         file.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
+        return result;
     }
-    result
+    // Makes the rename itself durable. Best-effort: not every filesystem
+    // lets a directory be fsynced, and the file is already in place.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Reads a whole regular file; `NotFound` when there is none. The open
+/// never blocks (a FIFO is refused after it), and a link is followed only
+/// for reading, which cannot harm its target.
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)?;
+    if let Some(special) = SpecialFile::of(file.metadata()?.file_type()) {
+        return Err(special.into_error());
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Opens a state file for appending (the event log), creating it with
+/// `mode`. A link or special file at `path` is refused.
+pub fn open_append(path: &Path, mode: u32) -> io::Result<File> {
+    open_state(path, mode, OpenOptions::new().append(true))
+}
+
+/// Opens a state file for reading and writing (locks, counters), creating
+/// it with `mode`. A link or special file at `path` is refused.
+pub fn open_read_write(path: &Path, mode: u32) -> io::Result<File> {
+    open_state(path, mode, OpenOptions::new().read(true).write(true))
+}
+
+fn open_state(path: &Path, mode: u32, options: &mut OpenOptions) -> io::Result<File> {
+    if let Some(dir) = path.parent() {
+        create_private_dir(dir)?;
+    }
+    // O_NOFOLLOW fails on a link (ELOOP); O_NONBLOCK keeps a FIFO from
+    // hanging the open, and the type check below then refuses it.
+    options
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .mode(mode);
+    let created = options.clone().create_new(true).open(path);
+    let (file, new) = match created {
+        Ok(file) => (file, true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match options.open(path) {
+            Ok(file) => (file, false),
+            // ELOOP for a link; ENXIO for a FIFO with no reader: say which.
+            Err(e) => {
+                check_regular_or_absent(path)?;
+                return Err(e);
+            }
+        },
+        Err(e) => return Err(e),
+    };
+    if let Some(special) = SpecialFile::of(file.metadata()?.file_type()) {
+        return Err(special.into_error());
+    }
+    if new {
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_atomic_refuses_links_and_directories_and_sets_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = write_atomic(&link, b"x", PRIVATE_FILE).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Symlink));
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep");
+
+        let sub = dir.path().join("sub.json");
+        std::fs::create_dir(&sub).unwrap();
+        let e = write_atomic(&sub, b"x", PRIVATE_FILE).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Directory));
+
+        let file = dir.path().join("new").join("file.json");
+        write_atomic(&file, b"x", 0o640).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&file), 0o640);
+        assert_eq!(mode(file.parent().unwrap()), PRIVATE_DIR);
+    }
+
+    #[test]
+    fn fifos_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let e = read_regular(&fifo).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
+        let e = open_append(&fifo, PRIVATE_FILE).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
+        let e = write_atomic(&fifo, b"x", PRIVATE_FILE).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
+    }
+
+    #[test]
+    fn open_state_refuses_a_link_and_creates_private_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, b"keep").unwrap();
+        let link = dir.path().join("apply.lock");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        let e = open_read_write(&link, PRIVATE_FILE).unwrap_err();
+        assert_eq!(not_regular(&e), Some(SpecialFile::Symlink));
+        let dangling = dir.path().join("events.jsonl");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        assert!(open_append(&dangling, PRIVATE_FILE).is_err());
+        assert!(!dir.path().join("nowhere").exists());
+
+        let fresh = dir.path().join("counter");
+        open_read_write(&fresh, PRIVATE_FILE).unwrap();
+        let mode = std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, PRIVATE_FILE);
+    }
 }

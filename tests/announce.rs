@@ -56,8 +56,12 @@ fn start(w: &World, env: &[(&str, &str)]) -> (serde_json::Value, std::process::O
     let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     wait_for(
         || {
-            w.pane(NAME)
-                .is_some_and(|p| cmdline(p.pid).iter().any(|a| a == "--session-id"))
+            w.pane(NAME).is_some_and(|p| {
+                // A start on an existing record resumes its conversation.
+                cmdline(p.pid)
+                    .iter()
+                    .any(|a| a == "--session-id" || a == "--resume")
+            })
         },
         "the harness started",
     );

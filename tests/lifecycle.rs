@@ -675,7 +675,20 @@ fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
     .unwrap();
     wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "dead pane");
     let again = w.started_session(&s.reference, &s.slug);
-    assert_ne!(again.session_id, s.session_id, "a fresh conversation");
+    assert_eq!(
+        again.session_id, s.session_id,
+        "the recorded conversation is resumed, never silently replaced"
+    );
+    wait_for(
+        || {
+            w.pane(&s.name).is_some_and(|p| {
+                cmdline(p.pid)
+                    .windows(2)
+                    .any(|a| a[0] == "--resume" && a[1] == s.session_id)
+            })
+        },
+        "the harness resumed the recorded conversation",
+    );
     assert!(!w.pane(&s.name).unwrap().dead);
     assert_eq!(w.events_named("session.occupant_cleared").len(), 1);
 }

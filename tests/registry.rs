@@ -549,13 +549,15 @@ fn a_failed_write_leaves_the_old_record_and_no_temp_file() {
         let err = registry.save_work_item(&record).unwrap_err();
         assert!(matches!(err, RegistryError::Unencodable { .. }), "{err:?}");
     }
-    // The target is a directory, so the rename fails after the temp file exists.
+    // The target is a directory: refused before any temp file exists, and
+    // left as it is.
     let blocked = parse("github:octo/blocked#1");
     fs::create_dir_all(registry.work_item_path(&blocked)).unwrap();
     let err = registry
         .save_work_item(&WorkItemRecord::new(&blocked, "claude", Status::Active))
         .unwrap_err();
-    assert!(matches!(err, RegistryError::Io { .. }), "{err:?}");
+    assert!(matches!(err, RegistryError::NotRegular { .. }), "{err:?}");
+    assert!(registry.work_item_path(&blocked).is_dir());
 
     assert_eq!(fs::read(&path).unwrap(), before);
     assert_eq!(

@@ -3,7 +3,7 @@
 //! leaves the fleet locked.
 
 use nix::fcntl::{Flock, FlockArg};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
@@ -15,11 +15,8 @@ pub enum LockError {
         help("wait for it to finish; the lock is released when that process exits")
     )]
     Held { path: PathBuf, holder: String },
-    #[error("cannot open the apply lock {path}: {kind}")]
-    Io {
-        path: PathBuf,
-        kind: std::io::ErrorKind,
-    },
+    #[error("cannot open the apply lock {path}: {why}")]
+    Io { path: PathBuf, why: String },
 }
 
 pub struct ApplyLock {
@@ -31,16 +28,10 @@ impl ApplyLock {
         let path = state_root.join("apply.lock");
         let io = |e: std::io::Error| LockError::Io {
             path: path.clone(),
-            kind: e.kind(),
+            why: crate::fsutil::describe(&e),
         };
-        std::fs::create_dir_all(state_root).map_err(io)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
+        let file =
+            crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).map_err(io)?;
         match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(mut lock) => {
                 let holder = format!(

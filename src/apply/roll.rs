@@ -135,6 +135,7 @@ impl Roller<'_> {
         }
         crate::harness::prepare::before_spawn(
             self.config,
+            &crate::harness::user_files::HarnessHome::for_new_pane(self.tmux, &[]),
             &resumable.cwd,
             &resolved.args,
             self.events,

@@ -23,13 +23,18 @@ static IN_PROCESS: Mutex<()> = Mutex::new(());
 
 /// Prepares the harness's own config for a session about to start in `cwd`
 /// with `args`.
-pub fn before_spawn(config: &Config, cwd: &Path, args: &LaunchArgs, events: &EventLog) {
+pub fn before_spawn(
+    config: &Config,
+    home: &HarnessHome,
+    cwd: &Path,
+    args: &LaunchArgs,
+    events: &EventLog,
+) {
     let trust = &config.routing.harness_trust;
     let plugins = &config.routing.harness_plugins;
     if !trust.enabled && !plugins.enabled {
         return;
     }
-    let home = HarnessHome::from_environment();
     let _in_process = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
     // Another the-loop (a `sessions start` beside an apply) may be editing too.
     let _across_processes = lock_file(&config.state_root);
@@ -95,23 +100,29 @@ fn failed(events: &EventLog, step: &str, file: Option<&Path>, reason: &str) {
 }
 
 /// A directory as given (made absolute) and, when different, its real path.
+/// A spelling with `..` in it is never a key: `a/../b` names `b`, and as
+/// text it would be a junk trust entry no harness ever looks up.
 fn forms(dir: &Path) -> DirForms {
     let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
-    let real = std::fs::canonicalize(dir)
-        .ok()
-        .filter(|real| *real != absolute);
-    DirForms { absolute, real }
+    let real = std::fs::canonicalize(dir).ok();
+    let lexical = !absolute
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    match real {
+        Some(real) if !lexical => DirForms {
+            absolute: real,
+            real: None,
+        },
+        real => DirForms {
+            real: real.filter(|real| *real != absolute),
+            absolute,
+        },
+    }
 }
 
 fn lock_file(state_root: &Path) -> Option<Flock<std::fs::File>> {
     let path: PathBuf = state_root.join("harness-config.lock");
-    std::fs::create_dir_all(state_root).ok()?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .ok()?;
+    let file = crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).ok()?;
     match Flock::lock(file, FlockArg::LockExclusive) {
         Ok(lock) => Some(lock),
         Err(_) => {

@@ -4,10 +4,10 @@
 //! not at all when nothing would change.
 
 use super::seed::Merged;
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+
+use std::ops::Not;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `CLAUDE_CONFIG_DIR` and `HOME` as the harness will see them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,6 +31,40 @@ impl HarnessHome {
         }
     }
 
+    /// As a pane started now will see them: a pane's environment comes from
+    /// the tmux server's global environment, not from whoever runs the-loop,
+    /// so a caller whose `HOME` or `CLAUDE_CONFIG_DIR` differs must not
+    /// decide where the session's conversations and trust keys live. Names
+    /// passed through to sessions (`passthrough`) override; with no server
+    /// running, the server about to be started inherits our own.
+    pub fn for_new_pane(tmux: &crate::tmux::Tmux, passthrough: &[(String, String)]) -> HarnessHome {
+        let mut home = HarnessHome::from_environment();
+        for (name, slot) in [
+            ("CLAUDE_CONFIG_DIR", &mut home.config_dir),
+            ("HOME", &mut home.home),
+        ] {
+            if let Some(found) = server_global(tmux, name) {
+                *slot = found;
+            }
+            if let Some((_, value)) = passthrough.iter().find(|(n, _)| n == name) {
+                *slot = Some(PathBuf::from(value)).filter(|v| !v.as_os_str().is_empty());
+            }
+        }
+        home
+    }
+
+    /// The two names as an environment, for checks that read a session's.
+    pub fn as_env(&self) -> crate::observed::ProcessEnv {
+        use std::os::unix::ffi::OsStrExt;
+        let pairs = [
+            ("CLAUDE_CONFIG_DIR", &self.config_dir),
+            ("HOME", &self.home),
+        ];
+        crate::observed::ProcessEnv::from_pairs(pairs.into_iter().filter_map(|(name, value)| {
+            Some((name, value.as_ref()?.as_os_str().as_bytes().to_vec()))
+        }))
+    }
+
     /// `${CLAUDE_CONFIG_DIR}/.config.json` when it exists, otherwise
     /// `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
     pub fn user_config(&self) -> Option<PathBuf> {
@@ -52,6 +86,21 @@ impl HarnessHome {
             (None, None) => None,
         }
     }
+}
+
+/// `name` in the tmux server's global environment: `Some(None)` when the
+/// server holds it unset or does not have it, `None` when no server answered
+/// (then the server a spawn starts inherits our own environment).
+fn server_global(tmux: &crate::tmux::Tmux, name: &str) -> Option<Option<PathBuf>> {
+    let out = tmux.run(["show-environment", "-g", name]).ok()?;
+    if !out.success {
+        return crate::tmux::means_no_server(&out.stderr)
+            .not()
+            .then_some(None);
+    }
+    let line = out.stdout.lines().next().unwrap_or_default();
+    let value = line.strip_prefix(name).and_then(|v| v.strip_prefix('='));
+    Some(value.filter(|v| !v.is_empty()).map(PathBuf::from))
 }
 
 /// Why a file was not edited. Never carries the file's content.
@@ -81,8 +130,6 @@ fn write_target(path: &Path) -> Result<PathBuf, EditError> {
         _ => Ok(path.to_owned()),
     }
 }
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Applies `merge` to the file at `path`. Returns whether it was written.
 pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<bool, EditError> {
@@ -115,42 +162,14 @@ pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<
         }
         None => 0o600,
     };
-    let dir = target
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     if existing.is_none() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io("create its directory"))?;
+        if let Some(dir) = target.parent() {
+            crate::fsutil::create_private_dir(dir).map_err(io("create its directory"))?;
+        }
     }
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.the-loop-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        // Explicitly, so the umask cannot narrow or the default widen it.
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &target)
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(io("write it")(e));
-    }
+    // The real file (links were resolved above), replaced atomically with
+    // exactly its own mode.
+    crate::fsutil::write_atomic(&target, text.as_bytes(), mode).map_err(io("write it"))?;
     Ok(true)
 }
 

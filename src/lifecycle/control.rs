@@ -41,7 +41,7 @@ pub fn record(registry: &Registry, r: &WorkItemRef, command: &str) -> std::io::R
     };
     let mut bytes = serde_json::to_vec_pretty(&control).expect("control serialises");
     bytes.push(b'\n');
-    crate::fsutil::write_atomic(&path(registry, r), &bytes, 0o644)
+    crate::fsutil::write_atomic(&path(registry, r), &bytes, crate::fsutil::PRIVATE_FILE)
 }
 
 pub fn clear(registry: &Registry, r: &WorkItemRef) {

@@ -12,8 +12,9 @@
 //! that died (the kernel released its lock), so it is removed and never
 //! blocks the queue.
 
+use crate::fsutil;
 use nix::fcntl::{Flock, FlockArg};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -65,7 +66,7 @@ pub fn wait_turn(state_root: &Path, session: &str, wait: Duration) -> Result<Tur
             kind: e.kind(),
         }
     };
-    std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+    crate::fsutil::create_private_dir(&dir).map_err(io(&dir))?;
     let turn = take_ticket(&dir).map_err(io(&dir))?;
     let mine = ticket_number(&turn.path).expect("our own ticket name");
     let deadline = crate::clock::deadline(wait);
@@ -87,12 +88,7 @@ pub fn wait_turn(state_root: &Path, session: &str, wait: Duration) -> Result<Tur
 /// ticket is locked under a temporary name and only then renamed into the
 /// queue, so nobody ever sees an unlocked live ticket.
 fn take_ticket(dir: &Path) -> std::io::Result<Turn> {
-    let counter = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(dir.join("counter"))?;
+    let counter = fsutil::open_read_write(&dir.join("counter"), fsutil::PRIVATE_FILE)?;
     let mut counter = Flock::lock(counter, FlockArg::LockExclusive).map_err(|(_, e)| e)?;
     let mut text = String::new();
     counter.read_to_string(&mut text)?;
@@ -102,11 +98,8 @@ fn take_ticket(dir: &Path) -> std::io::Result<Turn> {
     counter.write_all((number + 1).to_string().as_bytes())?;
 
     let pending = dir.join(format!(".pending-{}", std::process::id()));
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&pending)?;
+    let file = fsutil::open_read_write(&pending, fsutil::PRIVATE_FILE)?;
+    file.set_len(0)?;
     let lock = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| e)?;
     let path = dir.join(format!("{number:020}.ticket"));
     std::fs::rename(&pending, &path)?;

@@ -15,6 +15,7 @@ use super::probe::probe;
 use super::spawn::{attempt, AttemptError};
 use crate::apply::precheck::{check, RecordFacts};
 use crate::cli::Context;
+use crate::harness::user_files::HarnessHome;
 use crate::harness::{check_supported, new_session_id, Launch};
 use crate::observed::Probe;
 use crate::runner::close::kill;
@@ -137,7 +138,10 @@ fn spawn_verified(
             cwd: Some(cwd.clone()),
             args: args.clone(),
         };
-        check(&facts, None).map(|r| r.session_id)
+        // Where the new pane will look for the transcript, not where our
+        // caller's environment says.
+        let home = HarnessHome::for_new_pane(&ctx.tmux, &super::spawn::passthrough(ctx));
+        check(&facts, Some(&home.as_env())).map(|r| r.session_id)
     } else {
         Err("routing.tmux.resumeOnRespawn is off".into())
     };

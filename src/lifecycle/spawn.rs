@@ -89,7 +89,8 @@ pub fn attempt(
         base: prelaunch::base_of_caller(&passthrough(ctx)),
     })
     .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
-    crate::harness::prepare::before_spawn(&ctx.config, cwd, args, &ctx.events);
+    let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
+    crate::harness::prepare::before_spawn(&ctx.config, &home, cwd, args, &ctx.events);
     let spec = LaunchSpec {
         identity: identity.clone(),
         cwd: cwd.to_path_buf(),
@@ -161,8 +162,7 @@ pub fn attempt(
 }
 
 /// A first spawn (`sessions start`, `standing create`): a fresh
-/// conversation with a new id, its outcome turned into the operator's
-/// error. Returns the conversation id.
+/// conversation under `session_id`, which the caller has already recorded.
 pub fn first_spawn(
     ctx: &Context,
     key: &super::SessionKey,
@@ -170,12 +170,26 @@ pub fn first_spawn(
     cwd: &Path,
     args: &LaunchArgs,
     prompt: Option<&str>,
-) -> miette::Result<String> {
-    let session_id = crate::harness::new_session_id();
+    session_id: &str,
+) -> miette::Result<()> {
     let launch = Launch::Fresh {
-        session_id: session_id.clone(),
+        session_id: session_id.to_owned(),
         prompt: None,
     };
+    spawn_checked(ctx, key, name, cwd, launch, args, prompt)
+}
+
+/// One spawn of `launch` in a new session, its outcome turned into the
+/// operator's error.
+pub fn spawn_checked(
+    ctx: &Context,
+    key: &super::SessionKey,
+    name: &str,
+    cwd: &Path,
+    launch: Launch,
+    args: &LaunchArgs,
+    prompt: Option<&str>,
+) -> miette::Result<()> {
     // The first prompt goes through a file the launcher reads, never through
     // tmux's argv (which the server keeps for its whole life).
     match attempt(ctx, &key.identity(), name, cwd, launch, args, prompt) {
@@ -203,5 +217,5 @@ pub fn first_spawn(
             "cannot start the harness in {name}: {reason}"
         ),
     }
-    Ok(session_id)
+    Ok(())
 }

@@ -156,6 +156,12 @@ fn plan_managed(
     };
     match envs.get(&pane.pid) {
         Some(EnvRead::Read(env)) => {
+            if let Some(why) = held_by_another(&session.identity, env) {
+                return SessionPlan {
+                    observation: Observation::Read,
+                    ..skipped(base, why)
+                };
+            }
             let changes = policy.diff(&policy.desired_for(&session.identity), env);
             let action = if changes.is_empty() {
                 Action::None
@@ -171,6 +177,29 @@ fn plan_managed(
         }
         Some(EnvRead::Unverified(reason)) => skipped(base, format!("unverified: {reason}")),
         None => skipped(base, "unverified: environment not read".into()),
+    }
+}
+
+/// Why the pane must be left alone when it runs another session's harness:
+/// its `THE_LOOP_WORK_ITEM` names a different work item than the record
+/// (two refs once met on one tmux name). Respawning it would end that
+/// conversation and resume this record's in its place.
+fn held_by_another(identity: &Identity, env: &crate::observed::ProcessEnv) -> Option<String> {
+    let held = env.get(crate::desired::policy::VAR_WORK_ITEM)?;
+    let held = held.expose_bytes();
+    let named = std::str::from_utf8(held)
+        .ok()
+        .and_then(|text| text.parse::<crate::registry::WorkItemRef>().ok())
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| "an unparseable ref".into());
+    match identity {
+        Identity::WorkItem(r) if r.as_bytes() == held => None,
+        Identity::WorkItem(_) => Some(format!(
+            "the pane runs the harness of {named}, not this record's; left alone so neither conversation takes the other's place"
+        )),
+        Identity::Standing(_) => Some(format!(
+            "the pane runs the harness of work item {named}, not this standing session's; left alone"
+        )),
     }
 }
 

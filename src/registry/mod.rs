@@ -5,10 +5,12 @@
 //! record's file name and the tmux session name), [`record`] is the JSON
 //! format, and [`store`] reads and writes the files.
 
+pub mod identity;
 pub mod record;
 pub mod refs;
 pub mod store;
 
+pub use identity::{Collision, Shared};
 pub use record::{StandingRecord, Status, WorkItemField, WorkItemRecord, RECENT_DELIVERIES_KEPT};
 pub use refs::{
     normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError,

@@ -11,9 +11,8 @@ use super::refs::{validate_standing_name, RefError, WorkItemRef};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Records under `<root>/local/` (work items) and `<root>/local/standing/`.
 #[derive(Debug, Clone)]
@@ -50,6 +49,13 @@ pub enum RegistryError {
     Io {
         path: PathBuf,
         kind: std::io::ErrorKind,
+    },
+    /// A directory, FIFO, link or socket sits where a record belongs. It is
+    /// never opened blocking nor replaced: someone put it there.
+    #[error("registry record {path} is {what}, not a regular file; the-loop leaves it alone")]
+    NotRegular {
+        path: PathBuf,
+        what: crate::fsutil::SpecialFile,
     },
     #[error("registry record {path} cannot be parsed: {reason}")]
     Corrupt { path: PathBuf, reason: String },
@@ -164,17 +170,6 @@ impl Registry {
         remove(&self.standing_path(name))
     }
 
-    /// Fails when a work-item record could not be written now (a read-only
-    /// directory, say), so a caller can refuse before starting something it
-    /// would then be unable to record.
-    pub fn check_writable(&self) -> Result<(), RegistryError> {
-        let dir = self.work_items_dir();
-        let probe = dir.join(format!(".write-check-{}", std::process::id()));
-        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        fs::write(&probe, b"").map_err(io_error(&dir))?;
-        fs::remove_file(&probe).map_err(io_error(&dir))
-    }
-
     /// Fails only when `path` holds a readable record for a different ref; a
     /// missing or unreadable file is no one's and may be replaced.
     fn ensure_not_taken(&self, path: &Path, r: &WorkItemRef) -> Result<(), RegistryError> {
@@ -192,15 +187,21 @@ impl Registry {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RegistryError + '_ {
-    move |e| RegistryError::Io {
-        path: path.to_path_buf(),
-        kind: e.kind(),
+    move |e| match crate::fsutil::not_regular(&e) {
+        Some(what) => RegistryError::NotRegular {
+            path: path.to_path_buf(),
+            what,
+        },
+        None => RegistryError::Io {
+            path: path.to_path_buf(),
+            kind: e.kind(),
+        },
     }
 }
 
 /// Reads and parses one record; `None` when the file does not exist.
 fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RegistryError> {
-    let bytes = match fs::read(path) {
+    let bytes = match crate::fsutil::read_regular(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(path)(e)),
@@ -254,6 +255,7 @@ fn list<T: DeserializeOwned>(dir: &Path, check: impl Fn(&T) -> Result<(), RefErr
 fn corrupt_reason(e: &RegistryError) -> String {
     match e {
         RegistryError::Io { kind, .. } => format!("cannot read the file: {kind}"),
+        RegistryError::NotRegular { what, .. } => format!("it is {what}, not a regular file"),
         RegistryError::Corrupt { reason, .. } => reason.clone(),
         RegistryError::InvalidName(e) => e.reason.to_string(),
         other => other.to_string(),
@@ -322,38 +324,8 @@ fn write_record<T: Serialize>(path: &Path, record: &T) -> Result<(), RegistryErr
     write_atomic(path, &bytes)
 }
 
-/// Distinguishes temp files of concurrent writes within one process; the pid
-/// distinguishes processes.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RegistryError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_error(dir))?;
-    let file_name = path.file_name().unwrap_or_default().to_string_lossy();
-    let temp = dir.join(format!(
-        ".{file_name}.tmp-{}-{}",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(io_error(path)(e));
-    }
-    // Makes the rename itself durable. Best-effort: not every filesystem
-    // lets a directory be fsynced, and the record is already in place.
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    crate::fsutil::write_atomic(path, bytes, crate::fsutil::PRIVATE_FILE).map_err(io_error(path))
 }
 
 fn remove(path: &Path) -> Result<bool, RegistryError> {

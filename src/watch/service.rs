@@ -9,7 +9,7 @@
 use nix::fcntl::{Flock, FlockArg};
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -65,16 +65,10 @@ impl WatchGuard {
             root: state_root.to_path_buf(),
             kind: e.kind(),
         };
-        std::fs::create_dir_all(state_root).map_err(io)?;
         let path = state_root.join(LOCK_FILE);
         let pidfile = state_root.join(PID_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
+        let file =
+            crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).map_err(io)?;
         let lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
             Ok(lock) => lock,
             Err(_) => {
@@ -88,7 +82,7 @@ impl WatchGuard {
         crate::fsutil::write_atomic(
             &pidfile,
             format!("{}\n", std::process::id()).as_bytes(),
-            0o644,
+            crate::fsutil::PRIVATE_FILE,
         )
         .map_err(io)?;
         Ok(WatchGuard {

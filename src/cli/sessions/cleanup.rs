@@ -1,6 +1,6 @@
 //! `the-loop sessions cleanup`
 
-use super::deliver::parse_ref;
+use super::deliver::resolve_ref;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::cleanup::{cleanup, CheckoutAction, CleanupReport};
@@ -21,7 +21,7 @@ pub struct CleanupArgs {
 }
 
 pub fn run(ctx: &Context, args: CleanupArgs) -> miette::Result<ExitCode> {
-    let reference = parse_ref(&args.reference)?;
+    let reference = resolve_ref(ctx, &args.reference)?;
     let key = SessionKey::WorkItem(reference.clone());
     let _turn = queue::wait_turn(
         &ctx.config.state_root,

@@ -1,7 +1,7 @@
 //! `the-loop sessions stop` and `the-loop sessions close`
 
 use super::cleanup::print_cleanup;
-use super::deliver::parse_ref;
+use super::deliver::resolve_ref;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::cleanup::{cleanup, closure_cleanup, CleanupReport, Deferral};
@@ -52,7 +52,7 @@ struct TmuxChoice {
 }
 
 pub fn stop(ctx: &Context, args: StopArgs) -> miette::Result<ExitCode> {
-    let key = SessionKey::WorkItem(parse_ref(&args.reference)?);
+    let key = SessionKey::WorkItem(resolve_ref(ctx, &args.reference)?);
     let options = CloseOptions::from_config(ctx, args.tmux.keep_tmux, args.tmux.kill_tmux);
     let _turn = queue::wait_turn(
         &ctx.config.state_root,
@@ -72,7 +72,7 @@ pub fn stop(ctx: &Context, args: StopArgs) -> miette::Result<ExitCode> {
 }
 
 pub fn close_cmd(ctx: &Context, args: CloseArgs) -> miette::Result<ExitCode> {
-    let reference = parse_ref(&args.reference)?;
+    let reference = resolve_ref(ctx, &args.reference)?;
     // A linked pull request closing does not end the work item it delivers.
     if let Some(owner) = owner_of(&ctx.registry, &reference) {
         if args.json {

@@ -94,8 +94,15 @@ pub fn parse_ref(text: &str) -> miette::Result<WorkItemRef> {
     })
 }
 
+/// A ref as the registry records it: `github:Octo/Repo#15` is the recorded
+/// `github:octo/repo#15`, as GitHub matches owner and repository names
+/// without regard to case.
+pub fn resolve_ref(ctx: &Context, text: &str) -> miette::Result<WorkItemRef> {
+    Ok(ctx.registry.canonical_ref(&parse_ref(text)?))
+}
+
 pub fn run(ctx: &Context, args: DeliverArgs) -> miette::Result<ExitCode> {
-    let reference = parse_ref(&args.reference)?;
+    let reference = resolve_ref(ctx, &args.reference)?;
     let text = args.message.text()?;
     // One tmux session per work item: a linked pull request's events go into
     // the item's session.

@@ -1,7 +1,7 @@
 //! `the-loop sessions link-pr`: events for a pull request go into the
 //! session of the work item it delivers (one tmux session per work item).
 
-use super::deliver::parse_ref;
+use super::deliver::resolve_ref;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self, fields, Record};
@@ -25,8 +25,8 @@ pub struct LinkPrArgs {
 }
 
 pub fn run(ctx: &Context, args: LinkPrArgs) -> miette::Result<ExitCode> {
-    let item = parse_ref(&args.reference)?;
-    let pr = parse_ref(&args.pull_request)?;
+    let item = resolve_ref(ctx, &args.reference)?;
+    let pr = resolve_ref(ctx, &args.pull_request)?;
     if pr == item {
         miette::bail!(
             code = "the_loop::link_pr::self",

@@ -3,7 +3,7 @@
 //! record and is read back with `tmux attach -r -t loop-<slug>`.
 
 use super::close::print_close;
-use super::deliver::parse_ref;
+use super::deliver::resolve_ref;
 use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::close::{close, CloseOptions, CloseReport, Disposition};
@@ -75,7 +75,7 @@ pub fn run(ctx: &Context, args: ResetArgs) -> miette::Result<ExitCode> {
     } else {
         args.references
             .iter()
-            .map(|r| parse_ref(r).map(SessionKey::WorkItem))
+            .map(|r| resolve_ref(ctx, r).map(SessionKey::WorkItem))
             .collect::<miette::Result<_>>()?
     };
     let options = CloseOptions::from_config(ctx, false, false);

@@ -41,11 +41,21 @@ fn candidates(registry: &Registry) -> Vec<Candidate> {
     all
 }
 
+/// A full ref as the registry records it: GitHub matches owner and
+/// repository names without regard to case, so `github:Octo/Repo#15` is the
+/// recorded `github:octo/repo#15`.
+fn as_recorded(registry: &Registry, key: SessionKey) -> SessionKey {
+    match key {
+        SessionKey::WorkItem(r) => SessionKey::WorkItem(registry.canonical_ref(&r)),
+        other => other,
+    }
+}
+
 /// The session `text` names. A full ref is taken as it is, registered or
 /// not, so the caller can say "not registered" about it.
 pub fn resolve(registry: &Registry, text: &str) -> miette::Result<SessionKey> {
     if let Ok(key) = SessionKey::work_item(text) {
-        return Ok(key);
+        return Ok(as_recorded(registry, key));
     }
     let all = candidates(registry);
     let matches = matching(&all, text)?;
@@ -75,7 +85,7 @@ pub fn resolve(registry: &Registry, text: &str) -> miette::Result<SessionKey> {
 /// none) is a fine answer.
 pub fn resolve_all(registry: &Registry, text: &str) -> miette::Result<Vec<SessionKey>> {
     if let Ok(key) = SessionKey::work_item(text) {
-        return Ok(vec![key]);
+        return Ok(vec![as_recorded(registry, key)]);
     }
     let all = candidates(registry);
     Ok(matching(&all, text)?

@@ -45,14 +45,9 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
         model: args.launch.model.clone(),
         effort: args.launch.effort.clone(),
     };
-    let session_id = first_spawn(
-        ctx,
-        &key,
-        &name,
-        &cwd,
-        &launch_args,
-        args.launch.prompt.as_deref(),
-    )?;
+    // Recorded before anything is spawned: a session the registry could not
+    // record would run as nobody's, its conversation never resumable.
+    let session_id = crate::harness::new_session_id();
     let now = crate::clock::now_utc();
     let mut record = StandingRecord::new(&args.name, &harness, Status::Active);
     record.harness_session_id = Some(session_id.clone());
@@ -60,10 +55,23 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
     record.tmux_target = Some(name.clone());
     record.created_at = Some(now.clone());
     record.last_event_at = Some(now);
-    record.harness_args = Some(launch_args.harness_args).filter(|a| !a.is_empty());
-    record.model = launch_args.model;
-    record.effort = launch_args.effort;
-    ctx.registry.save_standing(&record)?;
+    record.harness_args = Some(launch_args.harness_args.clone()).filter(|a| !a.is_empty());
+    record.model = launch_args.model.clone();
+    record.effort = launch_args.effort.clone();
+    ctx.registry.save_standing(&record).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::start::registry_unwritable",
+            help = "make the state root's local/standing/ directory writable, with space free; nothing was started",
+            "{e}"
+        )
+    })?;
+    let prompt = args.launch.prompt.as_deref();
+    if let Err(e) = first_spawn(ctx, &key, &name, &cwd, &launch_args, prompt, &session_id) {
+        if let Err(undo) = ctx.registry.delete_standing(&args.name) {
+            tracing::warn!(error = %undo, "could not remove the record of a spawn that failed");
+        }
+        return Err(e);
+    }
     ctx.events.emit(
         "session.spawned",
         fields(
