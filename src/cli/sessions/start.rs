@@ -91,9 +91,18 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         .registry
         .load_work_item(&reference)
         .map_err(unrecordable)?;
+    // A live occupant is refused before anything else is said about it; a
+    // dead one is kept (it shows what its harness said) until a spawn is
+    // certain.
+    let occupant = fleet::observe(&ctx.tmux).probe(&name);
+    if occupant != Probe::Dead {
+        clear_occupant(ctx, &name)?;
+    }
     let (session_id, launch) = choose_conversation(ctx, prior.as_ref(), &cwd, args.fresh)?;
     let resumed = matches!(launch, Launch::Resume { .. });
-    clear_occupant(ctx, &name)?;
+    if occupant == Probe::Dead {
+        clear_occupant(ctx, &name)?;
+    }
 
     let requested = LaunchArgs {
         harness_args: ctx.config.routing.harness_args_claude.clone(),
