@@ -247,6 +247,35 @@ fn a_failed_delivery_to_a_live_session_does_not_record_its_id() {
     assert_eq!(deliveries(&w, &s.slug), ["f-1"]);
 }
 
+#[test]
+fn a_delivery_whose_submit_failed_is_only_submitted_on_retry() {
+    let w = world();
+    let s = w.started_session("github:octo/repo#6", "github-octo-repo-6");
+    // A tmux that pastes the text (`paste-buffer -p`) but refuses the
+    // submit (a `paste-buffer` without `-p`).
+    let wrapper = w.install_bin_settled(
+        "tmux",
+        &format!(
+            "#!/bin/bash\n\
+             case \" $* \" in *' paste-buffer '*) case \" $* \" in *' -p '*) ;; \
+             *) echo 'submit refused' >&2; exit 1;; esac;; esac\n\
+             exec '{}' \"$@\"\n",
+            real_tmux().display()
+        ),
+        "-V",
+    );
+    let out = deliver(&w, &s.reference, "half way", "h-1");
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(deliveries(&w, &s.slug).is_empty(), "released for retry");
+    std::fs::remove_file(wrapper).unwrap();
+
+    let retry = deliver(&w, &s.reference, "half way", "h-1");
+    assert_eq!(code(&retry), Some(0), "{}", explain(&retry));
+    assert_eq!(wait_for_inputs(&w, &s, 1), [pasted("half way")], "once");
+    assert_eq!(deliveries(&w, &s.slug), ["h-1"]);
+    assert!(w.record(&s.slug).unwrap().get("pendingSubmit").is_none());
+}
+
 // ---- respawn on delivery ----
 
 #[test]

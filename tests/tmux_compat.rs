@@ -18,12 +18,13 @@ fn explain(out: &Output) -> String {
 
 /// Puts a `tmux` ahead of the real one that runs `prelude` (shell) first.
 fn install_tmux(w: &World, prelude: &str) {
-    w.install_bin(
+    w.install_bin_settled(
         "tmux",
         &format!(
             "#!/bin/bash\n{prelude}\nexec '{}' \"${{args[@]}}\"\n",
             real_tmux().display()
         ),
+        "-V",
     );
 }
 

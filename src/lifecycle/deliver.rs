@@ -16,7 +16,7 @@ use super::respawn::{respawn, RespawnOutcome};
 use crate::cli::Context;
 use crate::observed::Probe;
 use crate::registry::Status;
-use crate::runner::deliver::paste_and_submit;
+use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
 use serde_json::json;
@@ -216,7 +216,24 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 // which fails (transiently) if the session is really gone.
                 _ => format!("{}:", exact(&name)),
             };
-            match paste_and_submit(&ctx.tmux, &into, delivery.text) {
+            let pending = delivery
+                .delivery_id
+                .filter(|id| record.pending_submit() == Some(*id));
+            let pasted = match pending {
+                // The text went in on an earlier try; only its submit failed.
+                Some(_) => Ok(()),
+                None => paste_text(&ctx.tmux, &into, delivery.text),
+            };
+            let submitted = pasted.and_then(|()| {
+                if let (Some(id), None) = (delivery.delivery_id, pending) {
+                    // Saved before the submit, so a retry after a failed
+                    // submit does not paste the text a second time.
+                    record.set_pending_submit(Some(id));
+                    save_or_warn(ctx, &record);
+                }
+                submit(&ctx.tmux, &into)
+            });
+            match submitted {
                 Ok(()) => Pasted::Plain,
                 Err(err) => Pasted::Failed(err.to_string()),
             }
@@ -290,6 +307,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
             if let Some(id) = delivery.delivery_id {
                 record.record_delivery(id);
             }
+            record.set_pending_submit(None);
             record.touch();
             save_or_warn(ctx, &record);
             event("dispatch.delivered", json!({"route": route}));

@@ -74,6 +74,9 @@ pub enum Record {
 }
 
 /// The same expression on whichever record this is (the two share field names).
+/// The record field holding [`Record::pending_submit`].
+const PENDING_SUBMIT: &str = "pendingSubmit";
+
 macro_rules! each {
     ($record:expr, $r:ident => $body:expr) => {
         match $record {
@@ -137,6 +140,23 @@ impl Record {
         each!(self, r => {
             r.model = launched.model.clone();
             r.effort = launched.effort.clone();
+        })
+    }
+
+    /// The delivery id whose text is pasted but not yet submitted: a retry
+    /// of it only submits, so a half-failed delivery is never pasted twice.
+    pub fn pending_submit(&self) -> Option<&str> {
+        each!(self, r => r.extra.get(PENDING_SUBMIT).and_then(Value::as_str))
+    }
+
+    pub fn set_pending_submit(&mut self, id: Option<&str>) {
+        each!(self, r => match id {
+            Some(id) => {
+                r.extra.insert(PENDING_SUBMIT.into(), Value::String(id.to_owned()));
+            }
+            None => {
+                r.extra.remove(PENDING_SUBMIT);
+            }
         })
     }
 

@@ -29,7 +29,17 @@ const SUBMIT: &[u8] = b"\r";
 /// Pastes `text` into `target` (a pane id such as `%3`, or `=session:`),
 /// then submits it.
 pub fn paste_and_submit(tmux: &Tmux, target: &str, text: &str) -> Result<(), PasteError> {
-    paste(tmux, target, text.as_bytes(), true)?;
+    paste_text(tmux, target, text)?;
+    submit(tmux, target)
+}
+
+/// The first half of [`paste_and_submit`]: the text, bracketed, not submitted.
+pub fn paste_text(tmux: &Tmux, target: &str, text: &str) -> Result<(), PasteError> {
+    paste(tmux, target, text.as_bytes(), true)
+}
+
+/// The second half of [`paste_and_submit`]: the submit keystroke alone.
+pub fn submit(tmux: &Tmux, target: &str) -> Result<(), PasteError> {
     paste(tmux, target, SUBMIT, false)
 }
 

@@ -98,6 +98,24 @@ impl World {
         path
     }
 
+    /// [`World::install_bin`] for a script run at once by others: a child
+    /// forked by another test thread while the script was open for writing
+    /// holds it until that child execs, and exec'ing it meanwhile fails with
+    /// ETXTBSY. Runs it with `probe_arg` until it runs.
+    pub fn install_bin_settled(&self, name: &str, script: &str, probe_arg: &str) -> PathBuf {
+        let path = self.install_bin(name, script);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match Command::new(&path).arg(probe_arg).output() {
+                Ok(_) => return path,
+                Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("cannot run {name}: {e}"),
+            }
+        }
+    }
+
     /// A PATH holding this world's bin directory and only `tools` from the
     /// system (linked into a directory of their own), for tests that need a
     /// program to be missing whatever the machine has installed.
