@@ -24,6 +24,11 @@ pub fn sessions_list() -> serde_json::Value {
     schema_for::<crate::cli::sessions::list::SessionsList>()
 }
 
+/// Each line of `apply --json-stream` and `sessions restart --json-stream`.
+pub fn apply_stream() -> serde_json::Value {
+    schema_for::<crate::apply::stream::StreamEvent>()
+}
+
 /// `status --json`.
 pub fn status() -> serde_json::Value {
     schema_for::<crate::cli::status::StatusReport>()
@@ -38,6 +43,7 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ),
         ("plan.schema.json", plan()),
         ("apply-report.schema.json", apply_report()),
+        ("apply-stream.schema.json", apply_stream()),
         ("sessions-list.schema.json", sessions_list()),
         ("status.schema.json", status()),
     ]

@@ -171,6 +171,11 @@ const ROWS: &[Row] = &[
     row(Drifted, "apply --auto-approve --scrub-tmux-env --json", 0, "\"tmux_env_scrub\""),
     row(Drifted, "apply --dry-run --scrub-tmux-env --json", 0, "\"would_restart\""),
     row(Drifted, "apply --auto-approve --target {ref} --parallelism 1", 0, "restarted (verified)"),
+    row(Drifted, "apply --auto-approve --json-stream", 0, "\"type\":\"finished\""),
+    row(Drifted, "apply --json-stream", 1, "--auto-approve"),
+    row(Drifted, "apply --input=false", 1, "--input=false"),
+    row(Drifted, "apply {plan} --target {ref} --auto-approve --lock-timeout 5s", 0, "restarted (verified)"),
+    row(Drifted, "sessions restart --all --json-stream --no-color", 0, "\"type\":\"verified\""),
     row(Malformed, "apply --auto-approve", 1, "unterminated double-quoted"),
     row(Malformed, "apply --auto-approve --json", 1, "unterminated double-quoted"),
     row(EnvIsDirectory, "apply --auto-approve --json", 1, "cannot read env file"),
@@ -193,6 +198,7 @@ const ROWS: &[Row] = &[
     row(EnvIsDirectory, "status --json", 0, "\"sessions\""),
     row(NoTmux, "status --json", 1, "tmux is not installed"),
     row(Hung, "status", 0, "sessions"),
+    row(Hung, "status --json", 0, "\"tmux_unanswered\""),
     row(CorruptRecords, "status --json", 0, "\"sessions\""),
     // sessions
     row(Drifted, "sessions list", 0, "github:octo/repo#1"),
@@ -508,7 +514,7 @@ fn run_row(row: &Row, trace: bool) -> usize {
     if trace {
         env.push(("RUST_LOG", "trace"));
     }
-    if row.args.contains("--plan {plan}") {
+    if row.args.contains("{plan}") {
         let saved = w.the_loop_with(&["plan", "--out", plan_path.to_str().unwrap()], &env);
         assert_eq!(
             saved.status.code(),

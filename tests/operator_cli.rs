@@ -497,3 +497,99 @@ fn status_has_a_format_version_and_says_when_tmux_did_not_answer() {
     assert_eq!(doc["sessions"][0]["probe"], "unknown");
     keys_in_schema(&doc, "status.schema.json");
 }
+
+/// `apply --json-stream`: JSON lines, one event per line as it happens, in
+/// order: every session planned, then for each session `respawning` before
+/// its `verified`, and `finished` with the whole report last.
+#[test]
+fn json_stream_reads_as_json_lines_in_order() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(2, "xoxb-RETIRED-js-1", "xoxb-ROTATED-js-2");
+    let out = w.the_loop(&["apply", "--json-stream"]);
+    assert_eq!(
+        code(&out),
+        Some(1),
+        "needs --auto-approve: {}",
+        explain(&out)
+    );
+    assert!(stderr(&out).contains("--auto-approve"), "{}", explain(&out));
+
+    let out = w.the_loop(&[
+        "apply",
+        "--auto-approve",
+        "--json-stream",
+        "--parallelism",
+        "1",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_no_canary(
+        &out.stdout,
+        &["xoxb-RETIRED-js-1", "xoxb-ROTATED-js-2"],
+        "stream",
+    );
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}")))
+        .collect();
+    let types: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    for line in &lines {
+        assert_eq!(line["format_version"], "1");
+        keys_in_schema(line, "apply-stream.schema.json");
+    }
+    assert_eq!(&types[..2], ["planned", "planned"], "{types:?}");
+    assert_eq!(types.last(), Some(&"finished"), "{types:?}");
+    for s in &sessions {
+        let at = |t: &str| {
+            lines
+                .iter()
+                .position(|l| l["type"] == t && l["ref"] == s.reference.as_str())
+                .unwrap_or_else(|| panic!("no {t} for {}: {types:?}", s.reference))
+        };
+        assert!(at("planned") < at("respawning"), "{types:?}");
+        assert!(at("respawning") < at("verified"), "{types:?}");
+        assert_eq!(lines[at("planned")]["action"], "respawn");
+        assert_eq!(lines[at("verified")]["outcome"], "restarted");
+    }
+    let report = &lines.last().unwrap()["report"];
+    assert_eq!(report["sessions"].as_array().unwrap().len(), 2);
+    // One canary first, then the rest: with parallelism 1 the lines follow
+    // the roll, session by session.
+    assert_eq!(
+        &types[2..6],
+        ["respawning", "verified", "respawning", "verified"],
+        "{types:?}"
+    );
+}
+
+/// `--input=false`: even on a terminal, apply never prompts; it refuses and
+/// names the flag to add.
+#[test]
+fn input_false_never_prompts_and_names_the_flag() {
+    let w = World::new();
+    let _s = w.rotated_fleet(1, "xoxb-RETIRED-in-1", "xoxb-ROTATED-in-2");
+    let (status, screen) = in_pty(&w, &["apply", "--input=false"], &[]);
+    let screen = String::from_utf8_lossy(&screen);
+    assert_eq!(status, Some(1), "{screen}");
+    assert!(!screen.contains("Only 'yes'"), "no prompt: {screen}");
+    assert!(screen.contains("--input=false forbids asking"), "{screen}");
+    assert!(screen.contains("add --auto-approve"), "{screen}");
+    // Not a terminal: the same refusal, saying why.
+    let out = w.the_loop(&["apply"]);
+    assert_eq!(code(&out), Some(1));
+    let flat = |t: String| {
+        t.split_whitespace()
+            .filter(|w| *w != "│")
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(
+        flat(stderr(&out)).contains("this run is not interactive"),
+        "{}",
+        explain(&out)
+    );
+    assert!(
+        flat(stderr(&out)).contains("add --auto-approve"),
+        "{}",
+        explain(&out)
+    );
+}

@@ -16,6 +16,7 @@ pub mod precheck;
 pub mod report;
 pub mod roll;
 pub mod scrub;
+pub mod stream;
 
 pub use fleet::{execute, ApplyOptions, Mode};
 pub use report::{Outcome, Report, SessionReport};

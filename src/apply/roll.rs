@@ -25,6 +25,9 @@ pub struct Roller<'a> {
     pub policy: &'a Policy,
     pub tmux: &'a Tmux,
     pub events: &'a EventLog,
+    /// Told just before a harness is ended, for a progress view
+    /// (`apply --json-stream`).
+    pub respawning: Option<&'a (dyn Fn(&SessionPlan) + Sync)>,
 }
 
 /// A session whose pane runs the resuming launcher, waiting for its probe.
@@ -140,6 +143,9 @@ impl Roller<'_> {
             &resolved.args,
             self.events,
         );
+        if let Some(respawning) = self.respawning {
+            respawning(plan);
+        }
         let grace = self.config.routing.tmux.kill_grace();
         let ending = end_gracefully(&handle, grace);
         self.events.emit(

@@ -35,8 +35,18 @@ pub struct ApplyArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Print the report as JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json_stream")]
     pub json: bool,
+    /// Print the roll as JSON lines, one event per line as it happens
+    /// (planned, respawning, verified, failed, skipped, left_alone, finished).
+    /// Needs --auto-approve. Schema: schemas/apply-stream.schema.json.
+    #[arg(long)]
+    pub json_stream: bool,
+    /// Whether apply may ask for confirmation (Terraform's -input). With
+    /// --input=false it never prompts, even on a terminal, and refuses
+    /// unless --auto-approve is given. Without a terminal it never prompts either.
+    #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub input: bool,
     /// How many sessions may be in flight at once after the canary.
     ///
     /// A session is in flight from the end of its harness until its new
@@ -65,6 +75,10 @@ pub struct Roll<'a> {
     pub saved_plan: Option<&'a Path>,
     pub dry_run: bool,
     pub json: bool,
+    /// `--json-stream`: JSON lines as the roll happens, instead of a report.
+    pub json_stream: bool,
+    /// False under `--input=false`: never prompt.
+    pub input: bool,
     pub parallelism: usize,
     /// `apply` asks; `sessions restart` takes its explicit target as approval.
     pub ask: bool,
@@ -86,6 +100,8 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
             saved_plan: args.planfile.as_deref().or(args.plan.as_deref()),
             dry_run: args.dry_run,
             json: args.json,
+            json_stream: args.json_stream,
+            input: args.input,
             parallelism: args.parallelism.into(),
             ask: !args.auto_approve,
             command: "apply",
@@ -140,7 +156,9 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
             .into());
         }
     }
-    if !roll.json {
+    if roll.json_stream {
+        crate::apply::stream::planned(&plan);
+    } else if !roll.json {
         let next = match roll.mode {
             Mode::Apply => Next::Apply {
                 dry_run: roll.dry_run,
@@ -163,7 +181,8 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
             Mode::Restart => s.action != crate::plan::Action::Skip,
         });
     if will_act && roll.ask && !roll.dry_run {
-        confirm()?;
+        // A prompt would land in the middle of the JSON lines.
+        confirm(roll.input && !roll.json_stream)?;
     }
     if !roll.dry_run {
         interrupt::install();
@@ -177,11 +196,16 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         policy: &policy,
         tmux: &ctx.tmux,
         events: &ctx.events,
+        respawning: roll
+            .json_stream
+            .then_some(&crate::apply::stream::respawning as &(dyn Fn(&_) + Sync)),
     };
     let show_progress = std::io::stderr().is_terminal() && !roll.dry_run;
     let style = stderr_style();
     let progress = |r: &SessionReport| {
-        if show_progress && r.outcome.respawned() {
+        if roll.json_stream {
+            crate::apply::stream::session(r);
+        } else if show_progress && r.outcome.respawned() {
             eprintln!(
                 "{} {}",
                 style.dim("…"),
@@ -209,7 +233,9 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     if !roll.dry_run {
         ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
     }
-    if roll.json {
+    if roll.json_stream {
+        crate::apply::stream::finished(&report);
+    } else if roll.json {
         print_json(&report);
     } else {
         println!();
@@ -222,13 +248,20 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     })
 }
 
-/// Terraform's rule: only the word "yes" approves.
-fn confirm() -> miette::Result<()> {
-    if !std::io::stdin().is_terminal() {
+/// Terraform's rule: only the word "yes" approves. `input` false is
+/// Terraform's `-input=false`: never ask, and say which flag approves.
+fn confirm(input: bool) -> miette::Result<()> {
+    if !input || !std::io::stdin().is_terminal() {
         miette::bail!(
             code = "the_loop::apply::needs_approval",
-            help = "review `the-loop plan`, then run `the-loop apply --auto-approve`",
-            "refusing to respawn sessions without confirmation in a non-interactive run"
+            help =
+                "review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`",
+            "refusing to respawn sessions without confirmation: {}",
+            if input {
+                "this run is not interactive (stdin is not a terminal)"
+            } else {
+                "--input=false forbids asking"
+            }
         );
     }
     print!("\nRespawn these sessions? Each conversation is resumed in place. Only 'yes' will be accepted: ");

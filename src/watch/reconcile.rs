@@ -55,6 +55,7 @@ pub fn roll(
         policy: &snapshot.policy,
         tmux: &ctx.tmux,
         events: &ctx.events,
+        respawning: None,
     };
     let options = ApplyOptions {
         mode: Mode::Apply,

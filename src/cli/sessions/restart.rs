@@ -21,8 +21,11 @@ pub struct RestartArgs {
     #[arg(long)]
     dry_run: bool,
     /// Print the report as one JSON object (the `apply --json` format).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "json_stream")]
     json: bool,
+    /// Print the roll as JSON lines as it happens (the `apply --json-stream` format).
+    #[arg(long)]
+    json_stream: bool,
     /// How many sessions may be ended and respawned at once after the canary.
     ///
     /// The wait of resumeProbeSeconds and the verification that follow a
@@ -57,6 +60,8 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             saved_plan: None,
             dry_run: args.dry_run,
             json: args.json,
+            json_stream: args.json_stream,
+            input: false,
             parallelism: args.parallelism.into(),
             ask: false,
             command: "sessions restart",

@@ -38,6 +38,8 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             saved_plan: None,
             dry_run: args.dry_run,
             json: args.json,
+            json_stream: false,
+            input: false,
             parallelism: DEFAULT_PARALLELISM.into(),
             ask: false,
             command: "standing restart",
