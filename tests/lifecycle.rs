@@ -422,13 +422,14 @@ fn a_respawn_that_cannot_start_the_harness_fails_and_is_retried_later() {
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
     assert_eq!(report["outcome"], "failed");
+    // The pre-launch check refuses before tmux is asked to spawn anything,
+    // naming the binary it could not find.
+    let reason = report["reason"].as_str().unwrap();
     assert!(
-        report["reason"]
-            .as_str()
-            .unwrap()
-            .contains("exited at once"),
+        reason.contains("the new launch cannot start") && reason.contains("/nonexistent/claude"),
         "{report}"
     );
+    assert!(w.pane(&s.name).is_none(), "no session was spawned");
     assert!(deliveries(&w, &s.slug).is_empty(), "released for retry");
     assert!(w.events_named("session.respawned").is_empty());
     assert_eq!(
