@@ -3,6 +3,7 @@
 //! bounds the respawns and probe waits overlap. Ctrl-C stops new respawns only.
 
 use super::interrupt;
+use super::journal::Journal;
 use super::pipeline::{not_attempted, roll_all, Job};
 use super::precheck::{decide, Resumable};
 use super::report::{Outcome, Report, SessionReport};
@@ -79,8 +80,13 @@ pub fn execute(
     let mut candidates = Vec::new();
     for (index, session) in plan.sessions.iter().enumerate() {
         let selected = match (session.action, options.mode) {
-            (Action::Respawn, _) | (Action::None, Mode::Restart) => true,
+            (Action::Respawn | Action::Resume, _) | (Action::None, Mode::Restart) => true,
             (Action::None, Mode::Apply) => {
+                // Up to date and live: whatever an earlier roll meant to do
+                // is done, so its journal entry (if any) is stale.
+                if !options.dry_run {
+                    Journal::under(&roller.config.state_root).clear(&session.tmux_target);
+                }
                 slots[index] = Some(SessionReport::from_plan(session, Outcome::UpToDate, None));
                 false
             }
@@ -125,6 +131,9 @@ pub fn execute(
         progress(report);
     }
 
+    // Interrupted respawns first: their panes are already dead, and
+    // bringing them back comes before disrupting anything else.
+    candidates.sort_by_key(|c| plan.sessions[c.index].action != Action::Resume);
     let mut queue = candidates.into_iter();
     // Canary: roll one at a time until one is really respawned. If it fails,
     // the rest are not attempted.

@@ -10,6 +10,7 @@
 pub mod deadline;
 pub mod fleet;
 pub mod interrupt;
+pub mod journal;
 pub mod lock;
 pub mod pipeline;
 pub mod precheck;

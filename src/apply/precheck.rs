@@ -155,6 +155,17 @@ pub fn decide(
     envs: &BTreeMap<i32, EnvRead>,
 ) -> Option<(Identity, Result<Resumable, String>)> {
     let identity = identity_of(plan)?;
+    if plan.action == crate::plan::Action::Resume {
+        // The pane is dead, so there is no environment to read: the
+        // journal entry says where the conversation was before the signal.
+        let verdict = load_facts(registry, &identity).and_then(|facts| {
+            let entry = super::journal::Journal::under(registry.root())
+                .load(&plan.tmux_target)
+                .ok_or("the interrupted respawn was completed meanwhile")?;
+            super::journal::resumable(&facts, &entry)
+        });
+        return Some((identity, verdict));
+    }
     let session_env = plan.pane_pid.and_then(|pid| match envs.get(&pid) {
         Some(EnvRead::Read(env)) => Some(env),
         _ => None,

@@ -2,6 +2,7 @@
 //! with the launcher resuming the recorded conversation, probe it, and
 //! verify what the new process holds.
 
+use super::journal::{Entry, Journal};
 use super::precheck::{harness_binary, Resumable};
 use super::report::{Outcome, SessionReport};
 use crate::desired::config::Config;
@@ -10,7 +11,7 @@ use crate::events::EventLog;
 use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::read_harness_environment;
-use crate::plan::SessionPlan;
+use crate::plan::{Action, SessionPlan};
 use crate::runner::prelaunch::{self, Prelaunch, Unlaunchable};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
 use crate::runner::spawn::{respawn_pane, session_panes, set_remain_on_exit};
@@ -67,14 +68,16 @@ impl Roller<'_> {
         }
     }
 
-    /// The disruptive part of a roll: check provenance, end the harness
-    /// gracefully and respawn the pane.
+    /// The disruptive part of a roll: check provenance, end the harness, respawn the pane.
     pub fn respawn(
         &self,
         plan: &SessionPlan,
         identity: &Identity,
         resumable: Resumable,
     ) -> Respawn {
+        if plan.action == Action::Resume {
+            return self.complete(plan, identity, resumable);
+        }
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
         let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
@@ -118,31 +121,34 @@ impl Roller<'_> {
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return Respawn::Done(report);
         }
-        // The record's model and effort, re-validated against the config as it is now.
-        let resolved =
-            crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
-        crate::harness::models::report_dropped(self.events, &fields, &resolved.dropped);
-        let launch = Launch::Resume {
-            session_id: resumable.session_id.clone(),
+        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &fields, Some(pid)) {
+            Ok(spec) => spec,
+            Err(reason) => {
+                report.detail = Some(reason);
+                return Respawn::Done(report);
+            }
         };
-        if let Err(err) = self.launchable(identity, pid, &resumable.cwd, &launch, &resolved.args) {
-            // Nothing has been signalled: the session runs on, stale, and
-            // the next run meets the same refusal instead of a dead pane.
-            let reason = format!("not restarted: the new launch cannot start: {err}");
-            self.events.emit(
-                "session.left_alone",
-                with(&fields, json!({"reason": reason})),
-            );
-            report.detail = Some(reason);
+        // On disk before the signal: if we die from here, the next run completes it.
+        let journal = Journal::under(&self.config.state_root);
+        let entry = Entry {
+            reference: plan.reference.clone(),
+            standing: plan.standing.clone(),
+            tmux_target: target.to_owned(),
+            pane_id: pane_id.clone(),
+            old_pid: pid,
+            harness_session_id: resumable.session_id.clone(),
+            cwd: resumable.cwd.clone(),
+            transcript: resumable.transcript.clone(),
+            since: crate::clock::now_utc(),
+        };
+        if let Err(err) = journal.record(&entry) {
+            report.detail = Some(format!(
+                "cannot write the intent journal ({}); not touched",
+                err.kind()
+            ));
             return Respawn::Done(report);
         }
-        crate::harness::prepare::before_spawn(
-            self.config,
-            &crate::harness::user_files::HarnessHome::for_new_pane(self.tmux, &[]),
-            &resumable.cwd,
-            &resolved.args,
-            self.events,
-        );
+        crate::apply::interrupt::crash_point("after-journal");
         if let Some(respawning) = self.respawning {
             respawning(plan);
         }
@@ -153,10 +159,62 @@ impl Roller<'_> {
             with(&fields, json!({"pid": pid, "ending": ending})),
         );
         if ending == Ending::Survived {
+            journal.clear(target);
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
             return Respawn::Done(report);
         }
+        crate::apply::interrupt::crash_point("after-signal");
 
+        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
+            return Respawn::Done(self.resume_failed(
+                report,
+                &fields,
+                format!("tmux respawn-pane failed: {err}"),
+            ));
+        }
+        self.record_launched(dropped, identity, &spec, target);
+        Respawn::Waiting(Respawned {
+            report,
+            fields,
+            identity: identity.clone(),
+            target: target.to_owned(),
+            pane_id,
+            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
+        })
+    }
+
+    /// The launch a respawn runs (and whether a model or effort was dropped), pre-launch
+    /// checked (`pid`: the harness whose environment it starts from), files prepared.
+    fn prepared_spec(
+        &self,
+        identity: &Identity,
+        resumable: &Resumable,
+        fields: &serde_json::Value,
+        pid: Option<i32>,
+    ) -> Result<(LaunchSpec, bool), String> {
+        let resolved =
+            crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
+        crate::harness::models::report_dropped(self.events, fields, &resolved.dropped);
+        let launch = Launch::Resume {
+            session_id: resumable.session_id.clone(),
+        };
+        if let Err(err) = self.launchable(identity, pid, &resumable.cwd, &launch, &resolved.args) {
+            // Nothing has been signalled: the session runs on, stale, and
+            // the next run meets the same refusal instead of a dead pane.
+            let reason = format!("not restarted: the new launch cannot start: {err}");
+            self.events.emit(
+                "session.left_alone",
+                with(fields, json!({"reason": reason})),
+            );
+            return Err(reason);
+        }
+        crate::harness::prepare::before_spawn(
+            self.config,
+            &crate::harness::user_files::HarnessHome::for_new_pane(self.tmux, &[]),
+            &resumable.cwd,
+            &resolved.args,
+            self.events,
+        );
         let spec = LaunchSpec {
             identity: identity.clone(),
             cwd: resumable.cwd.clone(),
@@ -165,6 +223,62 @@ impl Roller<'_> {
             config_path: self.config.path.clone(),
             harness_binary: harness_binary(self.config),
         };
+        Ok((spec, !resolved.dropped.is_empty()))
+    }
+
+    /// After a relaunch that dropped a model or effort, the record says what was launched.
+    fn record_launched(&self, dropped: bool, identity: &Identity, spec: &LaunchSpec, target: &str) {
+        let registry = crate::registry::Registry::new(&self.config.state_root);
+        if !dropped {
+            return;
+        }
+        if let Err(err) = crate::harness::models::record_launched(&registry, identity, &spec.args) {
+            tracing::warn!(session = target, error = %err, "the record still names the dropped launch arguments");
+        }
+    }
+
+    /// Completes a roll an earlier run began: the journaled dead pane resumes its conversation.
+    fn complete(&self, plan: &SessionPlan, identity: &Identity, resumable: Resumable) -> Respawn {
+        let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
+        report.harness_session_id = Some(resumable.session_id.clone());
+        let target = plan.tmux_target.as_str();
+        let Some(entry) = Journal::under(&self.config.state_root).load(target) else {
+            report.detail =
+                Some("the interrupted respawn was completed meanwhile; not touched".into());
+            return Respawn::Done(report);
+        };
+        report.old_pid = Some(entry.old_pid);
+        let pane_id = entry.pane_id;
+        let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
+        // Only the dead pane the journal names: a live one is someone else's since.
+        match session_panes(self.tmux, target) {
+            Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.dead) => {}
+            Ok(_) => {
+                report.detail = Some(
+                    "the pane is no longer the dead one the intent journal names; not touched"
+                        .into(),
+                );
+                return Respawn::Done(report);
+            }
+            Err(err) => {
+                report.detail = Some(format!(
+                    "tmux did not confirm the pane ({err}); not touched"
+                ));
+                return Respawn::Done(report);
+            }
+        }
+        // The old harness is gone: the new process starts from our own environment.
+        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &fields, None) {
+            Ok(spec) => spec,
+            Err(reason) => {
+                report.detail = Some(reason);
+                return Respawn::Done(report);
+            }
+        };
+        self.events.emit(
+            "session.interrupted_respawn_completing",
+            with(&fields, json!({"since": entry.since, "old_pid": entry.old_pid, "harness_session_id": resumable.session_id})),
+        );
         if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
             return Respawn::Done(self.resume_failed(
                 report,
@@ -172,14 +286,7 @@ impl Roller<'_> {
                 format!("tmux respawn-pane failed: {err}"),
             ));
         }
-        if !resolved.dropped.is_empty() {
-            let registry = crate::registry::Registry::new(&self.config.state_root);
-            if let Err(err) =
-                crate::harness::models::record_launched(&registry, identity, &spec.args)
-            {
-                tracing::warn!(session = target, error = %err, "the record still names the dropped launch arguments");
-            }
-        }
+        self.record_launched(dropped, identity, &spec, target);
         Respawn::Waiting(Respawned {
             report,
             fields,
@@ -196,14 +303,14 @@ impl Roller<'_> {
     fn launchable(
         &self,
         identity: &Identity,
-        pid: i32,
+        pid: Option<i32>,
         cwd: &std::path::Path,
         launch: &Launch,
         args: &crate::harness::LaunchArgs,
     ) -> Result<(), Unlaunchable> {
-        let base = match crate::observed::proc_env::read_environ(pid) {
-            EnvRead::Read(env) => prelaunch::base_of(&env),
-            EnvRead::Unverified(_) => prelaunch::base_of_caller(&[]),
+        let base = match pid.map(crate::observed::proc_env::read_environ) {
+            Some(EnvRead::Read(env)) => prelaunch::base_of(&env),
+            Some(EnvRead::Unverified(_)) | None => prelaunch::base_of_caller(&[]),
         };
         let binary = harness_binary(self.config);
         prelaunch::check(&Prelaunch {
@@ -247,7 +354,10 @@ impl Roller<'_> {
             }
         };
         report.new_pid = Some(new_pid);
-        self.verify(report, &fields, &identity, new_pid)
+        let report = self.verify(report, &fields, &identity, new_pid);
+        // Fulfilled; a failed resume keeps its entry, so the dead pane stays reported.
+        Journal::under(&self.config.state_root).clear(&target);
+        report
     }
 
     fn resume_failed(

@@ -177,7 +177,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
             .is_some_and(|r| r.scrubbable().next().is_some());
     let will_act = will_scrub
         || plan.sessions.iter().any(|s| match roll.mode {
-            Mode::Apply => s.action == crate::plan::Action::Respawn,
+            Mode::Apply => s.action.acts(),
             Mode::Restart => s.action != crate::plan::Action::Skip,
         });
     if will_act && roll.ask && !roll.dry_run {

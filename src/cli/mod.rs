@@ -143,6 +143,7 @@ pub fn run() -> ExitCode {
         },
         output::color_allowed(),
     );
+    crate::apply::interrupt::catch_file_size_signal();
     let result = match cli.command {
         Command::Plan(args) => plan::run(cli.config.as_deref(), args),
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),

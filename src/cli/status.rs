@@ -2,6 +2,7 @@
 
 use super::context::Context;
 use super::output::print_json;
+use crate::apply::journal::{left_behind, InterruptedRespawn, Journal};
 use crate::plan::gather::{observe_sessions, read_environments};
 use crate::plan::{compute, Action, Targets};
 use clap::Args;
@@ -38,6 +39,10 @@ pub struct SessionFacts {
     /// Null when no env file is configured, or the session is not running.
     environment: Option<EnvironmentState>,
     stale_names: Vec<String>,
+    /// Set when an earlier roll ended this session's harness and never
+    /// respawned it; `apply` completes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interrupted_respawn: Option<InterruptedRespawn>,
 }
 
 /// `status --json` (schema: `schemas/status.schema.json`).
@@ -55,6 +60,8 @@ pub struct StatusReport {
     sessions: Vec<SessionFacts>,
     /// Running sessions whose environment is stale.
     stale_sessions: usize,
+    /// Sessions an interrupted roll left dead or gone.
+    interrupted_respawns: usize,
     /// The command that fixes them, when there are any.
     fix_command: Option<&'static str>,
 }
@@ -91,6 +98,7 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             Vec::new(),
         )
     });
+    let journal = Journal::under(&ctx.config.state_root).entries();
     let sessions: Vec<SessionFacts> = observed
         .sessions
         .iter()
@@ -104,16 +112,32 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                 crate::desired::policy::Identity::WorkItem(r) => (Some(r.clone()), None),
                 crate::desired::policy::Identity::Standing(n) => (None, Some(n.clone())),
             };
+            let probe = observed.fleet.probe(&s.tmux_target);
+            let pane = observed.fleet.harness_pane(&s.tmux_target);
+            let interrupted_respawn = journal
+                .iter()
+                .find(|e| {
+                    e.tmux_target == s.tmux_target
+                        && e.reference == reference
+                        && e.standing == standing
+                })
+                .filter(|e| left_behind(e, probe, pane.map(|p| p.pane_id.as_str())).is_some())
+                .map(|e| InterruptedRespawn {
+                    pane_id: e.pane_id.clone(),
+                    harness_session_id: e.harness_session_id.clone(),
+                    since: e.since.clone(),
+                });
             SessionFacts {
+                interrupted_respawn,
                 reference,
                 standing,
                 tmux_target: s.tmux_target.clone(),
-                probe: observed.fleet.probe(&s.tmux_target),
+                probe,
                 environment: planned.and_then(|p| match p.action {
                     Action::Respawn => Some(EnvironmentState::Stale),
                     Action::None => Some(EnvironmentState::Clean),
                     Action::Skip if p.is_unverified() => Some(EnvironmentState::Unverified),
-                    Action::Skip => None,
+                    Action::Skip | Action::Resume => None,
                 }),
                 stale_names: planned
                     .map(|p| p.changes.iter().map(|c| c.name.clone()).collect())
@@ -124,6 +148,10 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
     let stale = sessions
         .iter()
         .filter(|s| s.environment == Some(EnvironmentState::Stale))
+        .count();
+    let interrupted = sessions
+        .iter()
+        .filter(|s| s.interrupted_respawn.is_some())
         .count();
     let all_running = services.iter().filter(|s| s.enabled).all(|s| s.running);
     let report = StatusReport {
@@ -136,6 +164,7 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
         services,
         sessions,
         stale_sessions: stale,
+        interrupted_respawns: interrupted,
         fix_command: (stale > 0).then_some(FIX_COMMAND),
     };
     if args.json {
@@ -169,6 +198,19 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                 report.sessions.len(),
                 live
             ),
+        }
+        for s in report.sessions.iter() {
+            if let Some(i) = &s.interrupted_respawn {
+                let label = s
+                    .reference
+                    .as_deref()
+                    .or(s.standing.as_deref())
+                    .unwrap_or(&s.tmux_target);
+                println!(
+                    "{label}: interrupted respawn since {}: the harness was ended and pane {} never respawned; `the-loop apply` resumes conversation {}",
+                    i.since, i.pane_id, i.harness_session_id
+                );
+            }
         }
         if stale > 0 {
             println!(

@@ -135,6 +135,7 @@ fn plan_managed(
         args_changes: Vec::new(),
         record_fingerprint: Some(session.record_fingerprint),
         left_alone: None,
+        interrupted_respawn: None,
     };
     if !session.record_live {
         return skipped(base, "record is closed".into());
@@ -227,6 +228,7 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         args_changes: Vec::new(),
         record_fingerprint: None,
         left_alone: None,
+        interrupted_respawn: None,
     }
 }
 
@@ -236,8 +238,11 @@ pub fn summarise(plans: &[SessionPlan]) -> Summary {
     for plan in plans {
         match (&plan.kind, plan.action) {
             (SessionKind::Unmanaged, _) => summary.unmanaged += 1,
-            (_, Action::Respawn) if plan.left_alone.is_some() => summary.left_alone += 1,
+            (_, Action::Respawn | Action::Resume) if plan.left_alone.is_some() => {
+                summary.left_alone += 1
+            }
             (_, Action::Respawn) => summary.respawn += 1,
+            (_, Action::Resume) => summary.resume += 1,
             (_, Action::None) => summary.up_to_date += 1,
             (_, Action::Skip) if plan.is_unverified() => summary.unverified += 1,
             (_, Action::Skip) => summary.skipped += 1,

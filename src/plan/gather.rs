@@ -203,6 +203,10 @@ pub fn plan_now(
     );
     let (wants, cmdlines) = launch_inputs(&observed.sessions, &plan, policy.models());
     super::args::annotate(&mut plan, &wants, &cmdlines);
+    crate::apply::journal::annotate(
+        &mut plan,
+        &crate::apply::journal::Journal::under(registry.root()).entries(),
+    );
     annotate_resumability(&mut plan, registry, &observed.envs);
     plan.residue = Some(residue_now(policy, tmux, &observed.fleet, &plan));
     (plan, observed)

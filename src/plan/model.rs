@@ -53,6 +53,10 @@ pub enum Action {
     Respawn,
     None,
     Skip,
+    /// Complete an interrupted respawn: the pane is dead because an earlier
+    /// roll ended its harness and never respawned it (`interrupted_respawn`
+    /// says which). `apply` respawns that pane, resuming the conversation.
+    Resume,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -75,7 +79,7 @@ pub struct SessionPlan {
     pub pane_id: Option<String>,
     pub pane_pid: Option<i32>,
     pub probe: Probe,
-    /// Contract: respawn, none or skip.
+    /// Contract: respawn, none or skip; `resume` completes an interrupted respawn.
     pub action: Action,
     /// Contract: why a session is skipped.
     pub reason: Option<String>,
@@ -98,6 +102,10 @@ pub struct SessionPlan {
     /// sessions no roll would touch.
     #[serde(default)]
     pub left_alone: Option<String>,
+    /// Set when an earlier roll ended this session's harness and never
+    /// verified its replacement (the intent journal under the state root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted_respawn: Option<crate::apply::journal::InterruptedRespawn>,
 }
 
 /// Which launch argument differs.
@@ -132,16 +140,26 @@ pub struct Summary {
     /// Drifted sessions a roll will leave alone: they cannot be resumed.
     #[serde(default)]
     pub left_alone: usize,
+    /// Interrupted respawns that `apply` will complete.
+    #[serde(default)]
+    pub resume: usize,
     pub up_to_date: usize,
     pub skipped: usize,
     pub unverified: usize,
     pub unmanaged: usize,
 }
 
+impl Action {
+    /// Whether `apply` acts on a session planned so.
+    pub fn acts(self) -> bool {
+        matches!(self, Action::Respawn | Action::Resume)
+    }
+}
+
 impl Plan {
     /// Drift that was actually observed: some session would be respawned.
     pub fn has_drift(&self) -> bool {
-        self.sessions.iter().any(|s| s.action == Action::Respawn)
+        self.sessions.iter().any(|s| s.action.acts())
     }
 }
 

@@ -172,9 +172,14 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
     };
     let _ = writeln!(
         out,
-        "\n{} {} to respawn{left_alone}, {} up to date, {} skipped, {} unverified, {} unmanaged.",
+        "\n{} {} to respawn{left_alone}, {}{} up to date, {} skipped, {} unverified, {} unmanaged.",
         style.bold("Plan:"),
         s.respawn,
+        if s.resume > 0 {
+            format!("{} interrupted respawn(s) to complete, ", s.resume)
+        } else {
+            String::new()
+        },
         s.up_to_date,
         s.skipped,
         s.unverified,
@@ -189,6 +194,11 @@ fn footer(plan: &Plan, next: Next) -> String {
     let s = &plan.summary;
     let will = |dry_run: bool| if dry_run { "would" } else { "will" };
     let mut out = String::new();
+    if s.resume > 0 {
+        out.push_str(
+            "An earlier roll was interrupted after ending a harness: `the-loop apply` respawns its pane, resuming the recorded conversation.\n",
+        );
+    }
     match next {
         Next::Plan if s.respawn > 0 => out.push_str(
             "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
@@ -266,6 +276,21 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
             style.yellow("up to date; will be restarted"),
         ),
         Action::None => (style.green("="), style.green("up to date")),
+        Action::Resume if session.left_alone.is_some() => (
+            style.red("!"),
+            format!(
+                "{}: {}",
+                style.red("interrupted respawn, but will be left alone"),
+                session.left_alone.as_deref().unwrap_or_default()
+            ),
+        ),
+        Action::Resume => (
+            style.red("!"),
+            style.red(&format!(
+                "will be respawned ({})",
+                session.reason.as_deref().unwrap_or("interrupted respawn")
+            )),
+        ),
         Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => {
             (style.dim("?"), session.reason.clone().unwrap_or_default())
         }

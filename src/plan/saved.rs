@@ -2,7 +2,7 @@
 //! fingerprints only, and is refused when the world moved since it was made.
 
 use super::compute::Targets;
-use super::model::{Action, Plan, SessionKind, SessionPlan, FORMAT_VERSION};
+use super::model::{Plan, SessionKind, SessionPlan, FORMAT_VERSION};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -150,11 +150,7 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         changes.push(format!("env file now declares {name}"));
     }
     let current: BTreeMap<&str, _> = now.sessions.iter().map(|s| (s.label(), s)).collect();
-    for session in saved
-        .sessions
-        .iter()
-        .filter(|s| s.action == Action::Respawn)
-    {
+    for session in saved.sessions.iter().filter(|s| s.action.acts()) {
         let label = session.label();
         let Some(fresh) = current.get(label) else {
             changes.push(format!("{label} is no longer registered or running"));
@@ -177,13 +173,13 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     let planned: Vec<&str> = saved
         .sessions
         .iter()
-        .filter(|s| s.action == Action::Respawn)
+        .filter(|s| s.action.acts())
         .map(|s| s.label())
         .collect();
     for fresh in now
         .sessions
         .iter()
-        .filter(|s| s.action == Action::Respawn && !planned.contains(&s.label()))
+        .filter(|s| s.action.acts() && !planned.contains(&s.label()))
     {
         changes.push(format!(
             "{} has drifted since the plan was saved",

@@ -257,6 +257,7 @@ mod tests {
             }],
             record_fingerprint: Some(fp(reference)),
             left_alone: None,
+            interrupted_respawn: None,
         }
     }
 

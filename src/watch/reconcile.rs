@@ -9,7 +9,7 @@ use crate::cli::Context;
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
 use crate::plan::gather::{plan_now, Observed};
-use crate::plan::{Action, Plan, Targets};
+use crate::plan::{Plan, Targets};
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -45,7 +45,7 @@ pub fn roll(
     let _lock = ApplyLock::acquire(&ctx.config.state_root, command)?;
     let mut plan = snapshot.plan.clone();
     plan.sessions
-        .retain(|s| s.action == Action::Respawn && labels.contains(s.label()));
+        .retain(|s| s.action.acts() && labels.contains(s.label()));
     ctx.events.emit(
         "apply.started",
         json!({"command": command, "sessions": plan.sessions.len()}),

@@ -259,6 +259,7 @@ mod tests {
             ],
             record_fingerprint: None,
             left_alone: None,
+            interrupted_respawn: None,
         }
     }
 

@@ -11,12 +11,9 @@ use super::reconcile::{self, Snapshot};
 use super::report;
 use super::service::WatchGuard;
 use crate::apply::lock::LockError;
-use crate::apply::precheck::{check, load_facts};
 use crate::apply::{interrupt, Outcome, SessionReport};
 use crate::cli::Context;
-use crate::desired::policy::Identity;
 use crate::desired::DesiredError;
-use crate::observed::EnvRead;
 use crate::plan::{Action, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
 use notify::event::{AccessKind, AccessMode};
@@ -355,11 +352,7 @@ impl Watch {
         let plan = &snapshot.plan;
         let desired = desired_fingerprint(&self.ctx.config, &plan.env_fingerprints);
         let auto = self.auto_apply();
-        let drifted: Vec<&SessionPlan> = plan
-            .sessions
-            .iter()
-            .filter(|s| s.action == Action::Respawn)
-            .collect();
+        let drifted: Vec<&SessionPlan> = plan.sessions.iter().filter(|s| s.action.acts()).collect();
         let unverified: Vec<&SessionPlan> =
             plan.sessions.iter().filter(|s| s.is_unverified()).collect();
         let facts: Vec<Drifted> = drifted
@@ -575,18 +568,8 @@ impl Watch {
 /// The same resumability check `apply` runs before touching a session; a
 /// change in its answer is a change worth a retry.
 fn resumability(ctx: &Context, snapshot: &Snapshot, session: &SessionPlan) -> Result<(), String> {
-    let identity = match (&session.reference, &session.standing) {
-        (Some(r), _) => Identity::WorkItem(r.clone()),
-        (None, Some(name)) => Identity::Standing(name.clone()),
-        (None, None) => return Err("not a managed session".into()),
-    };
-    let env = session
-        .pane_pid
-        .and_then(|pid| match snapshot.observed.envs.get(&pid) {
-            Some(EnvRead::Read(env)) => Some(env),
-            _ => None,
-        });
-    load_facts(&ctx.registry, &identity)
-        .and_then(|facts| check(&facts, env))
-        .map(|_| ())
+    match crate::apply::precheck::decide(&ctx.registry, session, &snapshot.observed.envs) {
+        Some((_, verdict)) => verdict.map(|_| ()),
+        None => Err("not a managed session".into()),
+    }
 }

@@ -1,0 +1,236 @@
+//! The intent journal: what a roll meant to do to a pane, written before
+//! the harness is signalled and removed once the new process is verified.
+//!
+//! Between the SIGTERM and the `respawn-pane`, the only place a pane's
+//! conversation is named is this process's memory. If the process dies
+//! there (`kill -9`, a closed terminal before SIGHUP was handled, SIGXFSZ,
+//! a panic), the pane stays dead under remain-on-exit and nothing says
+//! whose it was or that it should come back. An entry here says exactly
+//! that, so the next `plan` and `status` report an interrupted respawn and
+//! the next `apply` (or `watch --apply`) completes it: it respawns the same
+//! dead pane, resuming the recorded conversation, and verifies it.
+//!
+//! One file per tmux session, `<root>/journal/<tmux name>.json`, written
+//! atomically with mode 0600 (the directory 0700). An entry holds names,
+//! ids and paths only, never a value. It sits beside the registry, not in
+//! it, so a read-only registry directory does not stop a roll. When the
+//! entry cannot be written, nothing is signalled.
+
+use super::precheck::{RecordFacts, Resumable};
+use crate::harness::is_valid_session_id;
+use crate::observed::Probe;
+use crate::plan::{Action, Plan, SessionKind};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+/// One roll in progress: enough to find the pane again and resume it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    pub tmux_target: String,
+    pub pane_id: String,
+    /// The harness that was (or was about to be) ended.
+    pub old_pid: i32,
+    pub harness_session_id: String,
+    pub cwd: PathBuf,
+    /// Where the conversation was found before the signal, in the
+    /// session's own environment: the completion checks it again there.
+    pub transcript: PathBuf,
+    /// `YYYY-MM-DDTHH:MM:SSZ`, when the entry was written.
+    pub since: String,
+}
+
+/// What `plan --json` says about an interrupted respawn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct InterruptedRespawn {
+    /// The pane the interrupted roll was respawning.
+    pub pane_id: String,
+    /// The conversation it was resuming.
+    pub harness_session_id: String,
+    /// When the roll wrote its intent, just before the signal.
+    pub since: String,
+}
+
+pub struct Journal {
+    dir: PathBuf,
+}
+
+impl Journal {
+    pub fn under(state_root: &Path) -> Self {
+        Journal {
+            dir: state_root.join("journal"),
+        }
+    }
+
+    /// `None` for a name that could climb out of the directory; tmux names
+    /// the-loop builds never can, but a record's `tmuxTarget` is input.
+    fn path(&self, tmux_target: &str) -> Option<PathBuf> {
+        let safe = !tmux_target.is_empty()
+            && !tmux_target.starts_with('.')
+            && !tmux_target.contains(['/', '\0']);
+        safe.then(|| self.dir.join(format!("{tmux_target}.json")))
+    }
+
+    /// Writes the entry, durably, before anything is signalled. An error
+    /// means the roll must not go on.
+    pub fn record(&self, entry: &Entry) -> io::Result<()> {
+        let path = self.path(&entry.tmux_target).ok_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "unsafe tmux session name")
+        })?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&self.dir)?;
+        let bytes = serde_json::to_vec_pretty(entry).map_err(io::Error::other)?;
+        crate::fsutil::write_atomic(&path, &bytes, 0o600)
+    }
+
+    pub fn load(&self, tmux_target: &str) -> Option<Entry> {
+        let bytes = std::fs::read(self.path(tmux_target)?).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Removes the entry; a missing one is already cleared.
+    pub fn clear(&self, tmux_target: &str) {
+        let Some(path) = self.path(tmux_target) else {
+            return;
+        };
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "cannot clear the intent journal entry")
+            }
+        }
+    }
+
+    /// Every readable entry. An unreadable one is skipped with a warning:
+    /// it can only ever make a pane be reported, never signalled.
+    pub fn entries(&self) -> Vec<Entry> {
+        let Ok(dir) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut entries: Vec<Entry> = dir
+            .flatten()
+            .filter(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                !name.starts_with('.') && name.ends_with(".json")
+            })
+            .filter_map(|e| {
+                let parsed = std::fs::read(e.path())
+                    .ok()
+                    .and_then(|b| serde_json::from_slice::<Entry>(&b).ok());
+                if parsed.is_none() {
+                    tracing::warn!(path = %e.path().display(), "unreadable intent journal entry");
+                }
+                parsed
+            })
+            .collect();
+        entries.sort_by(|a, b| a.tmux_target.cmp(&b.tmux_target));
+        entries
+    }
+}
+
+/// What an interrupted roll left behind, as observed now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Left {
+    /// The journaled pane is there and dead: respawn it in place.
+    DeadPane,
+    /// The tmux session is gone: nothing to respawn in place.
+    Gone,
+}
+
+/// `None` when the entry no longer describes the session: its pane is
+/// live (a stale entry, or a roll in flight) or tmux did not answer.
+pub fn left_behind(entry: &Entry, probe: Probe, pane_id: Option<&str>) -> Option<Left> {
+    match probe {
+        Probe::Dead if pane_id == Some(entry.pane_id.as_str()) => Some(Left::DeadPane),
+        Probe::Absent => Some(Left::Gone),
+        _ => None,
+    }
+}
+
+/// Marks the sessions an interrupted roll left behind. A pure function of
+/// the plan and the journal, applied after [`crate::plan::compute`].
+///
+/// Only a dead harness pane with the journaled pane id becomes `resume`:
+/// a live pane is planned as usual (the journal is stale, or a roll is in
+/// flight), and a missing pane cannot be respawned in place, so it stays a
+/// skip whose reason says what was interrupted.
+pub fn annotate(plan: &mut Plan, entries: &[Entry]) {
+    for session in &mut plan.sessions {
+        if session.kind == SessionKind::Unmanaged {
+            continue;
+        }
+        let Some(entry) = entries.iter().find(|e| {
+            e.tmux_target == session.tmux_target
+                && e.reference == session.reference
+                && e.standing == session.standing
+        }) else {
+            continue;
+        };
+        if session.reason.as_deref() == Some("record is closed") {
+            continue;
+        }
+        let Some(left) = left_behind(entry, session.probe, session.pane_id.as_deref()) else {
+            continue;
+        };
+        let dead_pane = left == Left::DeadPane;
+        session.interrupted_respawn = Some(InterruptedRespawn {
+            pane_id: entry.pane_id.clone(),
+            harness_session_id: entry.harness_session_id.clone(),
+            since: entry.since.clone(),
+        });
+        if dead_pane {
+            session.action = Action::Resume;
+            session.reason = Some(format!(
+                "interrupted respawn: the harness was ended at {} and the pane was never respawned",
+                entry.since
+            ));
+        } else {
+            session.reason = Some(format!(
+                "interrupted respawn: the harness was ended at {} and its tmux session is gone; conversation {} can be resumed with `the-loop sessions start`",
+                entry.since, entry.harness_session_id
+            ));
+        }
+    }
+    plan.summary = crate::plan::compute::summarise(&plan.sessions);
+}
+
+/// What completing an interrupted respawn needs, from the record as it is
+/// now and the journal entry. The record must still name the journaled
+/// conversation: if it moved on, the entry is not ours to act on.
+pub fn resumable(facts: &RecordFacts, entry: &Entry) -> Result<Resumable, String> {
+    crate::harness::check_supported(&facts.harness)?;
+    let recorded = facts.session_id.as_deref().unwrap_or_default();
+    if recorded != entry.harness_session_id {
+        return Err(
+            "the record names another conversation than the interrupted respawn; not touched"
+                .into(),
+        );
+    }
+    if !is_valid_session_id(recorded) {
+        return Err("unresumable: the recorded conversation id fails the safety check".into());
+    }
+    if facts.cwd.as_deref() != Some(entry.cwd.as_path()) || !entry.cwd.is_dir() {
+        return Err("unresumable: the recorded working directory changed or is gone".into());
+    }
+    if !entry.transcript.is_file() {
+        return Err(format!(
+            "unresumable: no transcript for conversation {recorded} at {}",
+            entry.transcript.display()
+        ));
+    }
+    Ok(Resumable {
+        session_id: recorded.to_owned(),
+        cwd: entry.cwd.clone(),
+        args: facts.args.clone(),
+        transcript: entry.transcript.clone(),
+    })
+}
