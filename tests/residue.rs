@@ -50,7 +50,7 @@ fn world_with_residue() -> Setup {
         .env("TMUX_TMPDIR", &w.tmux_tmpdir)
         .env("HOME", &w.home)
         .env("SLACK_BOT_TOKEN", RETIRED)
-        .env("DELIVERED_TOKEN", "old-delivered-value");
+        .env("DELIVERED_TOKEN", DELIVERED);
     let started = cmd
         .args([
             "-f",
@@ -289,4 +289,98 @@ fn no_server_means_no_residue_and_no_server_is_started() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(json(&out)["residue"]["state"], "no_server");
     assert_eq!(w.server_pid(), None, "plan started no tmux server");
+}
+
+/// Issue 11, class 10: a delivered name is the harness's by design, so its
+/// current value in tmux's layers is not residue; a value the env file has
+/// since retired is, and `--scrub-tmux-env` clears it like a withheld one.
+#[test]
+fn a_retired_value_of_a_delivered_name_in_tmux_environments_is_residue_and_scrubbed() {
+    const CURRENT: &str = "deliv-current-r3s1due-5e5e";
+    const RETIRED_DELIVERED: &str = "deliv-retired-r3s1due-6f6f";
+    let canaries = [CURRENT, RETIRED_DELIVERED];
+    let w = World::new();
+    w.write_config("  deliver: [DELIVERED_TOKEN]\n");
+    w.write_env(&format!("DELIVERED_TOKEN={CURRENT}\n"));
+    w.tmux_ok(&["new-session", "-d", "-s", "keepalive", "sleep", "100000"]);
+    let managed = w.legacy_session("github:octo/repo#1", "github-octo-repo-1");
+    let other = w.legacy_session("github:octo/repo#2", "github-octo-repo-2");
+    w.source_tmux(&format!(
+        "set-environment -g DELIVERED_TOKEN {}\n\
+         set-environment -t ={} DELIVERED_TOKEN {}\n\
+         set-environment -t ={} DELIVERED_TOKEN {}\n",
+        tmux_quote(RETIRED_DELIVERED),
+        managed.name,
+        tmux_quote(RETIRED_DELIVERED),
+        other.name,
+        tmux_quote(CURRENT),
+    ));
+
+    let out = w.the_loop(&["plan", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = json(&out);
+    let delivered: Vec<_> = entries(&plan)
+        .into_iter()
+        .filter(|e| e.2 == "DELIVERED_TOKEN")
+        .collect();
+    assert_eq!(
+        delivered,
+        vec![
+            (
+                "tmux_global".to_owned(),
+                None,
+                "DELIVERED_TOKEN".to_owned(),
+                fp(RETIRED_DELIVERED),
+                "stale".to_owned()
+            ),
+            (
+                "tmux_session".to_owned(),
+                Some(managed.name.clone()),
+                "DELIVERED_TOKEN".to_owned(),
+                fp(RETIRED_DELIVERED),
+                "stale".to_owned()
+            ),
+        ],
+        "the retired value is residue, the current one is not: {plan:#}"
+    );
+    let text = w.the_loop(&["plan"]);
+    assert!(
+        stdout(&text).contains("the-loop apply --scrub-tmux-env"),
+        "{}",
+        stdout(&text)
+    );
+
+    let applied = w.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env", "--json"]);
+    let report = json(&applied);
+    let unset: Vec<(Option<&str>, &str)> = report["tmux_env_scrub"]["unset"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .iter()
+        .map(|t| (t["session"].as_str(), t["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        unset,
+        vec![
+            (None, "DELIVERED_TOKEN"),
+            (Some(managed.name.as_str()), "DELIVERED_TOKEN")
+        ],
+        "{report:#}"
+    );
+    // What tmux holds now, asked directly.
+    let global = w.tmux_ok(&["show-environment", "-g"]);
+    assert!(!global.contains("DELIVERED_TOKEN="), "global scrubbed");
+    let session = w.tmux_ok(&["show-environment", "-t", &format!("={}", managed.name)]);
+    assert!(!session.contains("DELIVERED_TOKEN="), "session scrubbed");
+    let kept = w.tmux_ok(&["show-environment", "-t", &format!("={}", other.name)]);
+    assert!(
+        kept.contains("DELIVERED_TOKEN="),
+        "the current delivered value is left where it is"
+    );
+    for out in [&out, &text, &applied] {
+        assert_no_canary(&out.stdout, &canaries, "stdout");
+        assert_no_canary(&out.stderr, &canaries, "stderr");
+    }
+    for (path, bytes) in w.state_files() {
+        assert_no_canary(&bytes, &canaries, &path.display().to_string());
+    }
 }

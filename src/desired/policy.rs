@@ -160,6 +160,16 @@ impl Policy {
             .collect()
     }
 
+    /// The delivered names (`env.deliver`), when an env file is configured.
+    /// Their current value belongs in the harness; a value the file has
+    /// since retired must not linger in tmux's environments.
+    pub fn delivered_names(&self) -> BTreeSet<String> {
+        if self.env_file.is_none() {
+            return BTreeSet::new();
+        }
+        self.deliver.clone()
+    }
+
     /// Every credential name (C: the env file's names and `env.credentials`),
     /// delivered ones included, when an env file is configured. No tmux the-loop
     /// runs is handed these from the-loop's own environment.

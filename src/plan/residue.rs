@@ -1,5 +1,6 @@
-//! Residue: where a withheld name still lingers in the layers tmux keeps,
-//! after (or regardless of) every pane being clean. A pure comparison of
+//! Residue: where a withheld name, or a retired value of a delivered name,
+//! still lingers in the layers tmux keeps, after (or regardless of) every
+//! pane being clean. A pure comparison of
 //! the policy with what [`crate::observed::residue`] read; names and
 //! fingerprints only.
 //!
@@ -151,11 +152,24 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
             case: case_of(name, value),
             scrubbable: layer.scrubbable(),
         };
+    let delivered = policy.delivered_names();
     let in_env = |env: &ProcessEnv, layer: Layer, session: Option<&str>| -> Vec<ResidueEntry> {
-        withheld
+        let mut found: Vec<ResidueEntry> = withheld
             .iter()
             .filter_map(|name| env.get(name).map(|v| entry(layer, session, name, v)))
-            .collect()
+            .collect();
+        // A delivered name's current value is the harness's by design; a
+        // retired one, in the layers new panes inherit from, is residue the
+        // scrub clears. The server process layers are left to the withheld
+        // names: a delivered value there cannot be cleared in place anyway.
+        if layer.scrubbable() {
+            found.extend(delivered.iter().filter_map(|name| {
+                env.get(name)
+                    .map(|v| entry(layer, session, name, v))
+                    .filter(|e| e.case == ChangeCase::Stale)
+            }));
+        }
+        found
     };
 
     let mut entries = Vec::new();
@@ -262,7 +276,7 @@ pub fn render(residue: &Residue, style: Style) -> String {
         let _ = writeln!(
             out,
             "\n{}",
-            style.bold("Residue: withheld names that tmux itself still holds (names and fingerprints only):")
+            style.bold("Residue: withheld names, and retired values of delivered names, that tmux itself still holds (names and fingerprints only):")
         );
         for e in &residue.entries {
             let case = match e.case {
