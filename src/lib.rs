@@ -10,6 +10,7 @@ pub mod announce;
 pub mod apply;
 pub mod cli;
 pub mod clock;
+pub mod console;
 pub mod desired;
 pub mod events;
 pub mod fsutil;

@@ -59,7 +59,7 @@ fn report_panics() {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             default(info);
-            eprintln!(
+            crate::errln!(
                 "the-loop: a respawn whose harness was already ended is recorded in the intent journal; \
                  `the-loop plan` shows it and `the-loop apply` completes it"
             );

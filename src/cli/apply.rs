@@ -119,7 +119,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         None
     } else {
         let waiting = |holder: &str, left: std::time::Duration| {
-            eprintln!(
+            crate::errln!(
                 "{} waiting up to {}s for the apply lock, held by {holder}",
                 stderr_style().dim("…"),
                 // Rounded up: "up to 0s" would read as giving up.
@@ -168,7 +168,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
                 dry_run: roll.dry_run,
             },
         };
-        print!("{}", render_plan_for(&plan, next, stdout_style()));
+        crate::out!("{}", render_plan_for(&plan, next, stdout_style()));
     }
     let will_scrub = roll.scrub_tmux_env
         && plan
@@ -206,7 +206,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         if roll.json_stream {
             crate::apply::stream::session(r);
         } else if show_progress && r.outcome.respawned() {
-            eprintln!(
+            crate::errln!(
                 "{} {}",
                 style.dim("…"),
                 format_args!("{}: {}", r.label(), r.verdict())
@@ -238,8 +238,8 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     } else if roll.json {
         print_json(&report);
     } else {
-        println!();
-        print!("{}", report.render(stdout_style()));
+        crate::outln!();
+        crate::out!("{}", report.render(stdout_style()));
     }
     Ok(if report.failed() {
         ExitCode::FAILURE
@@ -264,7 +264,7 @@ fn confirm(input: bool) -> miette::Result<()> {
             }
         );
     }
-    print!("\nRespawn these sessions? Each conversation is resumed in place. Only 'yes' will be accepted: ");
+    crate::out!("\nRespawn these sessions? Each conversation is resumed in place. Only 'yes' will be accepted: ");
     let _ = std::io::stdout().flush();
     let mut answer = String::new();
     let _ = std::io::stdin().lock().read_line(&mut answer);

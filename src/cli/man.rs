@@ -29,7 +29,7 @@ pub fn run(args: ManArgs) -> miette::Result<ExitCode> {
                         err.kind()
                     )
                 })?;
-            println!("Wrote manual pages into {}.", dir.display());
+            crate::outln!("Wrote manual pages into {}.", dir.display());
         }
         None => {
             let mut out = std::io::stdout().lock();

@@ -173,7 +173,7 @@ pub fn run() -> ExitCode {
                     Box::new(miette::MietteHandlerOpts::new().color(false).build())
                 }));
             }
-            eprintln!("{report:?}");
+            crate::errln!("{report:?}");
             ExitCode::FAILURE
         }
     }

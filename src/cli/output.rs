@@ -34,7 +34,7 @@ pub fn stderr_style() -> Style {
 }
 
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    println!(
+    crate::outln!(
         "{}",
         serde_json::to_string_pretty(value).expect("report serialises")
     );

@@ -64,9 +64,9 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&plan);
     } else {
-        print!("{}", render_plan(&plan, stdout_style()));
+        crate::out!("{}", render_plan(&plan, stdout_style()));
         if let Some(out) = &args.out {
-            println!(
+            crate::outln!(
                 "Saved this plan to {}; apply it with `the-loop apply --plan {}`.",
                 out.display(),
                 out.display()

@@ -170,9 +170,9 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
     if args.json {
         print_json(&report);
     } else {
-        println!("{:<14} {}", "tmux", report.tmux_version);
+        crate::outln!("{:<14} {}", "tmux", report.tmux_version);
         for service in report.services.iter().filter(|s| s.enabled) {
-            println!(
+            crate::outln!(
                 "{:<14} {}",
                 service.name,
                 if service.running {
@@ -189,11 +189,11 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             .count();
         match &report.tmux_unanswered {
             // "0 running" would be a guess: unknown is never read as absent.
-            Some(reason) => println!(
+            Some(reason) => crate::outln!(
                 "sessions       {} registered; tmux did not answer ({reason}), so whether they run is unknown",
                 report.sessions.len()
             ),
-            None => println!(
+            None => crate::outln!(
                 "sessions       {} registered, {} running",
                 report.sessions.len(),
                 live
@@ -206,14 +206,14 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                     .as_deref()
                     .or(s.standing.as_deref())
                     .unwrap_or(&s.tmux_target);
-                println!(
+                crate::outln!(
                     "{label}: interrupted respawn since {}: the harness was ended and pane {} never respawned; `the-loop apply` resumes conversation {}",
                     i.since, i.pane_id, i.harness_session_id
                 );
             }
         }
         if stale > 0 {
-            println!(
+            crate::outln!(
                 "{stale} running session(s) hold a stale environment; fix with `{FIX_COMMAND}`"
             );
         }

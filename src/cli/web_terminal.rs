@@ -59,12 +59,12 @@ pub fn run(config: Option<&Path>, _args: WebTerminalArgs) -> miette::Result<Exit
     }
     let fields = serde_json::json!({"url": url(&settings), "ttyd_pid": child.id(), "pid": std::process::id()});
     ctx.events.emit("web_terminal.started", fields.clone());
-    println!(
+    crate::outln!(
         "Serving tmux session {HUB_SESSION} at {} (ttyd pid {}).",
         url(&settings),
         child.id()
     );
-    println!("There is no authentication: anyone who can reach that address gets a shell. Ctrl-C stops it.");
+    crate::outln!("There is no authentication: anyone who can reach that address gets a shell. Ctrl-C stops it.");
 
     let outcome = loop {
         if crate::apply::interrupt::requested() {
@@ -92,7 +92,7 @@ pub fn run(config: Option<&Path>, _args: WebTerminalArgs) -> miette::Result<Exit
     }
     ctx.events.emit("web_terminal.stopped", fields);
     if outcome.is_ok() {
-        println!("Web terminal stopped.");
+        crate::outln!("Web terminal stopped.");
     }
     outcome
 }

@@ -354,7 +354,7 @@ fn paste_into_occupant(ctx: &Context, name: &str, text: &str) -> Pasted {
 fn save_or_warn(ctx: &Context, record: &Record) {
     if let Err(err) = key::save(&ctx.registry, record) {
         tracing::warn!(error = %err, "could not update the registry record after the delivery");
-        eprintln!("warning: the registry record was not updated: {err}");
+        crate::errln!("warning: the registry record was not updated: {err}");
     }
 }
 

@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: AttachArgs) -> miette::Result<ExitCode> {
         );
     }
     if closed && !args.read_only {
-        eprintln!(
+        crate::errln!(
             "note: {} is closed; attaching read-only so its retained transcript cannot be typed into.",
             key.label()
         );
@@ -149,7 +149,7 @@ fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result
         );
     }
     if read_only {
-        eprintln!(
+        crate::errln!(
             "note: this tmux client is now read-only (tmux's client flag, which stays when it switches away); detach and attach again to type."
         );
     }

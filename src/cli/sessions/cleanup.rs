@@ -33,7 +33,7 @@ pub fn run(ctx: &Context, args: CleanupArgs) -> miette::Result<ExitCode> {
         Err(err) => {
             // A record that cannot be read does not stop a cleanup: the
             // sessions and checkout are found from the ref alone.
-            eprintln!("warning: {err}; cleaning up from the ref alone");
+            crate::errln!("warning: {err}; cleaning up from the ref alone");
             None
         }
     };
@@ -60,15 +60,15 @@ pub fn print_cleanup(report: &CleanupReport) {
             TmuxResult::Absent => "no such session",
             TmuxResult::Retained | TmuxResult::Untouched => "NOT killed",
         };
-        println!("{} ({}): {what}.", e.tmux_target, e.reference);
+        crate::outln!("{} ({}): {what}.", e.tmux_target, e.reference);
         for p in &e.problems {
-            eprintln!("warning: {}: {p}", e.tmux_target);
+            crate::errln!("warning: {}: {p}", e.tmux_target);
         }
     }
     for c in &report.checkouts {
         match c.action {
-            CheckoutAction::Removed => println!("Removed the checkout {}.", c.path.display()),
-            CheckoutAction::Kept | CheckoutAction::Failed => println!(
+            CheckoutAction::Removed => crate::outln!("Removed the checkout {}.", c.path.display()),
+            CheckoutAction::Kept | CheckoutAction::Failed => crate::outln!(
                 "Did not remove {}: {}.",
                 c.path.display(),
                 c.detail.as_deref().unwrap_or("")
@@ -76,16 +76,16 @@ pub fn print_cleanup(report: &CleanupReport) {
         }
     }
     if report.record_deleted {
-        println!("Deleted the registry record of {}.", report.reference);
+        crate::outln!("Deleted the registry record of {}.", report.reference);
     } else {
-        println!("There was no registry record for {}.", report.reference);
+        crate::outln!("There was no registry record for {}.", report.reference);
     }
     if report.last_control.is_some() {
-        println!(
+        crate::outln!(
             "Recorded `cleanup` as its last control command: later events will not start it again (`the-loop sessions start` will)."
         );
     }
     for p in &report.problems {
-        eprintln!("warning: {p}");
+        crate::errln!("warning: {p}");
     }
 }

@@ -80,7 +80,7 @@ pub fn close_cmd(ctx: &Context, args: CloseArgs) -> miette::Result<ExitCode> {
                 &json!({"ref": reference.to_string(), "linked_to": owner.to_string(), "close": null, "cleanup": null}),
             );
         } else {
-            println!("{reference} is a pull request linked to {owner}; closing it does not end {owner}'s session.");
+            crate::outln!("{reference} is a pull request linked to {owner}; closing it does not end {owner}'s session.");
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -110,7 +110,7 @@ pub fn close_cmd(ctx: &Context, args: CloseArgs) -> miette::Result<ExitCode> {
         );
     } else {
         if record.is_none() {
-            println!(
+            crate::outln!(
                 "No session is registered for {}; nothing to close.",
                 key.label()
             );
@@ -119,11 +119,11 @@ pub fn close_cmd(ctx: &Context, args: CloseArgs) -> miette::Result<ExitCode> {
         }
         match (&cleaned, deferred) {
             (Some(cleaned), _) => print_cleanup(cleaned),
-            (None, Some(Deferral::NoActor)) => println!(
+            (None, Some(Deferral::NoActor)) => crate::outln!(
                 "Cleanup deferred: the close names no actor. An authorized `the-loop sessions cleanup {}` releases the rest.",
                 key.label()
             ),
-            (None, _) => println!(
+            (None, _) => crate::outln!(
                 "Cleanup deferred: the actor is not in routing.authorizedUsers. An authorized `the-loop sessions cleanup {}` releases the rest.",
                 key.label()
             ),
@@ -148,27 +148,28 @@ fn not_registered(key: &SessionKey) -> miette::Report {
 pub fn print_close(key: &SessionKey, report: &CloseReport) {
     let target = &report.tmux_target;
     if report.record_closed {
-        println!("Closed {}.", key.label());
+        crate::outln!("Closed {}.", key.label());
     }
     for pane in &report.harness {
         let how = serde_json::to_value(pane.ending)
             .ok()
             .and_then(|v| v.as_str().map(String::from))
             .unwrap_or_default();
-        println!(
+        crate::outln!(
             "Ended the harness in {target} (pane {}, pid {}): {how}.",
-            pane.pane_id, pane.pid
+            pane.pane_id,
+            pane.pid
         );
     }
     match report.tmux {
         TmuxResult::Retained => {
-            println!("Kept tmux session {target}; read it with `tmux attach -r -t {target}`.")
+            crate::outln!("Kept tmux session {target}; read it with `tmux attach -r -t {target}`.")
         }
-        TmuxResult::Killed => println!("Killed tmux session {target}."),
-        TmuxResult::Absent => println!("There was no tmux session {target}."),
+        TmuxResult::Killed => crate::outln!("Killed tmux session {target}."),
+        TmuxResult::Absent => crate::outln!("There was no tmux session {target}."),
         TmuxResult::Untouched => {}
     }
     for problem in &report.problems {
-        eprintln!("warning: {problem}");
+        crate::errln!("warning: {problem}");
     }
 }

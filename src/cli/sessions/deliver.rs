@@ -141,7 +141,7 @@ pub fn print_delivery(report: &DeliveryReport, json: bool) -> ExitCode {
         let reason = report.reason.as_deref().unwrap_or("");
         match (report.outcome, report.route) {
             (Outcome::Delivered, Some(Route::Pasted)) => {
-                println!("Delivered to {who}{via} in tmux session {target}.")
+                crate::outln!("Delivered to {who}{via} in tmux session {target}.")
             }
             (Outcome::Delivered, Some(Route::Respawned)) => {
                 let how = if report.resumed == Some(true) {
@@ -149,18 +149,18 @@ pub fn print_delivery(report: &DeliveryReport, json: bool) -> ExitCode {
                 } else {
                     format!("in a fresh conversation ({reason})")
                 };
-                println!(
+                crate::outln!(
                     "Respawned {who}{via} in tmux session {target}, {how}; the message was its first prompt."
                 )
             }
-            (Outcome::Delivered, _) => println!(
+            (Outcome::Delivered, _) => crate::outln!(
                 "Delivered to {who}{via} into the live session already holding {target} (respawn averted)."
             ),
-            (Outcome::Duplicate, _) => println!("Already delivered: {reason}; nothing to do."),
-            (Outcome::Failed, _) => eprintln!(
+            (Outcome::Duplicate, _) => crate::outln!("Already delivered: {reason}; nothing to do."),
+            (Outcome::Failed, _) => crate::errln!(
                 "Delivery to {who}{via} failed: {reason}. The delivery id was not recorded, so redelivering retries it."
             ),
-            (outcome, _) => eprintln!(
+            (outcome, _) => crate::errln!(
                 "Not delivered to {who}{via} ({}): {reason}.",
                 serde_json::to_value(outcome)
                     .ok()

@@ -85,9 +85,9 @@ pub fn run(ctx: &Context, args: LinkPrArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&json!({"ref": item.to_string(), "pull_request": text, "changed": !already}));
     } else if already {
-        println!("{text} is already linked to {item}.");
+        crate::outln!("{text} is already linked to {item}.");
     } else {
-        println!(
+        crate::outln!(
             "Linked {text} to {item}: its events are delivered into {}.",
             record.tmux_target().unwrap_or_else(|| item.tmux_name())
         );

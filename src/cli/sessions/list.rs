@@ -144,12 +144,12 @@ pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let FleetView::Unknown(why) = &view {
-        eprintln!("warning: tmux did not answer ({why}); LIVE shows unknown and unmanaged sessions cannot be listed");
+        crate::errln!("warning: tmux did not answer ({why}); LIVE shows unknown and unmanaged sessions cannot be listed");
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    print!("{}", list_view::table(&rows, home.as_deref()));
+    crate::out!("{}", list_view::table(&rows, home.as_deref()));
     for c in &corrupt {
-        eprintln!(
+        crate::errln!(
             "warning: registry record {} cannot be read: {}",
             c.path.display(),
             c.reason

@@ -89,15 +89,15 @@ fn set_status(ctx: &Context, args: PauseArgs, want: Status) -> miette::Result<Ex
     if args.json {
         print_json(&json!({"ref": key.label(), "status": want, "changed": changed}));
     } else if changed && want == Status::Paused {
-        println!(
+        crate::outln!(
             "Paused {}: deliveries are suppressed until `the-loop sessions resume {}`. The tmux session is untouched.",
             key.label(),
             key.label()
         );
     } else if changed {
-        println!("Resumed {}: deliveries go through again.", key.label());
+        crate::outln!("Resumed {}: deliveries go through again.", key.label());
     } else {
-        println!(
+        crate::outln!(
             "{} is already {}.",
             key.label(),
             if want == Status::Paused {

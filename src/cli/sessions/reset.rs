@@ -60,7 +60,7 @@ pub fn run(ctx: &Context, args: ResetArgs) -> miette::Result<ExitCode> {
     let keys: Vec<SessionKey> = if args.all {
         let listing = ctx.registry.work_items();
         for c in &listing.corrupt {
-            eprintln!(
+            crate::errln!(
                 "warning: registry record {} cannot be read ({}); not reset",
                 c.path.display(),
                 c.reason
@@ -87,7 +87,7 @@ pub fn run(ctx: &Context, args: ResetArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&json!({"dry_run": args.dry_run, "sessions": results}));
     } else if results.is_empty() {
-        println!("No sessions are registered.");
+        crate::outln!("No sessions are registered.");
     } else {
         for r in &results {
             print_reset(&key_of(r), r);
@@ -162,7 +162,7 @@ fn reset_one(
 fn print_reset(key: &SessionKey, r: &Reset) {
     let target = &r.tmux_target;
     if let Some(problem) = &r.problem {
-        eprintln!("{}: {problem}", key.label());
+        crate::errln!("{}: {problem}", key.label());
         return;
     }
     if r.dry_run {
@@ -178,31 +178,31 @@ fn print_reset(key: &SessionKey, r: &Reset) {
             Disposition::Keep => "keep the tmux session",
             Disposition::Kill => "kill the tmux session",
         };
-        println!("{}: {live}, {tmux}, and delete the record.", key.label());
+        crate::outln!("{}: {live}, {tmux}, and delete the record.", key.label());
         return;
     }
     if let Some(closed) = &r.close {
         print_close(key, closed);
     }
     if r.ended_live_session {
-        println!("Reset {}: ended its live session in {target}.", key.label());
+        crate::outln!("Reset {}: ended its live session in {target}.", key.label());
     } else if r.probe == Probe::Live {
-        println!(
+        crate::outln!(
             "Reset {}: its harness in {target} was left running (routing.tmux.killHarnessOnClose is off).",
             key.label()
         );
     } else {
-        println!(
+        crate::outln!(
             "Reset {}: no harness was running in {target} ({}).",
             key.label(),
             r.probe.as_str()
         );
     }
     if r.record_deleted {
-        println!("Deleted the registry record; the work item starts over on its next start.");
+        crate::outln!("Deleted the registry record; the work item starts over on its next start.");
     }
     if let Some(checkout) = &r.checkout {
-        println!(
+        crate::outln!(
             "Kept the checkout {} (a reset never removes one; `the-loop sessions cleanup` does).",
             checkout.display()
         );

@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     // started as that item.
     let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {
         Some(owner) => {
-            eprintln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
+            crate::errln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
             owner
         }
         None => reference,
@@ -111,7 +111,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     };
     let resolved = resolve(&requested, &ctx.config.routing.models);
     for dropped in &resolved.dropped {
-        eprintln!("warning: {dropped}; starting without it");
+        crate::errln!("warning: {dropped}; starting without it");
     }
     let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
     let launch_args = resolved.args;
@@ -164,7 +164,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
             None => ctx.registry.delete_work_item(&reference).map(drop),
         };
         if let Err(undo) = undone {
-            eprintln!("warning: the record could not be put back as it was: {undo}");
+            crate::errln!("warning: the record could not be put back as it was: {undo}");
         }
         return Err(e);
     }
@@ -193,11 +193,13 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         } else {
             "conversation"
         };
-        println!(
+        crate::outln!(
             "Started {} in tmux session {} ({how} {}).",
-            started.reference, name, started.harness_session_id
+            started.reference,
+            name,
+            started.harness_session_id
         );
-        println!("Attach with: tmux attach -t {name}");
+        crate::outln!("Attach with: tmux attach -t {name}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -207,7 +209,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
 fn canonical(ctx: &Context, reference: WorkItemRef) -> miette::Result<WorkItemRef> {
     let canonical = ctx.registry.canonical_ref(&reference);
     if canonical != reference {
-        eprintln!("note: {reference} is recorded as {canonical} (owner and repository match without regard to case); starting {canonical}'s session.");
+        crate::errln!("note: {reference} is recorded as {canonical} (owner and repository match without regard to case); starting {canonical}'s session.");
     }
     ctx.registry
         .check_names_free(&canonical)
@@ -245,7 +247,7 @@ fn choose_conversation(
         return Ok(fresh_launch());
     };
     if fresh {
-        eprintln!("note: starting a fresh conversation (--fresh); the recorded conversation {recorded} is no longer the session's, its transcript is kept.");
+        crate::errln!("note: starting a fresh conversation (--fresh); the recorded conversation {recorded} is no longer the session's, its transcript is kept.");
         return Ok(fresh_launch());
     }
     let recorded_cwd = prior.cwd.clone();

@@ -84,11 +84,11 @@ pub fn run(ctx: &Context, args: CreateArgs) -> miette::Result<ExitCode> {
             &json!({"standing": args.name, "tmux_target": name, "harness_session_id": session_id, "cwd": cwd}),
         );
     } else {
-        println!(
+        crate::outln!(
             "Created standing session {} in tmux session {name} (conversation {session_id}).",
             args.name
         );
-        println!("Attach with: tmux attach -t {name}");
+        crate::outln!("Attach with: tmux attach -t {name}");
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -50,12 +50,15 @@ pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if rows.is_empty() {
-        println!("No standing sessions are registered.");
+        crate::outln!("No standing sessions are registered.");
     } else {
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
-        println!(
+        crate::outln!(
             "{:<width$}  {:<40}  {:<7}  {:<7}  MODEL",
-            "NAME", "TMUX", "STATUS", "LIVE"
+            "NAME",
+            "TMUX",
+            "STATUS",
+            "LIVE"
         );
         for r in &rows {
             let status = serde_json::to_value(r.status)
@@ -67,7 +70,7 @@ pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
                 (Some(m), None) => m.clone(),
                 _ => "-".into(),
             };
-            println!(
+            crate::outln!(
                 "{:<width$}  {:<40}  {status:<7}  {:<7}  {model}",
                 r.name,
                 r.tmux_target,
@@ -76,7 +79,7 @@ pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
         }
     }
     for c in &listing.corrupt {
-        eprintln!(
+        crate::errln!(
             "warning: registry record {} cannot be read: {}",
             c.path.display(),
             c.reason

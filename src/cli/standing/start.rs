@@ -77,14 +77,14 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
             &json!({"standing": args.name, "tmux_target": name, "started": started, "resumed": resumed, "harness_session_id": session_id}),
         );
     } else if !started {
-        println!("{} is already running in {name}.", args.name);
+        crate::outln!("{} is already running in {name}.", args.name);
     } else if resumed == Some(true) {
-        println!(
+        crate::outln!(
             "Started {} in {name}, resuming its conversation.",
             args.name
         );
     } else {
-        println!(
+        crate::outln!(
             "Started {} in {name} in a fresh conversation (the recorded one could not be resumed).",
             args.name
         );
