@@ -135,7 +135,9 @@ fn every_kind_of_session_in_one_plan() {
         106,
         EnvRead::Unverified("permission denied reading the process environment".into()),
     );
-    // standing: must not carry a work item.
+    // standing: a pane that carries a work item's ref may be running that
+    // work item's conversation (two identities, one tmux name), so it is
+    // left alone and named, never respawned as the standing session.
     let standing_env = ProcessEnv::from_pairs(vec![
         ("THE_LOOP_CLI_CONFIG", CONFIG.as_bytes().to_vec()),
         ("THE_LOOP_INSTANCE", b"prod".to_vec()),
