@@ -443,3 +443,68 @@ fn a_failed_canary_stops_the_roll() {
         assert_eq!(w.pane(&s.name).unwrap().pid, *pid, "untouched");
     }
 }
+
+/// Issue 11, class 1: a canary whose relaunch fails for a reason no
+/// pre-launch check can see (the harness starts, then refuses the resume)
+/// must not make every later apply take the next live session as canary.
+/// The dead one is reported each time, nothing else is touched, and once
+/// the cause is gone the next apply brings it back on its conversation.
+#[test]
+fn a_canary_that_died_is_retried_first_and_never_makes_another_canary() {
+    let (w, sessions) = rotated_world(3);
+    let canary = &sessions[0];
+    std::fs::write(w.transcript(canary), "{\"test\":\"fail-resume\"}\n").unwrap();
+    let pids: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
+    for attempt in 1..=3 {
+        let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "attempt {attempt}: {}",
+            stdout(&out)
+        );
+        let report = json(&out);
+        let dead = outcome_of(&report, &canary.reference);
+        assert_ne!(
+            dead["outcome"], "skipped",
+            "attempt {attempt}: the dead canary is not 'not running': {report}"
+        );
+        for (s, pid) in sessions.iter().zip(&pids).skip(1) {
+            assert_eq!(
+                w.pane(&s.name).unwrap().pid,
+                *pid,
+                "attempt {attempt}: {} untouched: {report}",
+                s.reference
+            );
+        }
+        let plan = w.the_loop(&["plan", "--json"]);
+        let plan = json(&plan);
+        let planned = outcome_of(&plan, &canary.reference);
+        assert_ne!(planned["action"], "skip", "plan reports it: {plan}");
+    }
+    // The cause is mended: the next apply completes the dead canary on
+    // its recorded conversation, then rolls the rest.
+    std::fs::write(w.transcript(canary), "").unwrap();
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    for s in &sessions {
+        let pane = w.pane(&s.name).unwrap();
+        assert!(!pane.dead, "{} live", s.reference);
+        let argv = support::cmdline(pane.pid);
+        assert!(
+            argv.windows(2)
+                .any(|a| a[0] == "--resume" && a[1] == s.session_id),
+            "{} resumed its own conversation: {argv:?}",
+            s.reference
+        );
+    }
+}
