@@ -321,3 +321,53 @@ fn a_journal_that_cannot_be_written_means_nothing_is_signalled() {
     assert_eq!(w.pane(&s.name).unwrap(), before, "never signalled");
     assert!(!w.transcript_text(s).contains("\"signal\""));
 }
+
+/// `watch --apply` completes an interrupted respawn too: it needs no drift
+/// event to notice it, only its next look at the fleet.
+#[test]
+fn watch_apply_completes_an_interrupted_respawn() {
+    let (w, sessions) = rotated_world(1, "60");
+    let s = &sessions[0];
+    ignore_term(&w, s);
+    let pane = w.pane(&s.name).unwrap();
+    let mut child = start_apply(&w, &["apply", "--auto-approve", "--json"]);
+    wait_for(
+        || w.transcript_text(s).contains("TERM-ignored"),
+        "the harness was sent SIGTERM",
+    );
+    signal(child.id(), "-KILL");
+    let _ = child.wait();
+    signal(pane.pid as u32, "-KILL");
+    wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "the pane died");
+    assert!(journal_entry(&w, s).is_file());
+
+    let log = w.root().join("watch.log");
+    let mut watch = w
+        .the_loop_command(&["watch", "--apply", "--interval", "1"])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(std::fs::File::create(&log).unwrap()))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(
+        || w.pane(&s.name).is_some_and(|p| !p.dead) && !journal_entry(&w, s).exists(),
+        "watch respawned the dead pane and cleared its journal entry",
+    );
+    signal(watch.id(), "-TERM");
+    let _ = watch.wait();
+    let pane_now = w.pane(&s.name).unwrap();
+    assert_eq!(pane_now.id, pane.id, "the same pane, respawned in place");
+    wait_for_harness(pane_now.pid);
+    let argv = cmdline(pane_now.pid);
+    let at = argv.iter().position(|a| a == "--resume").unwrap();
+    assert_eq!(argv[at + 1], s.session_id, "the recorded conversation");
+    assert_eq!(
+        environ(pane_now.pid)
+            .get("SLACK_BOT_TOKEN")
+            .map(String::as_str),
+        Some(ROTATED)
+    );
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_no_canary(text.as_bytes(), &[RETIRED, ROTATED], "watch output");
+}
