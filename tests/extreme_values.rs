@@ -176,6 +176,22 @@ fn every_numeric_flag_refuses_out_of_range_values_with_a_usage_error() {
             "--lock-timeout",
             |v| (0.0..=86_400.0).contains(&v),
         ),
+        (
+            &[
+                "sessions",
+                "deliver",
+                "github:octo/repo#1",
+                "--message",
+                "x",
+            ],
+            "--ready-timeout",
+            |v| (0.0..=600.0).contains(&v),
+        ),
+        (
+            &["standing", "say", "triage", "--message", "x"],
+            "--ready-timeout",
+            |v| (0.0..=600.0).contains(&v),
+        ),
     ];
     let values = [
         "0",

@@ -74,6 +74,14 @@ pub fn lock_timeout(text: &str) -> Result<Duration, String> {
     parse(text, LOCK_TIMEOUT_MAX)
 }
 
+/// `--ready-timeout`: at most ten minutes; a harness not drawn by then is
+/// not starting.
+pub const READY_TIMEOUT_MAX: Duration = Duration::from_secs(600);
+
+pub fn ready_timeout(text: &str) -> Result<Duration, String> {
+    parse(text, READY_TIMEOUT_MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,6 +85,8 @@ pub struct Delivery<'a> {
     pub text: &'a str,
     pub delivery_id: Option<&'a str>,
     pub via_pull_request: Option<String>,
+    /// How long a paste waits for the harness to be ready (see [`super::ready`]).
+    pub ready_timeout: std::time::Duration,
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -197,7 +199,13 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
     let outcome = match on_delivery(target_recorded, state) {
         Entry::Paste => {
             let into = match (pane, state) {
-                (Some(Ok(p)), Probe::Live) if !p.dead => p.pane_id,
+                (Some(Ok(p)), Probe::Live) if !p.dead => {
+                    if let Err(why) = super::ready::wait(&ctx.tmux, &p, delivery.ready_timeout) {
+                        event("dispatch.failed", json!({"reason": "harness-not-ready"}));
+                        return Ok(finish(report, Outcome::Failed, &not_ready(why, delivery)));
+                    }
+                    p.pane_id
+                }
                 (Some(Ok(_)), Probe::Live) => {
                     // Another pane lives but the harness's is dead: pasting
                     // there could feed an operator's shell.
@@ -238,7 +246,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 Err(err) => Pasted::Failed(err.to_string()),
             }
         }
-        Entry::PasteIntoOccupant => paste_into_occupant(ctx, &name, delivery.text),
+        Entry::PasteIntoOccupant => paste_into_occupant(ctx, &name, delivery),
         Entry::Respawn => match respawn(ctx, key, &record, &name, state, Some(delivery.text)) {
             RespawnOutcome::Spawned {
                 resumed,
@@ -264,7 +272,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 report.reason = resume_failure;
                 Pasted::Respawned
             }
-            RespawnOutcome::DeliverInto => paste_into_occupant(ctx, &name, delivery.text),
+            RespawnOutcome::DeliverInto => paste_into_occupant(ctx, &name, delivery),
             RespawnOutcome::Occupied => {
                 tracing::error!(session = %name, "a dead session holds the name and cannot be cleared; dropping the delivery");
                 event(
@@ -327,9 +335,14 @@ enum Pasted {
 
 /// A live occupant holds the name on the respawn path: it is never killed
 /// or spawned over; the text goes into it instead.
-fn paste_into_occupant(ctx: &Context, name: &str, text: &str) -> Pasted {
+fn paste_into_occupant(ctx: &Context, name: &str, delivery: &Delivery) -> Pasted {
     let into = match probe_harness(&ctx.tmux, name).1 {
-        Some(Ok(pane)) if !pane.dead => pane.pane_id,
+        Some(Ok(pane)) if !pane.dead => {
+            if let Err(why) = super::ready::wait(&ctx.tmux, &pane, delivery.ready_timeout) {
+                return Pasted::Failed(not_ready(why, delivery));
+            }
+            pane.pane_id
+        }
         Some(Ok(_)) => {
             return Pasted::Failed(
                 "the harness pane of the live occupant is dead; not pasting into another pane"
@@ -343,10 +356,19 @@ fn paste_into_occupant(ctx: &Context, name: &str, text: &str) -> Pasted {
         }
         None => format!("{}:", exact(name)),
     };
-    match paste_and_submit(&ctx.tmux, &into, text) {
+    match paste_and_submit(&ctx.tmux, &into, delivery.text) {
         Ok(()) => Pasted::IntoOccupant,
         Err(err) => Pasted::Failed(err.to_string()),
     }
+}
+
+/// Nothing was pasted, so the delivery is released for a retry.
+fn not_ready(why: super::ready::NotReady, delivery: &Delivery) -> String {
+    format!(
+        "the harness was not ready to take input within {}s ({}); nothing was pasted, so a redelivery retries it",
+        delivery.ready_timeout.as_secs(),
+        why.describe()
+    )
 }
 
 /// The text is already in the harness; failing the command now would make a

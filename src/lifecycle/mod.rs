@@ -18,6 +18,7 @@ pub mod key;
 pub mod links;
 pub mod probe;
 pub mod queue;
+pub mod ready;
 pub mod respawn;
 pub mod spawn;
 

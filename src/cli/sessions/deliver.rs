@@ -39,6 +39,12 @@ pub struct MessageArgs {
     /// session already processed makes this a no-op, so redelivery is safe.
     #[arg(long, value_name = "ID")]
     pub delivery_id: Option<String>,
+    /// How long to wait for the harness to be ready to take input (launched
+    /// and drawn) before pasting: `30s`, `2m`, `0` (look once); at most 10m.
+    /// Not ready by then: nothing is pasted and the delivery fails (exit 1),
+    /// so a redelivery retries it.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::cli::duration::ready_timeout)]
+    pub ready_timeout: std::time::Duration,
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -116,6 +122,7 @@ pub fn run(ctx: &Context, args: DeliverArgs) -> miette::Result<ExitCode> {
             key,
             text: &text,
             delivery_id: args.message.delivery_id.as_deref(),
+            ready_timeout: args.message.ready_timeout,
             via_pull_request: via,
         },
     )?;

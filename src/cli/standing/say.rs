@@ -25,6 +25,7 @@ pub fn run(ctx: &Context, args: SayArgs) -> miette::Result<ExitCode> {
             key,
             text: &text,
             delivery_id: args.message.delivery_id.as_deref(),
+            ready_timeout: args.message.ready_timeout,
             via_pull_request: None,
         },
     )?;
