@@ -27,6 +27,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How often the loop looks at the signal flag while it waits.
+mod wait;
+
 const SIGNAL_POLL: Duration = Duration::from_millis(200);
 /// How soon to try again when a manual apply holds the apply lock.
 const LOCK_RETRY: Duration = Duration::from_secs(5);
@@ -168,121 +170,6 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
 impl Watch {
     fn auto_apply(&self) -> bool {
         self.options.apply || self.ctx.config.env.auto_apply
-    }
-
-    /// Waits for changes and ticks until a signal arrives; returns why it stopped.
-    fn wait_loop(&mut self, rx: &mpsc::Receiver<notify::Result<notify::Event>>) -> &'static str {
-        let mut debouncer = Debouncer::new(self.options.debounce);
-        let mut next_tick = crate::clock::deadline(self.options.interval);
-        let mut listening = self.fs.is_some();
-        loop {
-            if interrupt::requested() {
-                return "signal";
-            }
-            let now = Instant::now();
-            let wake = [Some(next_tick), debouncer.deadline(), self.retry_at]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap_or(next_tick);
-            let wait = wake.saturating_duration_since(now).min(SIGNAL_POLL);
-            if listening {
-                match rx.recv_timeout(wait) {
-                    Ok(Ok(event)) => {
-                        if self.relevant(&event) {
-                            debouncer.note(Instant::now());
-                        }
-                    }
-                    Ok(Err(err)) => self.fs_trouble(format!("file watch error: {err}")),
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        self.fs_trouble("the file watcher stopped".into());
-                        listening = false;
-                    }
-                }
-            } else {
-                std::thread::sleep(wait);
-            }
-            let now = Instant::now();
-            let trigger = if let Some(events) = debouncer.take_due(now) {
-                Some(format!("change ({events} file events)"))
-            } else if self.recheck {
-                Some("after a roll".to_owned())
-            } else if self.retry_at.is_some_and(|at| now >= at) {
-                Some("retry".to_owned())
-            } else if now >= next_tick {
-                Some("interval".to_owned())
-            } else {
-                None
-            };
-            if let Some(trigger) = trigger {
-                self.recheck = false;
-                self.retry_at = None;
-                self.cycle(&trigger);
-                next_tick = crate::clock::deadline(self.options.interval);
-            }
-        }
-    }
-
-    /// A write, create, rename or removal of the env file or the config.
-    /// Opens and reads (ours included: every cycle reads both) are not changes.
-    fn relevant(&self, event: &notify::Event) -> bool {
-        let change = match event.kind {
-            EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-            EventKind::Access(_) => false,
-            _ => true,
-        };
-        change && event.paths.iter().any(|p| self.files.contains(p))
-    }
-
-    fn fs_trouble(&mut self, text: String) {
-        if self.said.fs_trouble.insert(text.clone()) {
-            tracing::warn!("{text}; re-planning every interval still catches changes");
-        }
-    }
-
-    /// Watches the directories of the env file and the config (editors save
-    /// by renaming a new file over the old one, which a watch on the file
-    /// itself would lose), following a config edit that moves the env file.
-    fn rewatch(&mut self) {
-        let files: BTreeSet<PathBuf> = [
-            Some(self.config_path.clone()),
-            self.ctx.config.env.file.clone(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        let dirs: BTreeSet<PathBuf> = files
-            .iter()
-            .filter_map(|f| f.parent().map(Path::to_path_buf))
-            .collect();
-        self.files = files;
-        if dirs == self.dirs {
-            return;
-        }
-        let Some(fs) = self.fs.as_mut() else {
-            self.dirs = dirs;
-            return;
-        };
-        for gone in self.dirs.difference(&dirs) {
-            let _ = fs.unwatch(gone);
-        }
-        let mut trouble = Vec::new();
-        let mut watched: BTreeSet<PathBuf> = self.dirs.intersection(&dirs).cloned().collect();
-        for dir in dirs.difference(&self.dirs) {
-            match fs.watch(dir, RecursiveMode::NonRecursive) {
-                Ok(()) => {
-                    watched.insert(dir.clone());
-                }
-                // Not recorded as watched, so the next cycle tries again
-                // (a directory that appears later is then watched).
-                Err(err) => trouble.push(format!("cannot watch {} ({err})", dir.display())),
-            }
-        }
-        self.dirs = watched;
-        for text in trouble {
-            self.fs_trouble(text);
-        }
     }
 
     /// Says a problem once; a cycle that cannot observe does nothing else.
