@@ -84,7 +84,7 @@ fn list_shows_age_last_event_cwd_conversation_and_pull_requests_and_wide_names_k
     });
 
     let listed = list_json(&w, &[]);
-    assert_eq!(listed["format_version"], "1.0");
+    assert_eq!(listed["format_version"], "1");
     let row = listed["sessions"]
         .as_array()
         .unwrap()

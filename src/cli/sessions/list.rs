@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Bumped when a field changes meaning or goes away; new fields keep it.
-pub const FORMAT_VERSION: &str = "1.0";
+pub const FORMAT_VERSION: &str = "1";
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -56,7 +56,7 @@ impl StatusFilter {
 /// `sessions list --json`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SessionsList {
-    /// Contract: "1.0"; changes only when a field changes meaning or goes away.
+    /// Contract: "1", as in `plan` and `status`; changes only when a field changes meaning or goes away.
     pub format_version: String,
     pub sessions: Vec<Listed>,
     /// Registry files that could not be read; their sessions are missing above.
