@@ -191,5 +191,6 @@ pub fn execute(
         interrupted: interrupt::requested(),
         sessions: slots.into_iter().flatten().collect(),
         tmux_env_scrub: None,
+        detached_residue: Vec::new(),
     }
 }

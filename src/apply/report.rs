@@ -131,6 +131,11 @@ pub struct Report {
     /// `apply --scrub-tmux-env`: what was unset from tmux's environments.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tmux_env_scrub: Option<super::scrub::ScrubReport>,
+    /// After the roll: processes a harness detached from its pane (outside
+    /// every pane, launched under this config) that still hold what no
+    /// session may hold. Never signalled; names and fingerprints only.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub detached_residue: Vec<crate::plan::detached::DetachedEntry>,
 }
 
 impl Report {
@@ -170,6 +175,10 @@ impl Report {
         if let Some(scrub) = &self.tmux_env_scrub {
             out.push_str(&scrub.render(style));
         }
+        out.push_str(&crate::plan::detached::render(
+            &self.detached_residue,
+            style,
+        ));
         if self.interrupted {
             out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
         }

@@ -231,6 +231,17 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     let mut report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
     report.tmux_env_scrub = scrubbed;
     if !roll.dry_run {
+        if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
+            // The panes as listed before the roll plus each respawn's new
+            // pid: no further tmux call, and the replaced harness is gone.
+            let panes = fleet
+                .pane_pids()
+                .chain(report.sessions.iter().filter_map(|s| s.new_pid))
+                .collect();
+            report.detached_residue = crate::plan::gather::detached_now(&policy, &panes);
+        }
+    }
+    if !roll.dry_run {
         ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
     }
     if roll.json_stream {

@@ -216,6 +216,16 @@ impl Policy {
         desired
     }
 
+    /// Whether a process environment provably comes from a launch under
+    /// THIS config (and instance): it carries the identifiers the launcher
+    /// sets. Anything else is not the-loop's to judge.
+    pub fn launched_here(&self, env: &ProcessEnv) -> bool {
+        let config = env.get(VAR_CLI_CONFIG).map(SecretValue::expose_bytes);
+        let instance = env.get(VAR_INSTANCE).map(SecretValue::expose_bytes);
+        config == Some(self.config_path.as_os_str().as_bytes())
+            && instance == self.instance.as_deref().map(str::as_bytes)
+    }
+
     fn is_identifier(name: &str) -> bool {
         matches!(name, VAR_WORK_ITEM | VAR_CLI_CONFIG | VAR_INSTANCE)
     }

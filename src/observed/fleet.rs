@@ -86,6 +86,11 @@ impl Fleet {
         self.sessions.keys().map(String::as_str)
     }
 
+    /// The pid of every pane tmux listed, managed or not.
+    pub fn pane_pids(&self) -> impl Iterator<Item = i32> + '_ {
+        self.sessions.values().flatten().map(|p| p.pid)
+    }
+
     pub fn panes(&self, session: &str) -> &[Pane] {
         self.sessions.get(session).map(Vec::as_slice).unwrap_or(&[])
     }

@@ -1,5 +1,6 @@
 //! Actual state: the panes tmux reports and the environments their processes hold.
 
+pub mod detached;
 pub mod fleet;
 pub mod harness_pane;
 pub mod proc_env;

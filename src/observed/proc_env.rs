@@ -44,7 +44,7 @@ pub enum EnvRead {
 
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
 /// environment unreadable without needing a second user.
-fn proc_root() -> PathBuf {
+pub(crate) fn proc_root() -> PathBuf {
     std::env::var_os("THE_LOOP_PROC_ROOT")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/proc"))

@@ -229,9 +229,12 @@ fn annotate_resumability(plan: &mut Plan, registry: &Registry, envs: &BTreeMap<i
 /// Residue in tmux's own layers, in one more tmux call whatever the number
 /// of sessions. Only the planned managed sessions' environments are read.
 pub fn residue_now(policy: &Policy, tmux: &Tmux, fleet: &FleetView, plan: &Plan) -> Residue {
-    if let FleetView::Unknown(reason) = fleet {
-        return Residue::not_asked(&format!("tmux did not answer the pane listing ({reason})"));
-    }
+    let pane_pids = match fleet {
+        FleetView::Unknown(reason) => {
+            return Residue::not_asked(&format!("tmux did not answer the pane listing ({reason})"))
+        }
+        FleetView::Answered(fleet) => fleet.pane_pids().collect(),
+    };
     let mut sessions: Vec<String> = plan
         .sessions
         .iter()
@@ -241,7 +244,23 @@ pub fn residue_now(policy: &Policy, tmux: &Tmux, fleet: &FleetView, plan: &Plan)
         .collect();
     sessions.sort();
     sessions.dedup();
-    residue::compare(policy, &crate::observed::residue::observe(tmux, &sessions))
+    let mut residue = residue::compare(policy, &crate::observed::residue::observe(tmux, &sessions));
+    residue.detached = detached_now(policy, &pane_pids);
+    residue
+}
+
+/// Processes outside the panes (whose pids are `pane_pids`) that a launch
+/// under this config started, and what they still hold. One `/proc` pass.
+pub fn detached_now(
+    policy: &Policy,
+    pane_pids: &std::collections::BTreeSet<i32>,
+) -> Vec<super::detached::DetachedEntry> {
+    if policy.env_file().is_none() {
+        // Nothing is withheld or delivered: nothing to look for.
+        return Vec::new();
+    }
+    let found = crate::observed::detached::scan(pane_pids, &|env| policy.launched_here(env));
+    super::detached::compare(policy, &found)
 }
 
 /// For launch-argument drift: what each session's record resolves to now

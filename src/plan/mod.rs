@@ -6,6 +6,7 @@
 
 pub mod args;
 pub mod compute;
+pub mod detached;
 pub mod gather;
 pub mod model;
 pub mod render;

@@ -91,6 +91,11 @@ pub struct Residue {
     pub entries: Vec<ResidueEntry>,
     /// Layers that were asked about but could not be read, each with why.
     pub unobserved: Vec<String>,
+    /// Processes outside every pane that a launch under this config
+    /// started (a harness's detached children), holding what no session
+    /// may hold. Reported only: the-loop never signals them.
+    #[serde(default)]
+    pub detached: Vec<super::detached::DetachedEntry>,
 }
 
 pub const SCRUB_COMMAND: &str = "the-loop apply --scrub-tmux-env";
@@ -107,6 +112,7 @@ impl Residue {
             server_pid: None,
             entries: Vec::new(),
             unobserved: Vec::new(),
+            detached: Vec::new(),
         }
     }
 
@@ -129,6 +135,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
                 server_pid: None,
                 entries: Vec::new(),
                 unobserved: Vec::new(),
+                detached: Vec::new(),
             }
         }
         ResidueView::Unanswered(reason) => return Residue::not_asked(reason),
@@ -204,6 +211,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         server_pid: layers.server_pid,
         entries,
         unobserved,
+        detached: Vec::new(),
     }
 }
 
@@ -258,7 +266,7 @@ fn in_argv(
 
 /// The residue block of the plan text; empty when there is nothing to say.
 pub fn render(residue: &Residue, style: Style) -> String {
-    let mut out = String::new();
+    let mut out = super::detached::render(&residue.detached, style);
     match residue.state {
         ResidueState::NoServer => return out,
         ResidueState::Unanswered => {

@@ -1,0 +1,106 @@
+//! Residue in processes a harness detached (see
+//! [`crate::observed::detached`]): the same rule as tmux's layers, a
+//! withheld name at any value, a delivered name at a retired value. Names,
+//! pids and fingerprints only; these processes are never signalled.
+
+use super::render::Style;
+use crate::desired::policy::{ChangeCase, Policy};
+use crate::observed::detached::Detached;
+use crate::observed::ProcessEnv;
+use crate::secret::Fingerprint;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct DetachedEntry {
+    pub pid: i32,
+    /// The process name (`/proc/<pid>/comm`).
+    pub process: String,
+    pub name: String,
+    /// Fingerprint of the value the process holds.
+    pub fingerprint: Fingerprint,
+    /// `exposed` when it is the env file's current value, else `stale`.
+    pub case: ChangeCase,
+}
+
+/// What `env` holds that no process of this config may hold outside a
+/// pane: `(name, fingerprint, case)`.
+fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
+    let current = |name: &str| policy.env_file().and_then(|f| f.get(name));
+    let case = |name: &str, value| {
+        if current(name) == Some(value) {
+            ChangeCase::Exposed
+        } else {
+            ChangeCase::Stale
+        }
+    };
+    let mut out: Vec<_> = policy
+        .withheld_names()
+        .into_iter()
+        .filter_map(|name| {
+            let value = env.get(&name)?;
+            let case = case(&name, value);
+            Some((name, value.fingerprint(), case))
+        })
+        .collect();
+    out.extend(policy.delivered_names().into_iter().filter_map(|name| {
+        let value = env.get(&name)?;
+        (case(&name, value) == ChangeCase::Stale)
+            .then(|| (name, value.fingerprint(), ChangeCase::Stale))
+    }));
+    out
+}
+
+pub fn compare(policy: &Policy, found: &[Detached]) -> Vec<DetachedEntry> {
+    let mut entries: Vec<DetachedEntry> = found
+        .iter()
+        .flat_map(|d| {
+            held(policy, &d.env)
+                .into_iter()
+                .map(|(name, fingerprint, case)| DetachedEntry {
+                    pid: d.pid,
+                    process: d.process.clone(),
+                    name,
+                    fingerprint,
+                    case,
+                })
+        })
+        .collect();
+    entries.sort_by(|a, b| (a.pid, &a.name).cmp(&(b.pid, &b.name)));
+    entries
+}
+
+/// The plan's text for them; empty when there are none.
+pub fn render(entries: &[DetachedEntry], style: Style) -> String {
+    let mut out = String::new();
+    if entries.is_empty() {
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\n{}",
+        style.bold("Residue: processes a harness detached from its pane still hold (names and fingerprints only):")
+    );
+    for e in entries {
+        let case = match e.case {
+            ChangeCase::Exposed => "exposed",
+            _ => "stale",
+        };
+        let _ = writeln!(
+            out,
+            "  {} {:<28} {}  pid {} ({}) {}",
+            style.red("!"),
+            e.name,
+            e.fingerprint,
+            e.pid,
+            e.process,
+            style.dim(&format!("({case})"))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  the-loop never signals these: end them yourself once their work is done."
+    );
+    out
+}
