@@ -165,22 +165,7 @@ impl Roller<'_> {
         }
         crate::apply::interrupt::crash_point("after-signal");
 
-        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
-            return Respawn::Done(self.resume_failed(
-                report,
-                &fields,
-                format!("tmux respawn-pane failed: {err}"),
-            ));
-        }
-        self.record_launched(dropped, identity, &spec, target);
-        Respawn::Waiting(Respawned {
-            report,
-            fields,
-            identity: identity.clone(),
-            target: target.to_owned(),
-            pane_id,
-            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
-        })
+        self.relaunch(report, fields, identity, target, pane_id, (spec, dropped))
     }
 
     /// The launch a respawn runs (and whether a model or effort was dropped), pre-launch
@@ -224,6 +209,37 @@ impl Roller<'_> {
             harness_binary: harness_binary(self.config),
         };
         Ok((spec, !resolved.dropped.is_empty()))
+    }
+
+    /// Runs the prepared launch in the dead pane and starts its probe clock:
+    /// the tail shared by a roll and the completion of an interrupted one.
+    /// `launch` is the spec and whether a model or effort was dropped.
+    fn relaunch(
+        &self,
+        report: SessionReport,
+        fields: serde_json::Value,
+        identity: &Identity,
+        target: &str,
+        pane_id: String,
+        launch: (LaunchSpec, bool),
+    ) -> Respawn {
+        let (spec, dropped) = launch;
+        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
+            return Respawn::Done(self.resume_failed(
+                report,
+                &fields,
+                format!("tmux respawn-pane failed: {err}"),
+            ));
+        }
+        self.record_launched(dropped, identity, &spec, target);
+        Respawn::Waiting(Respawned {
+            report,
+            fields,
+            identity: identity.clone(),
+            target: target.to_owned(),
+            pane_id,
+            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
+        })
     }
 
     /// After a relaunch that dropped a model or effort, the record says what was launched.
@@ -279,22 +295,7 @@ impl Roller<'_> {
             "session.interrupted_respawn_completing",
             with(&fields, json!({"since": entry.since, "old_pid": entry.old_pid, "harness_session_id": resumable.session_id})),
         );
-        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
-            return Respawn::Done(self.resume_failed(
-                report,
-                &fields,
-                format!("tmux respawn-pane failed: {err}"),
-            ));
-        }
-        self.record_launched(dropped, identity, &spec, target);
-        Respawn::Waiting(Respawned {
-            report,
-            fields,
-            identity: identity.clone(),
-            target: target.to_owned(),
-            pane_id,
-            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
-        })
+        self.relaunch(report, fields, identity, target, pane_id, (spec, dropped))
     }
 
     /// The pre-signal check: the environment the new process starts from is
