@@ -403,7 +403,9 @@ fn lock_timeout_waits_for_a_running_apply_and_names_the_holder() {
     );
     assert!(stderr(&short).contains(&holder), "{}", explain(&short));
 
-    let started = std::time::Instant::now();
+    // That it waited is shown by its own words below and by finding the
+    // first apply's work done; a wall-clock bound would only add a race
+    // with the first apply's remaining time.
     let second = w.the_loop(&["apply", "--auto-approve", "--lock-timeout", "2m"]);
     let first_status = first.wait().unwrap();
     assert!(first_status.success(), "the first apply finished");
@@ -414,10 +416,6 @@ fn lock_timeout_waits_for_a_running_apply_and_names_the_holder() {
         )),
         "{}",
         explain(&second)
-    );
-    assert!(
-        started.elapsed() >= std::time::Duration::from_millis(500),
-        "it waited"
     );
     // The first one rolled the session; the second found nothing left to do.
     assert!(stdout(&second).contains("No drift"), "{}", explain(&second));
