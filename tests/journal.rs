@@ -153,24 +153,31 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
     assert_no_canary(&out.stderr, &[RETIRED, ROTATED], "stderr");
 }
 
-#[test]
-fn kill_9_between_the_sigterm_and_the_respawn_is_reported_and_completed() {
-    let (w, sessions) = rotated_world(1, "60");
-    let s = &sessions[0];
-    ignore_term(&w, s);
+/// An apply killed with `kill -9` inside the grace period, after the
+/// journal entry and the SIGTERM; then the harness exits, as Claude Code
+/// does after SIGTERM, and nobody is left to respawn it. Returns the pane
+/// as it was before the roll.
+fn killed_mid_roll(w: &World, s: &LegacySession) -> Pane {
+    ignore_term(w, s);
     let pane = w.pane(&s.name).unwrap();
-    let mut child = start_apply(&w, &["apply", "--auto-approve", "--json"]);
+    let mut child = start_apply(w, &["apply", "--auto-approve", "--json"]);
     wait_for(
         || w.transcript_text(s).contains("TERM-ignored"),
         "the harness was sent SIGTERM",
     );
-    assert!(journal_entry(&w, s).is_file(), "written before the signal");
+    assert!(journal_entry(w, s).is_file(), "written before the signal");
     signal(child.id(), "-KILL");
     let _ = child.wait();
-    // The harness now finishes writing its conversation and exits, as
-    // Claude Code does after SIGTERM; nobody is left to respawn it.
     signal(pane.pid as u32, "-KILL");
     wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "the pane died");
+    pane
+}
+
+#[test]
+fn kill_9_between_the_sigterm_and_the_respawn_is_reported_and_completed() {
+    let (w, sessions) = rotated_world(1, "60");
+    let s = &sessions[0];
+    let pane = killed_mid_roll(&w, s);
     reported_then_completed(&w, s, &pane.id);
 }
 
@@ -328,17 +335,7 @@ fn a_journal_that_cannot_be_written_means_nothing_is_signalled() {
 fn watch_apply_completes_an_interrupted_respawn() {
     let (w, sessions) = rotated_world(1, "60");
     let s = &sessions[0];
-    ignore_term(&w, s);
-    let pane = w.pane(&s.name).unwrap();
-    let mut child = start_apply(&w, &["apply", "--auto-approve", "--json"]);
-    wait_for(
-        || w.transcript_text(s).contains("TERM-ignored"),
-        "the harness was sent SIGTERM",
-    );
-    signal(child.id(), "-KILL");
-    let _ = child.wait();
-    signal(pane.pid as u32, "-KILL");
-    wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "the pane died");
+    let pane = killed_mid_roll(&w, s);
     assert!(journal_entry(&w, s).is_file());
 
     let log = w.root().join("watch.log");
