@@ -17,6 +17,7 @@ pub mod fsutil;
 pub mod harness;
 pub mod lifecycle;
 pub mod observed;
+pub mod ops;
 pub mod plan;
 pub mod preflight;
 pub mod registry;

@@ -1,6 +1,5 @@
 //! `the-loop apply` (and the engine behind `sessions restart`).
 
-use super::context::Context;
 use super::output::{print_json, stderr_style, stdout_style};
 use super::plan::resolve_targets;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
@@ -8,6 +7,7 @@ use crate::apply::lock::ApplyLock;
 use crate::apply::roll::Roller;
 use crate::apply::scrub::scrub;
 use crate::apply::{execute, interrupt, ApplyOptions, Mode, SessionReport};
+use crate::ops::Context;
 use crate::plan::gather::plan_now;
 use crate::plan::render::{render_plan_for, Next};
 use crate::plan::saved::{self, SavedPlanError};

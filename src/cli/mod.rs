@@ -2,7 +2,6 @@
 
 pub(crate) mod apply;
 pub(crate) mod complete;
-pub(crate) mod context;
 mod duration;
 mod exec;
 mod man;
@@ -17,8 +16,6 @@ mod web_terminal;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-pub use context::Context;
 
 /// Keep long-lived agent sessions in tmux on the environment you declared.
 ///

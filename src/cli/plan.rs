@@ -1,7 +1,7 @@
 //! `the-loop plan`
 
-use super::context::Context;
 use super::output::{print_json, stdout_style};
+use crate::ops::Context;
 use crate::plan::gather::plan_now;
 use crate::plan::render::render_plan;
 use crate::plan::{saved, Targets};

@@ -1,8 +1,8 @@
 //! `the-loop status`: services, sessions, and a line when the fleet has drifted.
 
-use super::context::Context;
 use super::output::print_json;
 use crate::apply::journal::{left_behind, InterruptedRespawn, Journal};
+use crate::ops::Context;
 use crate::plan::gather::{observe_sessions, read_environments};
 use crate::plan::{compute, Action, Targets};
 use clap::Args;

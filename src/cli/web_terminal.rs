@@ -1,7 +1,7 @@
 //! `the-loop web-terminal`: ttyd in the foreground, serving the shared
 //! `the-loop-hub` tmux session until SIGINT or SIGTERM.
 
-use super::context::Context;
+use crate::ops::Context;
 use crate::web_terminal::{pidfile, running_pid, ttyd_args, url, HUB_SESSION};
 use clap::Args;
 use nix::sys::signal::Signal;

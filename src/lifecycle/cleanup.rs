@@ -10,8 +10,8 @@
 
 use super::close::{end_session, CloseOptions, CloseReport, Disposition, TmuxResult};
 use super::key::{self, fields, Record, SessionKey};
-use crate::cli::Context;
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::registry::WorkItemRef;
 use crate::runner::close::PaneEnding;
 use serde::Serialize;

@@ -6,8 +6,8 @@
 
 use super::key::{self, fields, Record, SessionKey};
 use super::probe::probe;
-use crate::cli::Context;
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::close::{end_harness, kill, CloseError, PaneEnding};
 use serde::Serialize;

@@ -14,10 +14,10 @@ use super::key::{fields, Record, SessionKey};
 use super::probe::probe;
 use super::spawn::{attempt, AttemptError};
 use crate::apply::precheck::{check, RecordFacts};
-use crate::cli::Context;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::{check_supported, new_session_id, Launch};
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::runner::close::kill;
 use serde_json::json;
 

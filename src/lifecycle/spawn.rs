@@ -3,10 +3,10 @@
 //! a delivery makes.
 
 use super::probe::probe;
-use crate::cli::Context;
 use crate::desired::policy::Identity;
 use crate::harness::{Launch, LaunchArgs};
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::runner::launch::launcher_path;
 use crate::runner::prelaunch::{self, Prelaunch};
 use crate::runner::spawn::{new_session_running, SpawnError};

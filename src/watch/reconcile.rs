@@ -5,9 +5,9 @@
 use crate::apply::lock::{ApplyLock, LockError};
 use crate::apply::roll::Roller;
 use crate::apply::{execute, ApplyOptions, Mode, Report, SessionReport};
-use crate::cli::Context;
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
+use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
 use crate::plan::{Plan, Targets};
 use serde_json::json;

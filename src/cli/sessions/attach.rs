@@ -5,11 +5,11 @@
 //! attached read-only.
 
 use super::resolve::resolve;
-use crate::cli::context::Context;
 use crate::lifecycle::key;
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::SessionKey;
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::spawn::exact;
 use clap::Args;

@@ -1,12 +1,12 @@
 //! `the-loop sessions cleanup`
 
 use super::deliver::resolve_ref;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::cleanup::{cleanup, CheckoutAction, CleanupReport};
 use crate::lifecycle::close::TmuxResult;
 use crate::lifecycle::key;
 use crate::lifecycle::{queue, SessionKey};
+use crate::ops::Context;
 use clap::Args;
 use std::process::ExitCode;
 

@@ -2,13 +2,13 @@
 
 use super::cleanup::print_cleanup;
 use super::deliver::resolve_ref;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::cleanup::{cleanup, closure_cleanup, CleanupReport, Deferral};
 use crate::lifecycle::close::{close, CloseOptions, CloseReport, TmuxResult};
 use crate::lifecycle::key::{self, fields};
 use crate::lifecycle::links::owner_of;
 use crate::lifecycle::{queue, SessionKey};
+use crate::ops::Context;
 use clap::Args;
 use serde_json::json;
 use std::process::ExitCode;

@@ -1,10 +1,10 @@
 //! `the-loop sessions deliver`
 
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::deliver::{deliver, Delivery, DeliveryReport, Outcome, Route};
 use crate::lifecycle::links::owner_of;
 use crate::lifecycle::SessionKey;
+use crate::ops::Context;
 use crate::registry::WorkItemRef;
 use clap::Args;
 use std::io::Read;

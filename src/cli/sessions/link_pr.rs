@@ -2,11 +2,11 @@
 //! session of the work item it delivers (one tmux session per work item).
 
 use super::deliver::resolve_ref;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self, fields, Record};
 use crate::lifecycle::links::owner_of;
 use crate::lifecycle::{queue, SessionKey};
+use crate::ops::Context;
 use clap::Args;
 use serde_json::json;
 use std::process::ExitCode;

@@ -2,10 +2,10 @@
 //! tmux sessions nothing is registered for, from one `list-panes` call.
 
 use super::list_view;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::Record;
 use crate::observed::{fleet, FleetView, Probe};
+use crate::ops::Context;
 use crate::plan::model::CorruptRecordNote;
 use crate::registry::{standing_tmux_name, Status};
 use clap::{Args, ValueEnum};

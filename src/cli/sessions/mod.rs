@@ -13,7 +13,7 @@ mod resolve;
 mod restart;
 pub(crate) mod start;
 
-use super::context::Context;
+use crate::ops::Context;
 use clap::Subcommand;
 use std::path::Path;
 use std::process::ExitCode;

@@ -4,10 +4,10 @@
 //! attaching (read-write included) works as before.
 
 use super::resolve::resolve;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self, fields};
 use crate::lifecycle::queue;
+use crate::ops::Context;
 use crate::registry::Status;
 use clap::Args;
 use serde_json::json;

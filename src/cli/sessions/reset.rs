@@ -4,13 +4,13 @@
 
 use super::close::print_close;
 use super::deliver::resolve_ref;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::close::{close, CloseOptions, CloseReport, Disposition};
 use crate::lifecycle::key::{self, fields};
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::Probe;
+use crate::ops::Context;
 use clap::Args;
 use serde::Serialize;
 use serde_json::json;

@@ -3,7 +3,7 @@
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::Mode;
 use crate::cli::apply::{roll, Roll};
-use crate::cli::context::Context;
+use crate::ops::Context;
 use crate::plan::Targets;
 use clap::Args;
 use std::path::Path;

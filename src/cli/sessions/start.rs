@@ -1,7 +1,6 @@
 //! `the-loop sessions start`
 
 use crate::apply::precheck::{check, RecordFacts};
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::harness::models::resolve;
 use crate::harness::user_files::HarnessHome;
@@ -9,6 +8,7 @@ use crate::harness::{check_supported, Launch, LaunchArgs};
 use crate::lifecycle::spawn::{passthrough, spawn_checked};
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
+use crate::ops::Context;
 use crate::registry::{Status, WorkItemRecord, WorkItemRef};
 use crate::runner::spawn::kill_session;
 use clap::Args;

@@ -1,13 +1,13 @@
 //! `the-loop standing create`
 
 use super::key;
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::cli::sessions::start::{check_spawnable, clear_occupant, LaunchOptions};
 use crate::harness::LaunchArgs;
 use crate::lifecycle::key::fields;
 use crate::lifecycle::queue;
 use crate::lifecycle::spawn::first_spawn;
+use crate::ops::Context;
 use crate::registry::{StandingRecord, Status};
 use clap::Args;
 use serde_json::json;

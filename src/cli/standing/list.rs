@@ -1,8 +1,8 @@
 //! `the-loop standing list`
 
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::observed::{fleet, Probe};
+use crate::ops::Context;
 use crate::registry::Status;
 use clap::Args;
 use serde::Serialize;

@@ -10,8 +10,8 @@ mod say;
 mod start;
 mod stop;
 
-use super::context::Context;
 use crate::lifecycle::SessionKey;
+use crate::ops::Context;
 use clap::Subcommand;
 use std::path::Path;
 use std::process::ExitCode;

@@ -4,7 +4,7 @@ use super::key;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::Mode;
 use crate::cli::apply::{roll, Roll};
-use crate::cli::context::Context;
+use crate::ops::Context;
 use clap::Args;
 use std::path::Path;
 use std::process::ExitCode;

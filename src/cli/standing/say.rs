@@ -1,9 +1,9 @@
 //! `the-loop standing say`: a delivery into a standing session.
 
 use super::key;
-use crate::cli::context::Context;
 use crate::cli::sessions::deliver::{print_delivery, MessageArgs};
 use crate::lifecycle::deliver::{deliver, Delivery};
+use crate::ops::Context;
 use clap::Args;
 use std::process::ExitCode;
 

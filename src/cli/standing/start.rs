@@ -1,13 +1,13 @@
 //! `the-loop standing start`
 
 use super::{key, not_registered};
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self as records, fields};
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::queue;
 use crate::lifecycle::respawn::{respawn, RespawnOutcome};
 use crate::observed::Probe;
+use crate::ops::Context;
 use crate::registry::Status;
 use clap::Args;
 use serde_json::json;

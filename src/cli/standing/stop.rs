@@ -1,12 +1,12 @@
 //! `the-loop standing stop`
 
 use super::{key, not_registered};
-use crate::cli::context::Context;
 use crate::cli::output::print_json;
 use crate::cli::sessions::close::print_close;
 use crate::lifecycle::close::{close, CloseOptions};
 use crate::lifecycle::key as records;
 use crate::lifecycle::queue;
+use crate::ops::Context;
 use clap::Args;
 use serde_json::json;
 use std::process::ExitCode;

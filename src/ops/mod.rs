@@ -1,0 +1,8 @@
+//! Operations: one function per verb, below the command line (as cargo's
+//! `ops`). Each takes a [`Context`] and options, does the work and returns a
+//! report; `cli/` only turns arguments into options and hands the report to a
+//! view. Nothing here knows a command line exists.
+
+pub mod context;
+
+pub use context::Context;
