@@ -26,5 +26,6 @@ pub mod schemas;
 pub mod secret;
 pub mod services;
 pub mod tmux;
+pub mod views;
 pub mod watch;
 pub mod web_terminal;

@@ -21,7 +21,7 @@ pub fn apply_report() -> serde_json::Value {
 
 /// `sessions list --json`.
 pub fn sessions_list() -> serde_json::Value {
-    schema_for::<crate::cli::sessions::list::SessionsList>()
+    schema_for::<crate::ops::sessions::list::SessionsList>()
 }
 
 /// Each line of `apply --json-stream` and `sessions restart --json-stream`.

@@ -33,9 +33,4 @@ pub fn stderr_style() -> Style {
     style_for(std::io::stderr().is_terminal())
 }
 
-pub fn print_json<T: serde::Serialize>(value: &T) {
-    crate::outln!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("report serialises")
-    );
-}
+pub use crate::views::print_json;

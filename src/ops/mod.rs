@@ -4,5 +4,7 @@
 //! view. Nothing here knows a command line exists.
 
 pub mod context;
+pub mod resolve;
+pub mod sessions;
 
 pub use context::Context;

@@ -4,11 +4,11 @@
 //! nesting tmux inside tmux is what tmux refuses. A closed session is always
 //! attached read-only.
 
-use super::resolve::resolve;
 use crate::lifecycle::key;
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::SessionKey;
 use crate::observed::Probe;
+use crate::ops::resolve::resolve;
 use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::spawn::exact;

@@ -90,21 +90,9 @@ impl MessageArgs {
     }
 }
 
-pub fn parse_ref(text: &str) -> miette::Result<WorkItemRef> {
-    text.parse().map_err(|e: crate::registry::RefError| {
-        miette::miette!(
-            code = "the_loop::ref::invalid",
-            help = "a work-item ref looks like github:octo/repo#15 or github:ghe.example.com/octo/repo#15",
-            "{e}"
-        )
-    })
-}
-
-/// A ref as the registry records it: `github:Octo/Repo#15` is the recorded
-/// `github:octo/repo#15`, as GitHub matches owner and repository names
-/// without regard to case.
+/// A ref as the registry records it (see [`crate::ops::resolve::resolve_ref`]).
 pub fn resolve_ref(ctx: &Context, text: &str) -> miette::Result<WorkItemRef> {
-    Ok(ctx.registry.canonical_ref(&parse_ref(text)?))
+    crate::ops::resolve::resolve_ref(&ctx.registry, text)
 }
 
 pub fn run(ctx: &Context, args: DeliverArgs) -> miette::Result<ExitCode> {

@@ -1,22 +1,11 @@
-//! `the-loop sessions list`: every registered session, plus the `loop-*`
-//! tmux sessions nothing is registered for, from one `list-panes` call.
+//! `the-loop sessions list`
 
-use super::list_view;
-use crate::cli::output::print_json;
-use crate::lifecycle::key::Record;
-use crate::observed::{fleet, FleetView, Probe};
+use crate::ops::sessions::list::{list, ListOptions};
 use crate::ops::Context;
-use crate::plan::model::CorruptRecordNote;
-use crate::registry::{standing_tmux_name, Status};
+use crate::registry::Status;
+use crate::views::{sessions_list, Format};
 use clap::{Args, ValueEnum};
-use schemars::JsonSchema;
-use serde::Serialize;
-use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Bumped when a field changes meaning or goes away; new fields keep it.
-pub const FORMAT_VERSION: &str = "1";
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
@@ -43,9 +32,9 @@ enum StatusFilter {
     Closed,
 }
 
-impl StatusFilter {
-    fn status(self) -> Status {
-        match self {
+impl From<StatusFilter> for Status {
+    fn from(filter: StatusFilter) -> Status {
+        match filter {
             StatusFilter::Active => Status::Active,
             StatusFilter::Paused => Status::Paused,
             StatusFilter::Closed => Status::Closed,
@@ -53,234 +42,13 @@ impl StatusFilter {
     }
 }
 
-/// `sessions list --json`.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct SessionsList {
-    /// Contract: "1", as in `plan` and `status`; changes only when a field changes meaning or goes away.
-    pub format_version: String,
-    pub sessions: Vec<Listed>,
-    /// Registry files that could not be read; their sessions are missing above.
-    pub corrupt_records: Vec<CorruptRecordNote>,
-}
-
-/// What a row is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    WorkItem,
-    Standing,
-    /// A `loop-*` tmux session with no registry record; the-loop leaves it alone.
-    Unmanaged,
-}
-
-/// One session. Fields the record does not have are null.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Listed {
-    pub kind: Kind,
-    /// The work-item ref; null for standing and unmanaged sessions.
-    #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    /// The standing-session name; null otherwise.
-    pub standing: Option<String>,
-    pub harness: Option<String>,
-    /// The tmux session the record points at, or the unmanaged session's name.
-    /// Null when the record has none yet: then nothing can be attached to.
-    pub tmux_target: Option<String>,
-    /// Null for unmanaged sessions.
-    pub status: Option<Status>,
-    /// What tmux says about `tmux_target`; null when there is no target.
-    pub live: Option<Probe>,
-    pub model: Option<String>,
-    pub effort: Option<String>,
-    /// When the record was created, as stored.
-    pub created_at: Option<String>,
-    /// When the record last saw an event, as stored.
-    pub last_event_at: Option<String>,
-    /// Seconds since `created_at`; null when unknown or in the future.
-    pub age_seconds: Option<u64>,
-    /// Seconds since `last_event_at`; null when unknown or in the future.
-    pub last_event_seconds: Option<u64>,
-    pub cwd: Option<PathBuf>,
-    /// The harness conversation id (what a respawn resumes).
-    pub conversation_id: Option<String>,
-    /// Refs of the pull requests linked to the work item.
-    pub pull_requests: Vec<String>,
-}
-
 pub fn run(ctx: &Context, args: ListArgs) -> miette::Result<ExitCode> {
-    // One tmux call for every row, registered or not.
-    let view = fleet::observe(&ctx.tmux);
-    let now = crate::clock::now_secs();
-    let mut rows = Vec::new();
-    let works = ctx.registry.work_items();
-    let standing = ctx.registry.standing();
-    for (_, record) in works.records {
-        rows.push(row(Record::WorkItem(record), &view, now));
-    }
-    for (_, record) in standing.records {
-        rows.push(row(Record::Standing(record), &view, now));
-    }
-    rows.extend(unmanaged(&view, &rows));
-    let wanted_items = match &args.work_item {
-        Some(Some(text)) => Some(work_item_refs(ctx, text)?),
-        _ => None,
+    let options = ListOptions {
+        status: args.status.map(Status::from),
+        standing: args.standing,
+        work_item: args.work_item,
     };
-    rows.retain(|r| keep(r, &args, wanted_items.as_ref()));
-    let corrupt: Vec<CorruptRecordNote> = works
-        .corrupt
-        .into_iter()
-        .chain(standing.corrupt)
-        .map(|c| CorruptRecordNote {
-            path: c.path,
-            reason: c.reason,
-        })
-        .collect();
-    if args.json {
-        print_json(&SessionsList {
-            format_version: FORMAT_VERSION.into(),
-            sessions: rows,
-            corrupt_records: corrupt,
-        });
-        return Ok(ExitCode::SUCCESS);
-    }
-    if let FleetView::Unknown(why) = &view {
-        crate::errln!("warning: tmux did not answer ({why}); LIVE shows unknown and unmanaged sessions cannot be listed");
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    crate::out!("{}", list_view::table(&rows, home.as_deref()));
-    for c in &corrupt {
-        crate::errln!(
-            "warning: registry record {} cannot be read: {}",
-            c.path.display(),
-            c.reason
-        );
-    }
+    let report = list(ctx, &options)?;
+    sessions_list::render(&report, Format::json_if(args.json));
     Ok(ExitCode::SUCCESS)
-}
-
-fn row(record: Record, view: &FleetView, now: Option<u64>) -> Listed {
-    let since = |stamp: &Option<String>| {
-        let then = crate::clock::parse_utc(stamp.as_deref()?)?;
-        now?.checked_sub(then)
-    };
-    let target = record.tmux_target();
-    let args = record.launch_args();
-    let (kind, reference, standing, created_at, last_event_at) = match &record {
-        Record::WorkItem(r) => (
-            Kind::WorkItem,
-            Some(r.work_item.reference.clone()),
-            None,
-            r.created_at.clone(),
-            r.last_event_at.clone(),
-        ),
-        Record::Standing(r) => (
-            Kind::Standing,
-            None,
-            Some(r.name.clone()),
-            r.created_at.clone(),
-            r.last_event_at.clone(),
-        ),
-    };
-    Listed {
-        kind,
-        reference,
-        standing,
-        harness: Some(record.harness().to_owned()),
-        // `attach` refuses a record without a target, so no liveness is
-        // claimed for one, even when a session of the derived name runs.
-        live: target.as_deref().map(|t| view.probe(t)),
-        tmux_target: target,
-        status: Some(record.status()),
-        model: args.model,
-        effort: args.effort,
-        age_seconds: since(&created_at),
-        last_event_seconds: since(&last_event_at),
-        created_at,
-        last_event_at,
-        cwd: record.cwd().map(PathBuf::from),
-        conversation_id: record.harness_session_id().map(String::from),
-        pull_requests: record.pull_request_refs(),
-    }
-}
-
-/// `loop-*` sessions that no record points at or would be spawned as.
-fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
-    let FleetView::Answered(fleet) = view else {
-        return Vec::new();
-    };
-    let mut claimed: BTreeSet<String> = BTreeSet::new();
-    for r in rows {
-        claimed.extend(r.tmux_target.clone());
-        if let Some(Ok(item)) = r
-            .reference
-            .as_deref()
-            .map(str::parse::<crate::registry::WorkItemRef>)
-        {
-            claimed.insert(item.tmux_name());
-        }
-        if let Some(name) = &r.standing {
-            claimed.insert(standing_tmux_name(name));
-        }
-    }
-    fleet
-        .session_names()
-        .filter(|name| !claimed.contains(*name))
-        .map(|name| Listed {
-            kind: Kind::Unmanaged,
-            reference: None,
-            standing: None,
-            harness: None,
-            tmux_target: Some(name.to_owned()),
-            status: None,
-            live: Some(fleet.probe(name)),
-            model: None,
-            effort: None,
-            created_at: None,
-            last_event_at: None,
-            age_seconds: None,
-            last_event_seconds: None,
-            cwd: None,
-            conversation_id: None,
-            pull_requests: Vec::new(),
-        })
-        .collect()
-}
-
-/// The canonical refs `--work-item TEXT` names: a full ref, or every
-/// registered work item a short form matches.
-fn work_item_refs(ctx: &Context, text: &str) -> miette::Result<BTreeSet<String>> {
-    Ok(super::resolve::resolve_all(&ctx.registry, text)?
-        .iter()
-        .filter_map(|key| key.as_work_item().map(|r| r.to_string()))
-        .collect())
-}
-
-fn keep(r: &Listed, args: &ListArgs, wanted_items: Option<&BTreeSet<String>>) -> bool {
-    if let Some(status) = args.status {
-        if r.status != Some(status.status()) {
-            return false;
-        }
-    }
-    if let Some(name) = &args.standing {
-        if r.kind != Kind::Standing
-            || name
-                .as_ref()
-                .is_some_and(|n| r.standing.as_ref() != Some(n))
-        {
-            return false;
-        }
-    }
-    if args.work_item.is_some() {
-        if r.kind != Kind::WorkItem {
-            return false;
-        }
-        if let (Some(wanted), Some(reference)) = (wanted_items, &r.reference) {
-            let canonical = reference
-                .parse::<crate::registry::WorkItemRef>()
-                .map(|w| w.to_string())
-                .unwrap_or_else(|_| reference.clone());
-            return wanted.contains(&canonical);
-        }
-    }
-    true
 }

@@ -6,10 +6,8 @@ pub(crate) mod close;
 pub(crate) mod deliver;
 mod link_pr;
 pub(crate) mod list;
-mod list_view;
 mod pause;
 mod reset;
-mod resolve;
 mod restart;
 pub(crate) mod start;
 

@@ -3,10 +3,10 @@
 //! in it are not touched, so the conversation is intact on resume, and
 //! attaching (read-write included) works as before.
 
-use super::resolve::resolve;
 use crate::cli::output::print_json;
 use crate::lifecycle::key::{self, fields};
 use crate::lifecycle::queue;
+use crate::ops::resolve::resolve;
 use crate::ops::Context;
 use crate::registry::Status;
 use clap::Args;

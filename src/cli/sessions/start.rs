@@ -66,7 +66,7 @@ struct Started {
 }
 
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
-    let reference: WorkItemRef = super::deliver::parse_ref(&args.reference)?;
+    let reference: WorkItemRef = crate::ops::resolve::parse_ref(&args.reference)?;
     // One tmux session per work item: a pull request linked to an item is
     // started as that item.
     let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {

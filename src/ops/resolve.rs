@@ -6,9 +6,11 @@
 //! Like `registry::refs`, errors never repeat the text typed: it may have
 //! been pasted from somewhere untrusted.
 
-use crate::lifecycle::SessionKey;
+use crate::lifecycle::{Record, SessionKey};
+use crate::registry::identity::same_item;
 use crate::registry::{
-    normalise_tmux_target, standing_tmux_name, validate_standing_name, Registry,
+    normalise_tmux_target, standing_tmux_name, validate_standing_name, RefError, Registry,
+    WorkItemRef,
 };
 
 /// A registered session as the resolver sees it.
@@ -17,28 +19,55 @@ struct Candidate {
     tmux_name: String,
 }
 
+impl Candidate {
+    /// `None` for a work item whose ref does not parse (listings only hold
+    /// records whose ref parses, so it is never left out in practice).
+    fn of(record: &Record) -> Option<Candidate> {
+        Some(match record {
+            Record::WorkItem(record) => {
+                let r = record.work_item_ref().ok()?;
+                Candidate {
+                    tmux_name: record.tmux_target().unwrap_or_else(|| r.tmux_name()),
+                    key: SessionKey::WorkItem(r),
+                }
+            }
+            Record::Standing(record) => Candidate {
+                tmux_name: record
+                    .tmux_target()
+                    .unwrap_or_else(|| standing_tmux_name(&record.name)),
+                key: SessionKey::Standing(record.name.clone()),
+            },
+        })
+    }
+}
+
 fn candidates(registry: &Registry) -> Vec<Candidate> {
-    let mut all = Vec::new();
-    for (_, record) in registry.work_items().records {
-        // Listings only hold records whose ref parses.
-        if let Ok(r) = record.work_item_ref() {
-            let tmux_name = record.tmux_target().unwrap_or_else(|| r.tmux_name());
-            all.push(Candidate {
-                key: SessionKey::WorkItem(r),
-                tmux_name,
-            });
-        }
-    }
-    for (_, record) in registry.standing().records {
-        let tmux_name = record
-            .tmux_target()
-            .unwrap_or_else(|| standing_tmux_name(&record.name));
-        all.push(Candidate {
-            key: SessionKey::Standing(record.name.clone()),
-            tmux_name,
-        });
-    }
-    all
+    let works = registry.work_items().records.into_iter();
+    let standing = registry.standing().records.into_iter();
+    works
+        .map(|(_, r)| Record::WorkItem(r))
+        .chain(standing.map(|(_, r)| Record::Standing(r)))
+        .filter_map(|r| Candidate::of(&r))
+        .collect()
+}
+
+/// A work-item ref as typed: refused with the shape a ref takes, never
+/// repeating the text.
+pub fn parse_ref(text: &str) -> miette::Result<WorkItemRef> {
+    text.parse().map_err(|e: RefError| {
+        miette::miette!(
+            code = "the_loop::ref::invalid",
+            help = "a work-item ref looks like github:octo/repo#15 or github:ghe.example.com/octo/repo#15",
+            "{e}"
+        )
+    })
+}
+
+/// A ref as the registry records it: `github:Octo/Repo#15` is the recorded
+/// `github:octo/repo#15`, as GitHub matches owner and repository names
+/// without regard to case.
+pub fn resolve_ref(registry: &Registry, text: &str) -> miette::Result<WorkItemRef> {
+    Ok(registry.canonical_ref(&parse_ref(text)?))
 }
 
 /// A full ref as the registry records it: GitHub matches owner and
@@ -82,12 +111,29 @@ pub fn resolve(registry: &Registry, text: &str) -> miette::Result<SessionKey> {
 }
 
 /// Every session `text` names, for a filter: unlike [`resolve`], many (or
-/// none) is a fine answer.
-pub fn resolve_all(registry: &Registry, text: &str) -> miette::Result<Vec<SessionKey>> {
-    if let Ok(key) = SessionKey::work_item(text) {
-        return Ok(vec![as_recorded(registry, key)]);
+/// none) is a fine answer. It looks only at `records`, which the caller has
+/// already read (so `sessions list` reads each record once), and finds a
+/// full ref's recorded spelling among them as
+/// [`Registry::canonical_ref`] does.
+pub fn resolve_all<'r>(
+    records: impl IntoIterator<Item = &'r Record>,
+    text: &str,
+) -> miette::Result<Vec<SessionKey>> {
+    let all: Vec<Candidate> = records.into_iter().filter_map(Candidate::of).collect();
+    if let Ok(typed) = text.parse::<WorkItemRef>() {
+        let recorded = || {
+            all.iter().filter_map(|c| match &c.key {
+                SessionKey::WorkItem(r) => Some(r),
+                SessionKey::Standing(_) => None,
+            })
+        };
+        let canonical = recorded()
+            .find(|r| **r == typed)
+            .or_else(|| recorded().find(|r| same_item(r, &typed)))
+            .cloned()
+            .unwrap_or(typed);
+        return Ok(vec![SessionKey::WorkItem(canonical)]);
     }
-    let all = candidates(registry);
     Ok(matching(&all, text)?
         .into_iter()
         .map(|c| c.key.clone())
@@ -214,5 +260,32 @@ mod tests {
             );
             assert!(!shown.contains("SECRET"), "{shown}");
         }
+    }
+
+    #[test]
+    fn a_filter_resolves_against_records_already_read() {
+        let (_dir, reg) = registry_with(
+            &["github:octo/repo#15", "github:octo/other#15"],
+            &["triage"],
+        );
+        let records: Vec<Record> = reg
+            .work_items()
+            .records
+            .into_iter()
+            .map(|(_, r)| Record::WorkItem(r))
+            .collect();
+        // Gone from disk: the answer can only come from `records`.
+        std::fs::remove_dir_all(reg.root()).unwrap();
+        let labels = |text: &str| -> Vec<String> {
+            resolve_all(&records, text)
+                .unwrap()
+                .iter()
+                .map(SessionKey::label)
+                .collect()
+        };
+        assert_eq!(labels("github:Octo/REPO#15"), ["github:octo/repo#15"]);
+        assert_eq!(labels("github:octo/new#1"), ["github:octo/new#1"]);
+        assert_eq!(labels("#15").len(), 2);
+        assert!(labels("#16").is_empty());
     }
 }

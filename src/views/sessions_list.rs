@@ -3,9 +3,10 @@
 //! the rest off the screen; a capped cell loses its middle (or its end)
 //! to an ellipsis rather than wrapping.
 
-use super::list::{Kind, Listed};
+use super::Format;
+use crate::ops::sessions::list::{Kind, ListReport, Listed};
 use crate::registry::WorkItemRef;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const ELLIPSIS: char = '…';
 
@@ -118,17 +119,34 @@ impl Column {
                 .tmux_target
                 .clone()
                 .unwrap_or_else(|| "(none yet)".into()),
-            Column::Model => match (&row.model, &row.effort) {
-                (Some(m), Some(e)) => format!("{m} ({e})"),
-                (Some(m), None) => m.clone(),
-                _ => dash(),
-            },
+            Column::Model => super::model_cell(row.model.as_deref(), row.effort.as_deref()),
         }
     }
 }
 
+/// `sessions list`: the JSON document, or the table with what could not
+/// be read said on stderr (tmux before the table, records after it).
+pub fn render(report: &ListReport, format: Format) {
+    if format == Format::Json {
+        super::print_json(&report.list);
+        return;
+    }
+    if let Some(why) = &report.tmux_unanswered {
+        crate::errln!("warning: tmux did not answer ({why}); LIVE shows unknown and unmanaged sessions cannot be listed");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    crate::out!("{}", table(&report.list.sessions, home.as_deref()));
+    for c in &report.list.corrupt_records {
+        crate::errln!(
+            "warning: registry record {} cannot be read: {}",
+            c.path.display(),
+            c.reason
+        );
+    }
+}
+
 /// The whole table, or one line saying there is nothing to show.
-pub fn table(rows: &[Listed], home: Option<&Path>) -> String {
+fn table(rows: &[Listed], home: Option<&Path>) -> String {
     if rows.is_empty() {
         return "No sessions.\n".into();
     }

@@ -1,0 +1,265 @@
+//! `sessions list`: every registered session, plus the `loop-*` tmux
+//! sessions nothing is registered for, from one `list-panes` call and one
+//! read of each record.
+
+use crate::lifecycle::key::Record;
+use crate::observed::{fleet, FleetView, Probe};
+use crate::ops::resolve::resolve_all;
+use crate::ops::Context;
+use crate::plan::model::CorruptRecordNote;
+use crate::registry::{standing_tmux_name, Status};
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// Bumped when a field changes meaning or goes away; new fields keep it.
+pub const FORMAT_VERSION: &str = "1";
+
+/// Which rows to keep; each filter left `None` keeps every row.
+#[derive(Debug, Default)]
+pub struct ListOptions {
+    /// Only sessions whose record has this status (unmanaged ones have none).
+    pub status: Option<Status>,
+    /// Only standing sessions; with a name, only that one.
+    pub standing: Option<Option<String>>,
+    /// Only work-item sessions; with a text, only those it names.
+    pub work_item: Option<Option<String>>,
+}
+
+/// `sessions list --json`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SessionsList {
+    /// Contract: "1", as in `plan` and `status`; changes only when a field changes meaning or goes away.
+    pub format_version: String,
+    pub sessions: Vec<Listed>,
+    /// Registry files that could not be read; their sessions are missing above.
+    pub corrupt_records: Vec<CorruptRecordNote>,
+}
+
+/// What a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    WorkItem,
+    Standing,
+    /// A `loop-*` tmux session with no registry record; the-loop leaves it alone.
+    Unmanaged,
+}
+
+/// One session. Fields the record does not have are null.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Listed {
+    pub kind: Kind,
+    /// The work-item ref; null for standing and unmanaged sessions.
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    /// The standing-session name; null otherwise.
+    pub standing: Option<String>,
+    pub harness: Option<String>,
+    /// The tmux session the record points at, or the unmanaged session's name.
+    /// Null when the record has none yet: then nothing can be attached to.
+    pub tmux_target: Option<String>,
+    /// Null for unmanaged sessions.
+    pub status: Option<Status>,
+    /// What tmux says about `tmux_target`; null when there is no target.
+    pub live: Option<Probe>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
+    /// When the record was created, as stored.
+    pub created_at: Option<String>,
+    /// When the record last saw an event, as stored.
+    pub last_event_at: Option<String>,
+    /// Seconds since `created_at`; null when unknown or in the future.
+    pub age_seconds: Option<u64>,
+    /// Seconds since `last_event_at`; null when unknown or in the future.
+    pub last_event_seconds: Option<u64>,
+    pub cwd: Option<PathBuf>,
+    /// The harness conversation id (what a respawn resumes).
+    pub conversation_id: Option<String>,
+    /// Refs of the pull requests linked to the work item.
+    pub pull_requests: Vec<String>,
+}
+
+/// What `sessions list` found: the document `--json` prints, and why tmux
+/// could not be asked when it could not (the text view says so).
+#[derive(Debug)]
+pub struct ListReport {
+    pub list: SessionsList,
+    pub tmux_unanswered: Option<String>,
+}
+
+pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> {
+    // One tmux call for every row, registered or not.
+    let view = fleet::observe(&ctx.tmux);
+    let now = crate::clock::now_secs();
+    let works = ctx.registry.work_items();
+    let standing = ctx.registry.standing();
+    let records: Vec<Record> = works
+        .records
+        .into_iter()
+        .map(|(_, r)| Record::WorkItem(r))
+        .chain(
+            standing
+                .records
+                .into_iter()
+                .map(|(_, r)| Record::Standing(r)),
+        )
+        .collect();
+    // A `--work-item` text is matched against the records just read, not
+    // the registry again.
+    let wanted_items = match &options.work_item {
+        Some(Some(text)) => Some(work_item_refs(&records, text)?),
+        _ => None,
+    };
+    let mut rows: Vec<Listed> = records.iter().map(|r| row(r, &view, now)).collect();
+    rows.extend(unmanaged(&view, &rows));
+    rows.retain(|r| keep(r, options, wanted_items.as_ref()));
+    let corrupt_records = works
+        .corrupt
+        .into_iter()
+        .chain(standing.corrupt)
+        .map(|c| CorruptRecordNote {
+            path: c.path,
+            reason: c.reason,
+        })
+        .collect();
+    Ok(ListReport {
+        list: SessionsList {
+            format_version: FORMAT_VERSION.into(),
+            sessions: rows,
+            corrupt_records,
+        },
+        tmux_unanswered: match view {
+            FleetView::Unknown(why) => Some(why),
+            FleetView::Answered(_) => None,
+        },
+    })
+}
+
+fn row(record: &Record, view: &FleetView, now: Option<u64>) -> Listed {
+    let since = |stamp: &Option<String>| {
+        let then = crate::clock::parse_utc(stamp.as_deref()?)?;
+        now?.checked_sub(then)
+    };
+    let target = record.tmux_target();
+    let args = record.launch_args();
+    let (kind, reference, standing, created_at, last_event_at) = match record {
+        Record::WorkItem(r) => (
+            Kind::WorkItem,
+            Some(r.work_item.reference.clone()),
+            None,
+            r.created_at.clone(),
+            r.last_event_at.clone(),
+        ),
+        Record::Standing(r) => (
+            Kind::Standing,
+            None,
+            Some(r.name.clone()),
+            r.created_at.clone(),
+            r.last_event_at.clone(),
+        ),
+    };
+    Listed {
+        kind,
+        reference,
+        standing,
+        harness: Some(record.harness().to_owned()),
+        // `attach` refuses a record without a target, so no liveness is
+        // claimed for one, even when a session of the derived name runs.
+        live: target.as_deref().map(|t| view.probe(t)),
+        tmux_target: target,
+        status: Some(record.status()),
+        model: args.model,
+        effort: args.effort,
+        age_seconds: since(&created_at),
+        last_event_seconds: since(&last_event_at),
+        created_at,
+        last_event_at,
+        cwd: record.cwd().map(PathBuf::from),
+        conversation_id: record.harness_session_id().map(String::from),
+        pull_requests: record.pull_request_refs(),
+    }
+}
+
+/// `loop-*` sessions that no record points at or would be spawned as.
+fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
+    let FleetView::Answered(fleet) = view else {
+        return Vec::new();
+    };
+    let mut claimed: BTreeSet<String> = BTreeSet::new();
+    for r in rows {
+        claimed.extend(r.tmux_target.clone());
+        if let Some(Ok(item)) = r
+            .reference
+            .as_deref()
+            .map(str::parse::<crate::registry::WorkItemRef>)
+        {
+            claimed.insert(item.tmux_name());
+        }
+        if let Some(name) = &r.standing {
+            claimed.insert(standing_tmux_name(name));
+        }
+    }
+    fleet
+        .session_names()
+        .filter(|name| !claimed.contains(*name))
+        .map(|name| Listed {
+            kind: Kind::Unmanaged,
+            reference: None,
+            standing: None,
+            harness: None,
+            tmux_target: Some(name.to_owned()),
+            status: None,
+            live: Some(fleet.probe(name)),
+            model: None,
+            effort: None,
+            created_at: None,
+            last_event_at: None,
+            age_seconds: None,
+            last_event_seconds: None,
+            cwd: None,
+            conversation_id: None,
+            pull_requests: Vec::new(),
+        })
+        .collect()
+}
+
+/// The canonical refs `--work-item TEXT` names: a full ref, or every
+/// registered work item a short form matches.
+fn work_item_refs(records: &[Record], text: &str) -> miette::Result<BTreeSet<String>> {
+    Ok(resolve_all(records, text)?
+        .iter()
+        .filter_map(|key| key.as_work_item().map(|r| r.to_string()))
+        .collect())
+}
+
+fn keep(r: &Listed, args: &ListOptions, wanted_items: Option<&BTreeSet<String>>) -> bool {
+    if let Some(status) = args.status {
+        if r.status != Some(status) {
+            return false;
+        }
+    }
+    if let Some(name) = &args.standing {
+        if r.kind != Kind::Standing
+            || name
+                .as_ref()
+                .is_some_and(|n| r.standing.as_ref() != Some(n))
+        {
+            return false;
+        }
+    }
+    if args.work_item.is_some() {
+        if r.kind != Kind::WorkItem {
+            return false;
+        }
+        if let (Some(wanted), Some(reference)) = (wanted_items, &r.reference) {
+            let canonical = reference
+                .parse::<crate::registry::WorkItemRef>()
+                .map(|w| w.to_string())
+                .unwrap_or_else(|_| reference.clone());
+            return wanted.contains(&canonical);
+        }
+    }
+    true
+}

@@ -1,0 +1,3 @@
+//! The `sessions` verbs on work-item sessions.
+
+pub mod list;

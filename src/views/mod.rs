@@ -1,0 +1,44 @@
+//! Views: what a verb's report looks like to a person (text) and to a
+//! program (JSON), apart from the work that produced it (as Terraform's
+//! `command/views`). A command picks a [`Format`] once from its flags and
+//! hands the report over; nothing below `views` prints a result.
+
+pub mod sessions_list;
+
+/// How a report is shown, chosen once per command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Lines for a terminal.
+    Text,
+    /// One pretty-printed JSON document on stdout.
+    Json,
+}
+
+impl Format {
+    /// The format a `--json` flag asks for.
+    pub fn json_if(json: bool) -> Format {
+        if json {
+            Format::Json
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// Prints `value` as one pretty-printed JSON document.
+pub fn print_json<T: serde::Serialize>(value: &T) {
+    crate::outln!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("report serialises")
+    );
+}
+
+/// A launch's model with its effort, as `sessions list` and `standing list`
+/// show it: `opus (high)`, `opus`, or `-` when none was recorded.
+pub fn model_cell(model: Option<&str>, effort: Option<&str>) -> String {
+    match (model, effort) {
+        (Some(m), Some(e)) => format!("{m} ({e})"),
+        (Some(m), None) => m.to_owned(),
+        _ => "-".into(),
+    }
+}
