@@ -6,5 +6,8 @@
 pub mod context;
 pub mod resolve;
 pub mod sessions;
+pub mod spawn;
+pub mod standing;
+pub mod web_terminal;
 
 pub use context::Context;

@@ -3,7 +3,10 @@
 //! `command/views`). A command picks a [`Format`] once from its flags and
 //! hands the report over; nothing below `views` prints a result.
 
+pub mod sessions;
 pub mod sessions_list;
+pub mod standing;
+pub mod web_terminal;
 
 /// How a report is shown, chosen once per command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -109,8 +109,12 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::List(args) => list::run(&Context::load(config)?, args),
         SessionsCommand::Restart(args) => restart::run(config, args),
         SessionsCommand::Deliver(args) => deliver::run(&Context::load(config)?, args),
-        SessionsCommand::Pause(args) => pause::pause(&Context::load_without_tmux(config)?, args),
-        SessionsCommand::Resume(args) => pause::resume(&Context::load_without_tmux(config)?, args),
+        SessionsCommand::Pause(args) => {
+            pause::pause_cmd(&Context::load_without_tmux(config)?, args)
+        }
+        SessionsCommand::Resume(args) => {
+            pause::resume_cmd(&Context::load_without_tmux(config)?, args)
+        }
         SessionsCommand::Stop(args) => close::stop(&Context::load(config)?, args),
         SessionsCommand::Close(args) => close::close_cmd(&Context::load(config)?, args),
         SessionsCommand::Reset(args) => reset::run(&Context::load(config)?, args),

@@ -1,18 +1,10 @@
 //! `the-loop sessions start`
 
-use crate::apply::precheck::{check, RecordFacts};
-use crate::cli::output::print_json;
-use crate::harness::models::resolve;
-use crate::harness::user_files::HarnessHome;
-use crate::harness::{check_supported, Launch, LaunchArgs};
-use crate::lifecycle::spawn::{passthrough, spawn_checked};
-use crate::lifecycle::{queue, SessionKey};
-use crate::observed::{fleet, Probe};
+use crate::ops::sessions::start::{start, StartOptions};
+use crate::ops::spawn::FirstLaunch;
 use crate::ops::Context;
-use crate::registry::{Status, WorkItemRecord, WorkItemRef};
-use crate::runner::spawn::kill_session;
+use crate::views::{sessions, Format};
 use clap::Args;
-use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,6 +24,17 @@ pub struct LaunchOptions {
     /// Effort level to launch with (`--effort`).
     #[arg(long)]
     pub effort: Option<String>,
+}
+
+impl From<LaunchOptions> for FirstLaunch {
+    fn from(o: LaunchOptions) -> FirstLaunch {
+        FirstLaunch {
+            cwd: o.cwd,
+            prompt: o.prompt,
+            model: o.model,
+            effort: o.effort,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -54,286 +57,14 @@ pub struct StartArgs {
     json: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Started {
-    #[serde(rename = "ref")]
-    reference: String,
-    tmux_target: String,
-    harness_session_id: String,
-    cwd: PathBuf,
-    /// Whether the recorded conversation was resumed (false: a new one).
-    resumed: bool,
-}
-
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
-    let reference: WorkItemRef = crate::ops::resolve::parse_ref(&args.reference)?;
-    // One tmux session per work item: a pull request linked to an item is
-    // started as that item.
-    let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {
-        Some(owner) => {
-            crate::errln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
-            owner
-        }
-        None => reference,
+    let options = StartOptions {
+        reference: args.reference,
+        launch: args.launch.into(),
+        harness: args.harness,
+        fresh: args.fresh,
     };
-    let reference = canonical(ctx, reference)?;
-    let harness = args
-        .harness
-        .clone()
-        .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
-    let cwd = check_spawnable(ctx, &harness, &args.launch.cwd)?;
-    let name = reference.tmux_name();
-    let key = SessionKey::WorkItem(reference.clone());
-    let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
-    // Read before anything is started: a directory or a FIFO where the record
-    // belongs is refused here, never opened blocking.
-    let prior = ctx
-        .registry
-        .load_work_item(&reference)
-        .map_err(unrecordable)?;
-    // A live occupant is refused before anything else is said about it; a
-    // dead one is kept (it shows what its harness said) until a spawn is
-    // certain.
-    let occupant = fleet::observe(&ctx.tmux).probe(&name);
-    if occupant != Probe::Dead {
-        clear_occupant(ctx, &name)?;
-    }
-    let (session_id, launch) = choose_conversation(ctx, prior.as_ref(), &cwd, args.fresh)?;
-    let resumed = matches!(launch, Launch::Resume { .. });
-    if occupant == Probe::Dead {
-        clear_occupant(ctx, &name)?;
-    }
-
-    let requested = LaunchArgs {
-        harness_args: ctx.config.routing.harness_args_claude.clone(),
-        model: args.launch.model.clone(),
-        effort: args.launch.effort.clone(),
-    };
-    let resolved = resolve(&requested, &ctx.config.routing.models);
-    for dropped in &resolved.dropped {
-        crate::errln!("warning: {dropped}; starting without it");
-    }
-    let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
-    let launch_args = resolved.args;
-    // Trust the directory as given too, which may differ from its real path
-    // (the spawn itself prepares the real path). A spelling with `..` names
-    // the real path and adds nothing.
-    let given_cwd = std::path::absolute(&args.launch.cwd).unwrap_or_else(|_| cwd.clone());
-    let lexical = !given_cwd
-        .components()
-        .any(|c| matches!(c, std::path::Component::ParentDir));
-    if lexical && given_cwd != cwd {
-        let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
-        crate::harness::prepare::before_spawn(
-            &ctx.config,
-            &home,
-            &given_cwd,
-            &launch_args,
-            &ctx.events,
-        );
-    }
-
-    // A session under this name was announced before; its comment still holds.
-    let first_spawn = prior
-        .as_ref()
-        .is_none_or(|r| r.tmux_target().as_deref() != Some(name.as_str()));
-    let mut record = prior
-        .clone()
-        .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
-    let now = crate::clock::now_utc();
-    record.harness = harness;
-    record.status = Status::Active;
-    record.harness_session_id = Some(session_id.clone());
-    record.cwd = Some(cwd.clone());
-    record.tmux_target = Some(name.clone());
-    if !resumed || record.created_at.is_none() {
-        record.created_at = Some(now.clone());
-    }
-    record.last_event_at = Some(now);
-    record.harness_args = Some(launch_args.harness_args.clone()).filter(|a| !a.is_empty());
-    record.model = launch_args.model.clone();
-    record.effort = launch_args.effort.clone();
-    // Recorded before anything is spawned: a session the registry cannot
-    // record (a full disk, a directory in the record's place) would run as
-    // nobody's, its conversation never resumable by the-loop.
-    ctx.registry.save_work_item(&record).map_err(unrecordable)?;
-    let prompt = args.launch.prompt.as_deref();
-    if let Err(e) = spawn_checked(ctx, &key, &name, &cwd, launch, &launch_args, prompt) {
-        let undone = match &prior {
-            Some(prior) => ctx.registry.save_work_item(prior).map(drop),
-            None => ctx.registry.delete_work_item(&reference).map(drop),
-        };
-        if let Err(undo) = undone {
-            crate::errln!("warning: the record could not be put back as it was: {undo}");
-        }
-        return Err(e);
-    }
-    // An explicit start begins the item again after a cleanup.
-    crate::lifecycle::control::clear(&ctx.registry, &reference);
-    ctx.events.emit(
-        "session.spawned",
-        serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": resumed}),
-    );
-    crate::harness::models::report_dropped_events(&ctx.events, &subject, &resolved.dropped);
-    if first_spawn {
-        crate::announce::announce(ctx.config.routing.announce, &reference, &name, &ctx.events);
-    }
-    let started = Started {
-        reference: reference.to_string(),
-        tmux_target: name.clone(),
-        harness_session_id: session_id,
-        cwd,
-        resumed,
-    };
-    if args.json {
-        print_json(&started);
-    } else {
-        let how = if resumed {
-            "resuming conversation"
-        } else {
-            "conversation"
-        };
-        crate::outln!(
-            "Started {} in tmux session {} ({how} {}).",
-            started.reference,
-            name,
-            started.harness_session_id
-        );
-        crate::outln!("Attach with: tmux attach -t {name}");
-    }
+    let started = start(ctx, &options)?;
+    sessions::started(&started, Format::json_if(args.json));
     Ok(ExitCode::SUCCESS)
-}
-
-/// The ref as recorded (GitHub matches owner and repository without regard
-/// to case), refused when another ref's record holds its slug or tmux name.
-fn canonical(ctx: &Context, reference: WorkItemRef) -> miette::Result<WorkItemRef> {
-    let canonical = ctx.registry.canonical_ref(&reference);
-    if canonical != reference {
-        crate::errln!("note: {reference} is recorded as {canonical} (owner and repository match without regard to case); starting {canonical}'s session.");
-    }
-    ctx.registry
-        .check_names_free(&canonical)
-        .map_err(|e| miette::Report::new(*e))?;
-    Ok(canonical)
-}
-
-fn unrecordable(e: crate::registry::RegistryError) -> miette::Report {
-    miette::miette!(
-        code = "the_loop::start::registry_unwritable",
-        help = "make the state root's local/ directory writable, with space free, and remove whatever is not a record file in the record's place; nothing was started",
-        "{e}"
-    )
-}
-
-/// Which conversation a start runs: the recorded one, resumed, unless
-/// `fresh` asks for a new one. A recorded conversation that cannot be
-/// resumed is refused rather than silently replaced.
-fn choose_conversation(
-    ctx: &Context,
-    prior: Option<&WorkItemRecord>,
-    cwd: &std::path::Path,
-    fresh: bool,
-) -> miette::Result<(String, Launch)> {
-    let recorded = prior.and_then(|r| r.harness_session_id.clone().filter(|id| !id.is_empty()));
-    let fresh_launch = || {
-        let id = crate::harness::new_session_id();
-        let launch = Launch::Fresh {
-            session_id: id.clone(),
-            prompt: None,
-        };
-        (id, launch)
-    };
-    let (Some(recorded), Some(prior)) = (recorded, prior) else {
-        return Ok(fresh_launch());
-    };
-    if fresh {
-        crate::errln!("note: starting a fresh conversation (--fresh); the recorded conversation {recorded} is no longer the session's, its transcript is kept.");
-        return Ok(fresh_launch());
-    }
-    let recorded_cwd = prior.cwd.clone();
-    if recorded_cwd.as_deref().is_some_and(|c| c != cwd) {
-        miette::bail!(
-            code = "the_loop::start::cwd_differs",
-            help = "start with the recorded --cwd to resume it, or pass --fresh to begin a new conversation in this directory; nothing was started",
-            "the recorded conversation {recorded} runs in {}, not {}",
-            recorded_cwd.unwrap_or_default().display(),
-            cwd.display()
-        );
-    }
-    let facts = RecordFacts {
-        harness: prior.harness.clone(),
-        session_id: Some(recorded.clone()),
-        cwd: recorded_cwd,
-        args: LaunchArgs::default(),
-    };
-    let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
-    match check(&facts, Some(&home.as_env())) {
-        Ok(resumable) => Ok((
-            resumable.session_id.clone(),
-            Launch::Resume {
-                session_id: resumable.session_id,
-            },
-        )),
-        Err(reason) => miette::bail!(
-            code = "the_loop::start::unresumable",
-            help = "pass --fresh to begin a new conversation instead; nothing was started",
-            "the recorded conversation cannot be resumed: {reason}"
-        ),
-    }
-}
-
-/// What every first spawn checks before touching tmux: a harness that can
-/// be hosted, a working directory that exists (returned canonical), and an
-/// env file that parses, so a broken one is reported here rather than by a
-/// pane that dies at launch.
-pub(crate) fn check_spawnable(
-    ctx: &Context,
-    harness: &str,
-    cwd: &std::path::Path,
-) -> miette::Result<PathBuf> {
-    check_supported(harness)
-        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
-    let canonical = std::fs::canonicalize(cwd).map_err(|e| {
-        miette::miette!(
-            code = "the_loop::spawn::cwd",
-            "--cwd {}: {}",
-            cwd.display(),
-            e.kind()
-        )
-    })?;
-    if !canonical.is_dir() {
-        miette::bail!(
-            code = "the_loop::spawn::cwd",
-            help = "--cwd names the directory the harness runs in",
-            "--cwd {}: not a directory",
-            cwd.display()
-        );
-    }
-    crate::desired::load_policy(&ctx.config, false)?;
-    Ok(canonical)
-}
-
-/// A live occupant is never killed; a dead one is cleared and the clear verified.
-pub(crate) fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
-    match fleet::observe(&ctx.tmux).probe(name) {
-        Probe::Absent => Ok(()),
-        Probe::Live => miette::bail!(
-            code = "the_loop::start::occupied",
-            help = format!("attach with `tmux attach -t {name}`; to replace it, end it first with `tmux kill-session -t {name}` or `the-loop sessions reset`"),
-            "tmux session {name} is live; the-loop never kills or spawns over a running session"
-        ),
-        Probe::Unknown => miette::bail!(
-            code = "the_loop::start::unknown",
-            help = "check that the tmux server is responsive (`tmux ls`) and retry",
-            "tmux did not answer, so whether {name} is running is unknown; not spawning over it"
-        ),
-        Probe::Dead => {
-            kill_session(&ctx.tmux, name)?;
-            if !crate::runner::spawn::confirm_absent(&ctx.tmux, name) {
-                miette::bail!(code = "the_loop::start::occupied", "the dead tmux session {name} could not be cleared");
-            }
-            ctx.events.emit("session.occupant_cleared", serde_json::json!({"tmux_target": name}));
-            Ok(())
-        }
-    }
 }

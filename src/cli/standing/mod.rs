@@ -10,7 +10,7 @@ mod say;
 mod start;
 mod stop;
 
-use crate::lifecycle::SessionKey;
+use crate::ops::standing::{key, not_registered};
 use crate::ops::Context;
 use clap::Subcommand;
 use std::path::Path;
@@ -48,23 +48,4 @@ pub fn run(config: Option<&Path>, command: StandingCommand) -> miette::Result<Ex
         StandingCommand::List(args) => list::run(&Context::load(config)?, args),
         StandingCommand::Say(args) => say::run(&Context::load(config)?, args),
     }
-}
-
-/// A validated standing name, as a session key.
-fn key(name: &str) -> miette::Result<SessionKey> {
-    SessionKey::standing(name).map_err(|e| {
-        miette::miette!(
-            code = "the_loop::standing::name",
-            help = "for example: ops-watch, nightly-triage",
-            "{e}"
-        )
-    })
-}
-
-fn not_registered(name: &str) -> miette::Report {
-    miette::miette!(
-        code = "the_loop::standing::not_registered",
-        help = "create it with `the-loop standing create NAME --cwd DIR`; `the-loop standing list` shows the others",
-        "no standing session is named {name}"
-    )
 }

@@ -1,0 +1,86 @@
+//! `standing create`: registers a standing session and starts its harness
+//! in a fresh conversation.
+
+use super::key;
+use crate::lifecycle::key::fields;
+use crate::lifecycle::queue;
+use crate::lifecycle::spawn::first_spawn;
+use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
+use crate::ops::Context;
+use crate::registry::{StandingRecord, Status};
+use serde::Serialize;
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub struct CreateOptions {
+    pub name: String,
+    pub launch: FirstLaunch,
+}
+
+/// What `standing create` started (its `--json` document).
+#[derive(Debug, Serialize)]
+pub struct Created {
+    pub standing: String,
+    pub tmux_target: String,
+    pub harness_session_id: String,
+    pub cwd: PathBuf,
+}
+
+pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created> {
+    let key = key(&options.name)?;
+    let harness = ctx.config.routing.default_harness.clone();
+    let cwd = check_spawnable(ctx, &harness, &options.launch.cwd)?;
+    let name = key.tmux_name();
+    let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
+    if ctx.registry.load_standing(&options.name)?.is_some() {
+        miette::bail!(
+            code = "the_loop::standing::exists",
+            help = format!("start it with `the-loop standing start {}`", options.name),
+            "a standing session named {} already exists",
+            options.name
+        );
+    }
+    clear_occupant(ctx, &name)?;
+    let launch_args = options.launch.args(ctx);
+    // Recorded before anything is spawned: a session the registry could not
+    // record would run as nobody's, its conversation never resumable.
+    let session_id = crate::harness::new_session_id();
+    let now = crate::clock::now_utc();
+    let mut record = StandingRecord::new(&options.name, &harness, Status::Active);
+    record.harness_session_id = Some(session_id.clone());
+    record.cwd = Some(cwd.clone());
+    record.tmux_target = Some(name.clone());
+    record.created_at = Some(now.clone());
+    record.last_event_at = Some(now);
+    record.harness_args = Some(launch_args.harness_args.clone()).filter(|a| !a.is_empty());
+    record.model = launch_args.model.clone();
+    record.effort = launch_args.effort.clone();
+    ctx.registry.save_standing(&record).map_err(|e| {
+        miette::miette!(
+            code = "the_loop::start::registry_unwritable",
+            help = "make the state root's local/standing/ directory writable, with space free; nothing was started",
+            "{e}"
+        )
+    })?;
+    let prompt = options.launch.prompt.as_deref();
+    if let Err(e) = first_spawn(ctx, &key, &name, &cwd, &launch_args, prompt, &session_id) {
+        if let Err(undo) = ctx.registry.delete_standing(&options.name) {
+            tracing::warn!(error = %undo, "could not remove the record of a spawn that failed");
+        }
+        return Err(e);
+    }
+    ctx.events.emit(
+        "session.spawned",
+        fields(
+            &key,
+            json!({"tmux_target": name, "harness_session_id": session_id, "resumed": false}),
+        ),
+    );
+    Ok(Created {
+        standing: options.name.clone(),
+        tmux_target: name,
+        harness_session_id: session_id,
+        cwd,
+    })
+}
