@@ -22,7 +22,7 @@ pub enum Mode {
 }
 
 #[derive(Debug, Clone, Copy)]
-pub struct ApplyOptions {
+pub struct RollOptions {
     pub mode: Mode,
     pub parallelism: usize,
     pub dry_run: bool,
@@ -73,7 +73,7 @@ pub fn execute(
     registry: &Registry,
     plan: &Plan,
     observed: &Observed,
-    options: ApplyOptions,
+    options: RollOptions,
     progress: &(dyn Fn(&SessionReport) + Sync),
 ) -> Report {
     let mut slots: Vec<Option<SessionReport>> = vec![None; plan.sessions.len()];

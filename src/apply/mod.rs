@@ -19,5 +19,5 @@ pub mod roll;
 pub mod scrub;
 pub mod stream;
 
-pub use fleet::{execute, ApplyOptions, Mode};
+pub use fleet::{execute, Mode, RollOptions};
 pub use report::{Outcome, Report, SessionReport};

@@ -1,11 +1,9 @@
 //! The apply report: one line per session, and the same as JSON.
 
 use crate::desired::policy::Change;
-use crate::plan::render::{render_change, Style};
 use crate::plan::SessionPlan;
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::fmt::Write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -146,67 +144,5 @@ impl Report {
             .iter()
             .any(|s| s.outcome.is_failure() || s.outcome == Outcome::NotAttempted)
             || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
-    }
-
-    pub fn render(&self, style: Style) -> String {
-        let mut out = String::new();
-        let width = self
-            .sessions
-            .iter()
-            .map(|s| s.label().len())
-            .max()
-            .unwrap_or(0);
-        for s in &self.sessions {
-            let verdict = s.verdict();
-            let painted = match s.outcome {
-                Outcome::Restarted | Outcome::UpToDate => style.green(&verdict),
-                o if o.is_failure() => style.red(&verdict),
-                _ => style.yellow(&verdict),
-            };
-            let pids = match (s.old_pid, s.new_pid) {
-                (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")),
-                _ => String::new(),
-            };
-            let _ = writeln!(out, "{:<width$}  {painted}{pids}", s.label());
-            for change in &s.mismatches {
-                let _ = writeln!(out, "    {}", render_change(change, style));
-            }
-        }
-        if let Some(scrub) = &self.tmux_env_scrub {
-            out.push_str(&scrub.render(style));
-        }
-        out.push_str(&crate::plan::detached::render(
-            &self.detached_residue,
-            style,
-        ));
-        if self.interrupted {
-            out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
-        }
-        let count = |o: Outcome| self.sessions.iter().filter(|s| s.outcome == o).count();
-        if self.dry_run {
-            let _ = writeln!(
-                out,
-                "\n{} {} would be restarted, {} up to date, {} left alone, {} skipped. Nothing was changed.",
-                style.bold("Dry run:"),
-                count(Outcome::WouldRestart),
-                count(Outcome::UpToDate),
-                count(Outcome::LeftAlone),
-                count(Outcome::Skipped),
-            );
-            return out;
-        }
-        let _ = writeln!(
-            out,
-            "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted.",
-            style.bold("Apply:"),
-            count(Outcome::Restarted),
-            count(Outcome::RestartedUnverified),
-            count(Outcome::Mismatch),
-            count(Outcome::ResumeFailed),
-            count(Outcome::LeftAlone),
-            count(Outcome::Skipped),
-            count(Outcome::NotAttempted),
-        );
-        out
     }
 }

@@ -1,17 +1,15 @@
-//! `the-loop apply` (and the engine behind `sessions restart`).
+//! `the-loop apply`, and the terminal side of every roll a command runs
+//! (`sessions restart` and `standing restart` too): arguments → options →
+//! [`crate::ops::apply`] → the report's view.
 
 use super::output::{print_json, stderr_style, stdout_style};
 use super::plan::resolve_targets;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
-use crate::apply::lock::ApplyLock;
-use crate::apply::roll::Roller;
-use crate::apply::scrub::scrub;
-use crate::apply::{execute, interrupt, ApplyOptions, Mode, SessionReport};
+use crate::apply::{Mode, SessionReport};
+use crate::ops::apply::{apply, ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::Context;
-use crate::plan::gather::plan_now;
 use crate::plan::render::{render_plan_for, Next};
-use crate::plan::saved::{self, SavedPlanError};
-use crate::plan::Targets;
+use crate::plan::{Plan, SessionPlan, Targets};
 use clap::Args;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -68,8 +66,9 @@ pub struct ApplyArgs {
     pub lock_timeout: std::time::Duration,
 }
 
-/// What differs between `apply` and `sessions restart`.
+/// What differs between `apply` and the restarts, on the command line.
 pub struct Roll<'a> {
+    pub command: RollCommand,
     pub mode: Mode,
     pub targets: Targets,
     pub saved_plan: Option<&'a Path>,
@@ -82,7 +81,6 @@ pub struct Roll<'a> {
     pub parallelism: usize,
     /// `apply` asks; `sessions restart` takes its explicit target as approval.
     pub ask: bool,
-    pub command: &'static str,
     /// `apply --scrub-tmux-env`.
     pub scrub_tmux_env: bool,
     /// `--lock-timeout`: how long to wait for another roll's lock.
@@ -95,6 +93,7 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
     roll(
         &ctx,
         Roll {
+            command: RollCommand::Apply,
             mode: Mode::Apply,
             targets,
             saved_plan: args.planfile.as_deref().or(args.plan.as_deref()),
@@ -104,153 +103,38 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
             input: args.input,
             parallelism: args.parallelism.into(),
             ask: !args.auto_approve,
-            command: "apply",
             scrub_tmux_env: args.scrub_tmux_env,
             lock_timeout: args.lock_timeout,
         },
     )
 }
 
+/// Arguments → options → the roll engine → the report's view.
 pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
-    // The lock comes before the plan, as Terraform's state lock comes before
-    // its refresh: a roll that waited for another must plan the world that
-    // roll left behind, not the one it found when it started waiting.
-    let _lock = if roll.dry_run {
-        None
-    } else {
-        let waiting = |holder: &str, left: std::time::Duration| {
-            crate::errln!(
-                "{} waiting up to {}s for the apply lock, held by {holder}",
-                stderr_style().dim("…"),
-                // Rounded up: "up to 0s" would read as giving up.
-                left.as_millis().div_ceil(1000)
-            );
-        };
-        Some(ApplyLock::acquire_waiting(
-            &ctx.config.state_root,
-            roll.command,
-            roll.lock_timeout,
-            &waiting,
-        )?)
-    };
-    // Re-read the env file now: the roll is against the file as it is.
-    let policy = crate::desired::load_policy(&ctx.config, true)?;
-    let saved = match roll.saved_plan {
-        Some(path) => Some((path, saved::read(path)?)),
-        None => None,
-    };
-    // A saved plan is applied as saved: to its own sessions, or to the
-    // --target subset of them, never to sessions it did not plan for.
-    let targets = match &saved {
-        Some((path, saved)) => saved::targets_within(path, saved, &roll.targets)?,
-        None => roll.targets.clone(),
-    };
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
-    if let Some((path, saved)) = &saved {
-        let changes = saved::staleness(&saved.restricted_to(&targets), &plan);
-        if !changes.is_empty() {
-            return Err(SavedPlanError::Stale {
-                path: path.to_path_buf(),
-                changes,
-            }
-            .into());
-        }
-    }
-    if roll.json_stream {
-        crate::apply::stream::planned(&plan);
-    } else if !roll.json {
-        let next = match roll.mode {
-            Mode::Apply => Next::Apply {
-                dry_run: roll.dry_run,
-            },
-            Mode::Restart => Next::Restart {
-                command: roll.command,
-                dry_run: roll.dry_run,
-            },
-        };
-        crate::out!("{}", render_plan_for(&plan, next, stdout_style()));
-    }
-    let will_scrub = roll.scrub_tmux_env
-        && plan
-            .residue
-            .as_ref()
-            .is_some_and(|r| r.scrubbable().next().is_some());
-    let will_act = will_scrub
-        || plan.sessions.iter().any(|s| match roll.mode {
-            Mode::Apply => s.action.acts(),
-            Mode::Restart => s.action != crate::plan::Action::Skip,
-        });
-    if will_act && roll.ask && !roll.dry_run {
-        // A prompt would land in the middle of the JSON lines.
-        confirm(roll.input && !roll.json_stream)?;
-    }
-    if !roll.dry_run {
-        interrupt::install();
-        ctx.events.emit(
-            "apply.started",
-            serde_json::json!({"command": roll.command, "sessions": plan.summary.respawn}),
-        );
-    }
-    let roller = Roller {
-        config: &ctx.config,
-        policy: &policy,
-        tmux: &ctx.tmux,
-        events: &ctx.events,
-        respawning: roll
-            .json_stream
-            .then_some(&crate::apply::stream::respawning as &(dyn Fn(&_) + Sync)),
-    };
-    let show_progress = std::io::stderr().is_terminal() && !roll.dry_run;
-    let style = stderr_style();
-    let progress = |r: &SessionReport| {
-        if roll.json_stream {
-            crate::apply::stream::session(r);
-        } else if show_progress && r.outcome.respawned() {
-            crate::errln!(
-                "{} {}",
-                style.dim("…"),
-                format_args!("{}: {}", r.label(), r.verdict())
-            );
-        }
-    };
     let options = ApplyOptions {
+        command: roll.command,
         mode: roll.mode,
-        parallelism: roll.parallelism,
+        source: Source::Plan {
+            targets: roll.targets.clone(),
+            saved: roll.saved_plan,
+        },
         dry_run: roll.dry_run,
+        parallelism: roll.parallelism,
+        scrub_tmux_env: roll.scrub_tmux_env,
+        lock_timeout: roll.lock_timeout,
     };
-    // Before the roll, so nothing tmux starts meanwhile inherits the names.
-    let scrubbed = roll.scrub_tmux_env.then(|| {
-        scrub(
-            &ctx.tmux,
-            &policy,
-            plan.residue.as_ref(),
-            &ctx.events,
-            roll.dry_run,
-        )
-    });
-    let mut report = execute(&roller, &ctx.registry, &plan, &observed, options, &progress);
-    report.tmux_env_scrub = scrubbed;
-    if !roll.dry_run {
-        if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
-            // The panes as listed before the roll plus each respawn's new
-            // pid: no further tmux call, and the replaced harness is gone.
-            let panes = fleet
-                .pane_pids()
-                .chain(report.sessions.iter().filter_map(|s| s.new_pid))
-                .collect();
-            report.detached_residue = crate::plan::gather::detached_now(&policy, &panes);
-        }
-    }
-    if !roll.dry_run {
-        ctx.events.emit("apply.finished", serde_json::json!({"command": roll.command, "failed": report.failed(), "interrupted": report.interrupted}));
-    }
+    let sink = Terminal {
+        roll: &roll,
+        progress: std::io::stderr().is_terminal() && !roll.dry_run,
+    };
+    let report = apply(ctx, &options, &sink)?;
     if roll.json_stream {
         crate::apply::stream::finished(&report);
     } else if roll.json {
         print_json(&report);
     } else {
         crate::outln!();
-        crate::out!("{}", report.render(stdout_style()));
+        crate::out!("{}", crate::views::apply::render(&report, stdout_style()));
     }
     Ok(if report.failed() {
         ExitCode::FAILURE
@@ -259,31 +143,82 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     })
 }
 
+/// What the operator sees while a roll runs: the plan, the prompt, and a
+/// line per session (or the `--json-stream` lines).
+struct Terminal<'a> {
+    roll: &'a Roll<'a>,
+    /// One line per respawned session on stderr, when it is a terminal.
+    progress: bool,
+}
+
+impl ApplySink for Terminal<'_> {
+    fn lock_waiting(&self, holder: &str, left: std::time::Duration) {
+        crate::errln!(
+            "{} waiting up to {}s for the apply lock, held by {holder}",
+            stderr_style().dim("…"),
+            // Rounded up: "up to 0s" would read as giving up.
+            left.as_millis().div_ceil(1000)
+        );
+    }
+
+    fn planned(&self, plan: &Plan, acts: bool) -> Result<(), ApplyError> {
+        let roll = self.roll;
+        if roll.json_stream {
+            crate::apply::stream::planned(plan);
+        } else if !roll.json {
+            let next = match roll.mode {
+                Mode::Apply => Next::Apply {
+                    dry_run: roll.dry_run,
+                },
+                Mode::Restart => Next::Restart {
+                    command: roll.command.as_str(),
+                    dry_run: roll.dry_run,
+                },
+            };
+            crate::out!("{}", render_plan_for(plan, next, stdout_style()));
+        }
+        if acts && roll.ask && !roll.dry_run {
+            // A prompt would land in the middle of the JSON lines.
+            confirm(roll.input && !roll.json_stream)?;
+        }
+        Ok(())
+    }
+
+    fn respawning(&self, session: &SessionPlan) {
+        if self.roll.json_stream {
+            crate::apply::stream::respawning(session);
+        }
+    }
+
+    fn session(&self, r: &SessionReport) {
+        if self.roll.json_stream {
+            crate::apply::stream::session(r);
+        } else if self.progress && r.outcome.respawned() {
+            crate::errln!(
+                "{} {}",
+                stderr_style().dim("…"),
+                format_args!("{}: {}", r.label(), r.verdict())
+            );
+        }
+    }
+}
+
 /// Terraform's rule: only the word "yes" approves. `input` false is
 /// Terraform's `-input=false`: never ask, and say which flag approves.
-fn confirm(input: bool) -> miette::Result<()> {
+fn confirm(input: bool) -> Result<(), ApplyError> {
     if !input || !std::io::stdin().is_terminal() {
-        miette::bail!(
-            code = "the_loop::apply::needs_approval",
-            help =
-                "review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`",
-            "refusing to respawn sessions without confirmation: {}",
-            if input {
-                "this run is not interactive (stdin is not a terminal)"
-            } else {
-                "--input=false forbids asking"
-            }
-        );
+        return Err(ApplyError::NeedsApproval(if input {
+            "this run is not interactive (stdin is not a terminal)"
+        } else {
+            "--input=false forbids asking"
+        }));
     }
     crate::out!("\nRespawn these sessions? Each conversation is resumed in place. Only 'yes' will be accepted: ");
     let _ = std::io::stdout().flush();
     let mut answer = String::new();
     let _ = std::io::stdin().lock().read_line(&mut answer);
     if answer.trim() != "yes" {
-        miette::bail!(
-            code = "the_loop::apply::cancelled",
-            "apply cancelled; nothing was changed"
-        );
+        return Err(ApplyError::Cancelled);
     }
     Ok(())
 }

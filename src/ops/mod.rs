@@ -3,6 +3,7 @@
 //! report; `cli/` only turns arguments into options and hands the report to a
 //! view. Nothing here knows a command line exists.
 
+pub mod apply;
 pub mod context;
 pub mod resolve;
 pub mod sessions;

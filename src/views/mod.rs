@@ -3,6 +3,7 @@
 //! `command/views`). A command picks a [`Format`] once from its flags and
 //! hands the report over; nothing below `views` prints a result.
 
+pub mod apply;
 pub mod sessions;
 pub mod sessions_list;
 pub mod standing;

@@ -2,16 +2,15 @@
 //! cycle, composed from the same pieces as `plan` and `apply`, so a roll by
 //! `watch` is the same canaried, verified roll as the command's.
 
-use crate::apply::lock::{ApplyLock, LockError};
-use crate::apply::roll::Roller;
-use crate::apply::{execute, ApplyOptions, Mode, Report, SessionReport};
+use crate::apply::{Mode, Report, SessionReport};
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
+use crate::ops::apply::{ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
 use crate::plan::{Plan, Targets};
-use serde_json::json;
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 /// The desired state read now, and the fleet observed now.
 pub struct Snapshot {
@@ -31,53 +30,38 @@ pub fn observe(ctx: &Context) -> Result<Snapshot, DesiredError> {
     })
 }
 
-/// Rolls the drifted sessions named in `labels`, under the apply lock, with
-/// the canary and verification of `apply`. `command` names the roller in
-/// the lock and in the events.
+/// Rolls the drifted sessions named in `labels` through the one roll
+/// engine, under the apply lock (never waiting for it: watch tries again
+/// later), with the canary and verification of `apply`.
 pub fn roll(
     ctx: &Context,
     snapshot: &Snapshot,
     labels: &BTreeSet<String>,
     parallelism: usize,
-    command: &str,
     progress: &(dyn Fn(&SessionReport) + Sync),
-) -> Result<Report, LockError> {
-    let _lock = ApplyLock::acquire(&ctx.config.state_root, command)?;
-    let mut plan = snapshot.plan.clone();
-    plan.sessions
-        .retain(|s| s.action.acts() && labels.contains(s.label()));
-    ctx.events.emit(
-        "apply.started",
-        json!({"command": command, "sessions": plan.sessions.len()}),
-    );
-    let roller = Roller {
-        config: &ctx.config,
-        policy: &snapshot.policy,
-        tmux: &ctx.tmux,
-        events: &ctx.events,
-        respawning: None,
-    };
+) -> Result<Report, ApplyError> {
     let options = ApplyOptions {
+        command: RollCommand::Watch,
         mode: Mode::Apply,
-        parallelism,
+        source: Source::Given {
+            policy: &snapshot.policy,
+            plan: &snapshot.plan,
+            observed: &snapshot.observed,
+            labels,
+        },
         dry_run: false,
+        parallelism,
+        scrub_tmux_env: false,
+        lock_timeout: Duration::ZERO,
     };
-    let report = execute(
-        &roller,
-        &ctx.registry,
-        &plan,
-        &snapshot.observed,
-        options,
-        progress,
-    );
-    let outcomes: Vec<serde_json::Value> = report
-        .sessions
-        .iter()
-        .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "outcome": s.outcome, "detail": s.detail}))
-        .collect();
-    ctx.events.emit(
-        "apply.finished",
-        json!({"command": command, "failed": report.failed(), "interrupted": report.interrupted, "sessions": outcomes}),
-    );
-    Ok(report)
+    crate::ops::apply::apply(ctx, &options, &Log(progress))
+}
+
+/// Watch's sink: each session's outcome goes to the log.
+struct Log<'a>(&'a (dyn Fn(&SessionReport) + Sync));
+
+impl ApplySink for Log<'_> {
+    fn session(&self, report: &SessionReport) {
+        (self.0)(report)
+    }
 }

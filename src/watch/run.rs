@@ -13,6 +13,7 @@ use super::service::WatchGuard;
 use crate::apply::lock::LockError;
 use crate::apply::{interrupt, Outcome, SessionReport};
 use crate::desired::DesiredError;
+use crate::ops::apply::ApplyError;
 use crate::ops::Context;
 use crate::plan::{Action, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
@@ -33,8 +34,6 @@ mod wait;
 const SIGNAL_POLL: Duration = Duration::from_millis(200);
 /// How soon to try again when a manual apply holds the apply lock.
 const LOCK_RETRY: Duration = Duration::from_secs(5);
-/// The name `watch` goes by in the apply lock and in events.
-pub const COMMAND: &str = "watch";
 
 #[derive(Debug, Clone)]
 pub struct WatchOptions {
@@ -304,7 +303,6 @@ impl Watch {
             snapshot,
             &to_roll,
             self.options.parallelism,
-            COMMAND,
             &progress,
         );
         match result {
@@ -353,7 +351,7 @@ impl Watch {
                 }
                 self.recheck = true;
             }
-            Err(LockError::Held { holder, .. }) => {
+            Err(ApplyError::Lock(LockError::Held { holder, .. })) => {
                 if !self.said.lock_busy {
                     tracing::warn!(
                         "an apply is already running ({holder}); watch rolls after it finishes"

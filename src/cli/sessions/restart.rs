@@ -3,6 +3,7 @@
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::Mode;
 use crate::cli::apply::{roll, Roll};
+use crate::ops::apply::RollCommand;
 use crate::ops::Context;
 use crate::plan::Targets;
 use clap::Args;
@@ -55,6 +56,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
     roll(
         &ctx,
         Roll {
+            command: RollCommand::SessionsRestart,
             mode: Mode::Restart,
             targets,
             saved_plan: None,
@@ -64,7 +66,6 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             input: false,
             parallelism: args.parallelism.into(),
             ask: false,
-            command: "sessions restart",
             scrub_tmux_env: false,
             lock_timeout: args.lock_timeout,
         },

@@ -4,6 +4,7 @@ use super::key;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::Mode;
 use crate::cli::apply::{roll, Roll};
+use crate::ops::apply::RollCommand;
 use crate::ops::Context;
 use clap::Args;
 use std::path::Path;
@@ -33,6 +34,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
     roll(
         &ctx,
         Roll {
+            command: RollCommand::StandingRestart,
             mode: Mode::Restart,
             targets,
             saved_plan: None,
@@ -42,7 +44,6 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             input: false,
             parallelism: DEFAULT_PARALLELISM.into(),
             ask: false,
-            command: "standing restart",
             scrub_tmux_env: false,
             lock_timeout: args.lock_timeout,
         },

@@ -1,0 +1,257 @@
+//! The one roll engine behind `apply`, `sessions restart`, `standing
+//! restart` and `watch --apply`: lock, plan (or take the plan a watch
+//! cycle made), approve, roll, report. Every caller gets the same canary,
+//! the same stop at the first failure and the same events; what differs is
+//! only what it is told through its [`ApplySink`].
+
+use crate::apply::lock::{ApplyLock, LockError};
+use crate::apply::roll::Roller;
+use crate::apply::scrub::scrub;
+use crate::apply::{execute, interrupt, Mode, Report, RollOptions, SessionReport};
+use crate::desired::policy::Policy;
+use crate::desired::DesiredError;
+use crate::events::Event;
+use crate::ops::Context;
+use crate::plan::gather::{plan_now, Observed};
+use crate::plan::saved::{self, SavedPlanError};
+use crate::plan::{Action, Plan, SessionPlan, Targets};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+/// Which verb runs the roll: its name goes into the apply lock and into
+/// the `apply.*` events, where `watch`'s rolls are told apart by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub enum RollCommand {
+    #[serde(rename = "apply")]
+    Apply,
+    #[serde(rename = "sessions restart")]
+    SessionsRestart,
+    #[serde(rename = "standing restart")]
+    StandingRestart,
+    #[serde(rename = "watch")]
+    Watch,
+}
+
+impl RollCommand {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RollCommand::Apply => "apply",
+            RollCommand::SessionsRestart => "sessions restart",
+            RollCommand::StandingRestart => "standing restart",
+            RollCommand::Watch => "watch",
+        }
+    }
+}
+
+/// Where the roll's plan comes from.
+pub enum Source<'a> {
+    /// Planned under the lock, as Terraform's state lock comes before its
+    /// refresh: a roll that waited for another must plan the world that roll
+    /// left behind. `saved` is a plan from `plan --out`, applied as saved.
+    Plan {
+        targets: Targets,
+        saved: Option<&'a Path>,
+    },
+    /// A plan a `watch` cycle already made (and reported drift from), rolled
+    /// for the sessions named in `labels` only.
+    Given {
+        policy: &'a Policy,
+        plan: &'a Plan,
+        observed: &'a Observed,
+        labels: &'a BTreeSet<String>,
+    },
+}
+
+pub struct ApplyOptions<'a> {
+    pub command: RollCommand,
+    pub mode: Mode,
+    pub source: Source<'a>,
+    pub dry_run: bool,
+    /// How many sessions may be in flight at once after the canary.
+    pub parallelism: usize,
+    /// `apply --scrub-tmux-env`.
+    pub scrub_tmux_env: bool,
+    /// `--lock-timeout`: how long to wait for another roll's lock; zero refuses at once.
+    pub lock_timeout: Duration,
+}
+
+/// What a caller is told as the roll goes. Called from the roll's worker
+/// threads, so it takes `&self`.
+pub trait ApplySink: Sync {
+    /// Another roll holds the lock; this one waits up to `left` more.
+    fn lock_waiting(&self, _holder: &str, _left: Duration) {}
+    /// The plan, before anything is touched. `acts` says whether the roll
+    /// would change anything; an error here (no approval) ends the run
+    /// with nothing changed.
+    fn planned(&self, _plan: &Plan, _acts: bool) -> Result<(), ApplyError> {
+        Ok(())
+    }
+    /// Just before a harness is ended.
+    fn respawning(&self, _session: &SessionPlan) {}
+    /// A session's outcome, as it is known.
+    fn session(&self, _report: &SessionReport) {}
+}
+
+/// Why a roll did not run.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum ApplyError {
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Lock(#[from] LockError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Desired(#[from] DesiredError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    SavedPlan(#[from] SavedPlanError),
+    #[error("refusing to respawn sessions without confirmation: {0}")]
+    #[diagnostic(
+        code(the_loop::apply::needs_approval),
+        help("review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`")
+    )]
+    NeedsApproval(&'static str),
+    #[error("apply cancelled; nothing was changed")]
+    #[diagnostic(code(the_loop::apply::cancelled))]
+    Cancelled,
+}
+
+/// Runs one roll and returns its report (in plan order).
+pub fn apply(
+    ctx: &Context,
+    options: &ApplyOptions,
+    sink: &dyn ApplySink,
+) -> Result<Report, ApplyError> {
+    let command = options.command.as_str();
+    let _lock = if options.dry_run {
+        None
+    } else {
+        Some(ApplyLock::acquire_waiting(
+            &ctx.config.state_root,
+            command,
+            options.lock_timeout,
+            &|holder, left| sink.lock_waiting(holder, left),
+        )?)
+    };
+    let fresh: (Policy, Observed);
+    let (policy, plan, observed) = match &options.source {
+        Source::Plan { targets, saved } => {
+            let (policy, plan, observed) = plan_under_lock(ctx, targets, *saved)?;
+            fresh = (policy, observed);
+            (&fresh.0, plan, &fresh.1)
+        }
+        Source::Given {
+            policy,
+            plan,
+            observed,
+            labels,
+        } => {
+            let mut plan = (*plan).clone();
+            plan.sessions
+                .retain(|s| s.action.acts() && labels.contains(s.label()));
+            (*policy, plan, *observed)
+        }
+    };
+    let selected = plan
+        .sessions
+        .iter()
+        .filter(|s| selects(options.mode, s.action))
+        .count();
+    let will_scrub = options.scrub_tmux_env
+        && plan
+            .residue
+            .as_ref()
+            .is_some_and(|r| r.scrubbable().next().is_some());
+    sink.planned(&plan, will_scrub || selected > 0)?;
+    if !options.dry_run {
+        interrupt::install();
+        ctx.events.record(Event::ApplyStarted {
+            command: options.command,
+            sessions: selected,
+        });
+    }
+    let respawning = |s: &SessionPlan| sink.respawning(s);
+    let roller = Roller {
+        config: &ctx.config,
+        policy,
+        tmux: &ctx.tmux,
+        events: &ctx.events,
+        respawning: Some(&respawning),
+    };
+    // Before the roll, so nothing tmux starts meanwhile inherits the names.
+    let scrubbed = options.scrub_tmux_env.then(|| {
+        scrub(
+            &ctx.tmux,
+            policy,
+            plan.residue.as_ref(),
+            &ctx.events,
+            options.dry_run,
+        )
+    });
+    let roll = RollOptions {
+        mode: options.mode,
+        parallelism: options.parallelism,
+        dry_run: options.dry_run,
+    };
+    let progress = |r: &SessionReport| sink.session(r);
+    let mut report = execute(&roller, &ctx.registry, &plan, observed, roll, &progress);
+    report.tmux_env_scrub = scrubbed;
+    if options.dry_run {
+        return Ok(report);
+    }
+    if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
+        // The panes as listed before the roll plus each respawn's new
+        // pid: no further tmux call, and the replaced harness is gone.
+        let panes = fleet
+            .pane_pids()
+            .chain(report.sessions.iter().filter_map(|s| s.new_pid))
+            .collect();
+        report.detached_residue = crate::plan::gather::detached_now(policy, &panes);
+    }
+    ctx.events.record(Event::ApplyFinished {
+        command: options.command,
+        failed: report.failed(),
+        interrupted: report.interrupted,
+        sessions: report.sessions.iter().map(Into::into).collect(),
+    });
+    Ok(report)
+}
+
+/// Whether a roll in `mode` acts on a session the plan gave `action`.
+fn selects(mode: Mode, action: Action) -> bool {
+    match mode {
+        Mode::Apply => action.acts(),
+        Mode::Restart => action != Action::Skip,
+    }
+}
+
+/// Re-reads the env file (the roll is against the file as it is now) and
+/// plans; a saved plan is applied to its own sessions, or the `--target`
+/// subset of them, and refused if anything changed since it was saved.
+fn plan_under_lock(
+    ctx: &Context,
+    targets: &Targets,
+    saved: Option<&Path>,
+) -> Result<(Policy, Plan, Observed), ApplyError> {
+    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let saved = match saved {
+        Some(path) => Some((path, saved::read(path)?)),
+        None => None,
+    };
+    let targets = match &saved {
+        Some((path, saved)) => saved::targets_within(path, saved, targets)?,
+        None => targets.clone(),
+    };
+    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    if let Some((path, saved)) = &saved {
+        let changes = saved::staleness(&saved.restricted_to(&targets), &plan);
+        if !changes.is_empty() {
+            return Err(SavedPlanError::Stale {
+                path: path.to_path_buf(),
+                changes,
+            }
+            .into());
+        }
+    }
+    Ok((policy, plan, observed))
+}

@@ -1,0 +1,70 @@
+//! The apply report as text: one line per session, then a summary (the
+//! `--json` view is the report itself, serialised).
+
+use crate::apply::{Outcome, Report};
+use crate::plan::render::{render_change, Style};
+use std::fmt::Write;
+
+/// The report `apply`, `sessions restart` and `standing restart` print
+/// after a roll (or a dry run).
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let width = report
+        .sessions
+        .iter()
+        .map(|s| s.label().len())
+        .max()
+        .unwrap_or(0);
+    for s in &report.sessions {
+        let verdict = s.verdict();
+        let painted = match s.outcome {
+            Outcome::Restarted | Outcome::UpToDate => style.green(&verdict),
+            o if o.is_failure() => style.red(&verdict),
+            _ => style.yellow(&verdict),
+        };
+        let pids = match (s.old_pid, s.new_pid) {
+            (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "{:<width$}  {painted}{pids}", s.label());
+        for change in &s.mismatches {
+            let _ = writeln!(out, "    {}", render_change(change, style));
+        }
+    }
+    if let Some(scrub) = &report.tmux_env_scrub {
+        out.push_str(&scrub.render(style));
+    }
+    out.push_str(&crate::plan::detached::render(
+        &report.detached_residue,
+        style,
+    ));
+    if report.interrupted {
+        out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
+    }
+    let count = |o: Outcome| report.sessions.iter().filter(|s| s.outcome == o).count();
+    if report.dry_run {
+        let _ = writeln!(
+            out,
+            "\n{} {} would be restarted, {} up to date, {} left alone, {} skipped. Nothing was changed.",
+            style.bold("Dry run:"),
+            count(Outcome::WouldRestart),
+            count(Outcome::UpToDate),
+            count(Outcome::LeftAlone),
+            count(Outcome::Skipped),
+        );
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted.",
+        style.bold("Apply:"),
+        count(Outcome::Restarted),
+        count(Outcome::RestartedUnverified),
+        count(Outcome::Mismatch),
+        count(Outcome::ResumeFailed),
+        count(Outcome::LeftAlone),
+        count(Outcome::Skipped),
+        count(Outcome::NotAttempted),
+    );
+    out
+}
