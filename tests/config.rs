@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use tempfile::TempDir;
 use the_loop::desired::config::{
     self, BypassPermissions, Config, ConfigError, EnvSettings, HarnessPlugins, HarnessTrust,
@@ -119,9 +120,9 @@ fn the_defaults_are_the_documented_ones() {
         routing.tmux,
         TmuxSettings {
             resume_on_respawn: true,
-            resume_probe_seconds: 2.0,
+            resume_probe: Duration::from_secs(2),
             remain_on_exit: true,
-            harness_kill_grace_seconds: 5.0,
+            harness_kill_grace: Duration::from_secs(5),
             keep_session_on_close: true,
             kill_harness_on_close: true,
         }
@@ -227,9 +228,9 @@ fn every_key_is_read() {
             harness_binary_claude: Some("/opt/claude/bin/claude".into()),
             tmux: TmuxSettings {
                 resume_on_respawn: false,
-                resume_probe_seconds: 0.5,
+                resume_probe: Duration::from_millis(500),
                 remain_on_exit: false,
-                harness_kill_grace_seconds: 0.0,
+                harness_kill_grace: Duration::ZERO,
                 keep_session_on_close: false,
                 kill_harness_on_close: false,
             },
@@ -422,7 +423,7 @@ routing:
     gitBinary: git
 "#;
     let config = Fixture::new().load(text).unwrap();
-    assert_eq!(config.routing.tmux.resume_probe_seconds, 3.0);
+    assert_eq!(config.routing.tmux.resume_probe, Duration::from_secs(3));
 }
 
 #[test]

@@ -152,7 +152,7 @@ impl Roller<'_> {
         if let Some(respawning) = self.respawning {
             respawning(plan);
         }
-        let grace = self.config.routing.tmux.kill_grace();
+        let grace = self.config.routing.tmux.harness_kill_grace;
         let ending = end_gracefully(&handle, grace);
         self.events.emit(
             "session.harness_terminated",
@@ -238,7 +238,7 @@ impl Roller<'_> {
             identity: identity.clone(),
             target: target.to_owned(),
             pane_id,
-            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe()),
+            probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe),
         })
     }
 

@@ -155,7 +155,7 @@ pub fn end_session(
         }
         Probe::Live | Probe::Dead => {}
     }
-    let grace = ctx.config.routing.tmux.kill_grace();
+    let grace = ctx.config.routing.tmux.harness_kill_grace;
     // A kill ends the harness gracefully first as well: Claude Code writes
     // its conversation out on SIGTERM, and a killed session loses it.
     if options.end_harness || options.disposition == Disposition::Kill {

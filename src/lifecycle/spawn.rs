@@ -152,7 +152,7 @@ pub fn attempt(
             return Err(AttemptError::Failed(err.to_string()));
         }
     }
-    std::thread::sleep(ctx.config.routing.tmux.resume_probe());
+    std::thread::sleep(ctx.config.routing.tmux.resume_probe);
     let (state, _) = probe(&ctx.tmux, name);
     if matches!(state, Probe::Dead | Probe::Absent) {
         // The launcher has exited: nobody is left to take the prompt file.

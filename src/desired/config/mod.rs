@@ -24,6 +24,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Names the config file when `--config` is not given.
 pub const CONFIG_ENV_VAR: &str = "THE_LOOP_CLI_CONFIG";
@@ -109,24 +110,26 @@ impl Default for Routing {
     }
 }
 
-/// The largest `routing.tmux.resumeProbeSeconds`: a probe later than this
+/// The longest `routing.tmux.resumeProbeSeconds`: a probe later than this
 /// keeps a roll's slot (and the operator) waiting for nothing.
-pub const RESUME_PROBE_MAX_SECONDS: f64 = 300.0;
-/// The largest `routing.tmux.harnessKillGraceSeconds`: a harness that has not
+pub const RESUME_PROBE_MAX: Duration = Duration::from_secs(300);
+/// The longest `routing.tmux.harnessKillGraceSeconds`: a harness that has not
 /// ended after ten minutes of SIGTERM will not end without SIGKILL.
-pub const KILL_GRACE_MAX_SECONDS: f64 = 600.0;
+pub const KILL_GRACE_MAX: Duration = Duration::from_secs(600);
 
 /// `routing.tmux.*`
 #[derive(Debug, Clone, PartialEq)]
 pub struct TmuxSettings {
     /// Default true.
     pub resume_on_respawn: bool,
-    /// Default 2; from 0 to [`RESUME_PROBE_MAX_SECONDS`].
-    pub resume_probe_seconds: f64,
+    /// `resumeProbeSeconds`: how long after a respawn the harness is checked
+    /// to be still running. Default 2 s; from 0 to [`RESUME_PROBE_MAX`].
+    pub resume_probe: Duration,
     /// Default true.
     pub remain_on_exit: bool,
-    /// Default 5; from 0 to [`KILL_GRACE_MAX_SECONDS`].
-    pub harness_kill_grace_seconds: f64,
+    /// `harnessKillGraceSeconds`: between SIGTERM and SIGKILL. Default 5 s;
+    /// from 0 to [`KILL_GRACE_MAX`].
+    pub harness_kill_grace: Duration,
     /// Default true.
     pub keep_session_on_close: bool,
     /// Default true.
@@ -137,9 +140,9 @@ impl Default for TmuxSettings {
     fn default() -> Self {
         TmuxSettings {
             resume_on_respawn: true,
-            resume_probe_seconds: 2.0,
+            resume_probe: Duration::from_secs(2),
             remain_on_exit: true,
-            harness_kill_grace_seconds: 5.0,
+            harness_kill_grace: Duration::from_secs(5),
             keep_session_on_close: true,
             kill_harness_on_close: true,
         }
@@ -327,27 +330,4 @@ pub fn json_schema() -> serde_json::Value {
 /// separators removed (`..` is kept: it may cross a symlink).
 fn absolute(base: &Path, path: &Path) -> PathBuf {
     base.join(path).components().collect()
-}
-
-impl TmuxSettings {
-    /// `resumeProbeSeconds` as a duration.
-    pub fn resume_probe(&self) -> std::time::Duration {
-        bounded(self.resume_probe_seconds, RESUME_PROBE_MAX_SECONDS)
-    }
-
-    /// `harnessKillGraceSeconds` as a duration.
-    pub fn kill_grace(&self) -> std::time::Duration {
-        bounded(self.harness_kill_grace_seconds, KILL_GRACE_MAX_SECONDS)
-    }
-}
-
-/// The loader keeps these keys in range; a value built some other way is
-/// clamped to it, never turned into zero (a zero grace is an instant SIGKILL).
-fn bounded(seconds: f64, max: f64) -> std::time::Duration {
-    let clamped = if seconds.is_nan() {
-        max
-    } else {
-        seconds.clamp(0.0, max)
-    };
-    std::time::Duration::from_secs_f64(clamped)
 }

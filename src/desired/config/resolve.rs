@@ -13,6 +13,7 @@ use super::{
 };
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// A failed check, at a key path.
 #[derive(Debug)]
@@ -199,18 +200,18 @@ fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
     };
     Ok(TmuxSettings {
         resume_on_respawn: raw.resume_on_respawn.unwrap_or(defaults.resume_on_respawn),
-        resume_probe_seconds: seconds(
+        resume_probe: seconds(
             raw.resume_probe_seconds,
-            defaults.resume_probe_seconds,
+            defaults.resume_probe,
             "resumeProbeSeconds",
-            super::RESUME_PROBE_MAX_SECONDS,
+            super::RESUME_PROBE_MAX,
         )?,
         remain_on_exit: raw.remain_on_exit.unwrap_or(defaults.remain_on_exit),
-        harness_kill_grace_seconds: seconds(
+        harness_kill_grace: seconds(
             raw.harness_kill_grace_seconds,
-            defaults.harness_kill_grace_seconds,
+            defaults.harness_kill_grace,
             "harnessKillGraceSeconds",
-            super::KILL_GRACE_MAX_SECONDS,
+            super::KILL_GRACE_MAX,
         )?,
         keep_session_on_close: raw
             .keep_session_on_close
@@ -221,18 +222,28 @@ fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
     })
 }
 
-/// A duration under `routing.tmux`: from 0 to `max`. A value past the top
-/// is an error, not a clamp: 1e20 once became a grace of zero silently, and
-/// 1e19 overflowed the deadline after the SIGTERM was sent.
-fn seconds(value: Option<f64>, default: f64, key: &str, max: f64) -> Result<f64, Finding> {
-    match value {
-        None => Ok(default),
-        Some(value) if (0.0..=max).contains(&value) => Ok(value),
-        Some(_) => Err(Finding::invalid(
-            keys(&["routing", "tmux", key]),
-            &format!("expected a number of seconds from 0 to {max}"),
-        )),
-    }
+/// A duration under `routing.tmux`, written as a number of seconds: from 0
+/// to `max`. A value past the top is an error, not a clamp: 1e20 once became
+/// a grace of zero silently, and 1e19 overflowed the deadline after the
+/// SIGTERM was sent. NaN and negative values fail the same range check.
+fn seconds(
+    value: Option<f64>,
+    default: Duration,
+    key: &str,
+    max: Duration,
+) -> Result<Duration, Finding> {
+    let Some(value) = value else {
+        return Ok(default);
+    };
+    Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| *d <= max)
+        .ok_or_else(|| {
+            Finding::invalid(
+                keys(&["routing", "tmux", key]),
+                &format!("expected a number of seconds from 0 to {}", max.as_secs()),
+            )
+        })
 }
 
 fn harness_trust(raw: Option<Toggle<super::raw::RawHarnessTrust>>) -> HarnessTrust {
