@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 const AS_CLI: &str = "THE_LOOP_EXAMPLE_AS_CLI";
-const STAND_IN: &str = include_str!("../tests/support/stand-in-claude");
+const STAND_IN: &str = include_str!("../tests/it/support/stand-in-claude");
 // Fabricated demo values; the-loop never prints them, only their fingerprints.
 const RETIRED: &str = "xoxb-demo-bot-b-retired";
 const ROTATED: &str = "xoxb-demo-bot-a-rotated";

@@ -1,0 +1,604 @@
+//! The canary sweep (issue 6, point 1): every command the binary has, on
+//! its success path and on every failure path we can provoke, with and
+//! without `RUST_LOG=trace`, and then a search of everything it could have
+//! written for every planted value, raw and in base64 and hex.
+//!
+//! The sweep is a TABLE: one [`row`] per invocation. A new command, flag or
+//! failure path is one more line in [`ROWS`]; a new kind of world is one
+//! more [`Scenario`].
+//!
+//! Canaries are planted where a value can sit: the env file (current
+//! values, and the text after an unterminated quote), the caller's own
+//! process environment, the tmux server's process environment, the tmux
+//! global and session environments, the panes (born on the server's
+//! environment), and corrupt registry records. Every row is run in a fresh
+//! world, and after it the sweep reads stdout, stderr, every file under the
+//! state root (event log, registry records, saved plans, the lock), the argv
+//! of every tmux invocation (recorded by a wrapper on PATH), and the
+//! cmdline of the tmux server and of every process in a pane.
+
+use crate::support::*;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+// ---- canaries ------------------------------------------------------------
+
+/// The env file's current values.
+const FILE_TOKEN: &str = "xoxb-ROTATED-sw33p-4d2c";
+const FILE_SHORT: &str = "%Qz$7~"; // short, `$`, `%`, `~`
+const FILE_QUOTES: &str = "it's \"q\" sw33p-7a9";
+const FILE_DOLLAR: &str = "p$$w0rd-${HOME}-sw33p-5d2";
+const FILE_MULTI: &str = "first-sw33p-line-3b1\nsecond-sw33p-line-6e0";
+const FILE_DELIVERED: &str = "dlv-sw33p-2c7d";
+/// What the tmux server's process environment (and so the panes born on it) holds.
+const OLD_TOKEN: &str = "xoxb-RETIRED-sw33p-0b5e";
+const OLD_SHORT: &str = "~Wq$4%";
+const OLD_MULTI: &str = "old-sw33p-one-9c\nold-sw33p-two-4f";
+const OLD_EXTRA: &str = "x'\"$sw33p-e1";
+const OLD_DELIVERED: &str = "old-dlv-sw33p-8e8e";
+/// The tmux global and session environments, set after the server started.
+const GLOBAL_TOKEN: &str = "glob-sw33p-$'\"-91ab";
+const SESSION_SHORT: &str = "q'$\"Zx";
+/// The environment of whoever runs the-loop.
+const CALLER_TOKEN: &str = "caller-sw33p-aa01";
+const CALLER_EXTRA: &str = "%c$1!x";
+const CALLER_QUOTES: &str = "caller \"q\" 'sw33p'";
+/// A malformed env file: everything after the unterminated quote.
+const UNTERMINATED: &str = "unterminated-sw33p-71c";
+const REST_OF_FILE: &str = "rest-of-file-sw33p-0e0";
+/// Corrupt registry records (the planted files themselves are not swept).
+const CORRUPT_TRUNCATED: &str = "corrupt-sw33p-c0c0";
+const CORRUPT_WRONG_TYPE: &str = "corrupt-path-sw33p-d1d1";
+
+const CANARIES: &[&str] = &[
+    FILE_TOKEN,
+    FILE_SHORT,
+    FILE_QUOTES,
+    FILE_DOLLAR,
+    FILE_MULTI,
+    "first-sw33p-line-3b1",
+    "second-sw33p-line-6e0",
+    FILE_DELIVERED,
+    OLD_TOKEN,
+    OLD_SHORT,
+    OLD_MULTI,
+    "old-sw33p-one-9c",
+    "old-sw33p-two-4f",
+    OLD_EXTRA,
+    OLD_DELIVERED,
+    GLOBAL_TOKEN,
+    SESSION_SHORT,
+    CALLER_TOKEN,
+    CALLER_EXTRA,
+    CALLER_QUOTES,
+    UNTERMINATED,
+    REST_OF_FILE,
+    CORRUPT_TRUNCATED,
+    CORRUPT_WRONG_TYPE,
+];
+
+const CALLER_ENV: &[(&str, &str)] = &[
+    ("SLACK_BOT_TOKEN", CALLER_TOKEN),
+    ("EXTRA_CRED", CALLER_EXTRA),
+    ("QUOTE_SECRET", CALLER_QUOTES),
+];
+
+// ---- the table -----------------------------------------------------------
+
+/// The world a row runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scenario {
+    /// A server frozen on old values, two sessions born on it, the env file
+    /// rotated, canaries in the global and a session environment.
+    Drifted,
+    /// No server and no session yet.
+    Fresh,
+    /// The env file has an unterminated quote around a canary.
+    Malformed,
+    /// The env file's path is a directory (root reads through chmod 000).
+    EnvIsDirectory,
+    /// The env file's path is a dangling symlink.
+    EnvDangling,
+    /// Sessions run, but tmux is not on the-loop's PATH.
+    NoTmux,
+    /// Sessions are registered, and no tmux server runs.
+    NoServer,
+    /// tmux's socket accepts and never answers.
+    Hung,
+    /// A registered session's harness has exited (pane kept by remain-on-exit).
+    DeadPane,
+    /// The harness re-execs itself holding a withheld name after a respawn.
+    Mismatch,
+    /// The harness refuses to resume.
+    ResumeFails,
+    /// Two corrupt registry records holding canaries, beside a good one.
+    CorruptRecords,
+}
+
+use Scenario::*;
+
+struct Row {
+    scenario: Scenario,
+    /// Split on spaces after `{ref}`, `{cwd}`, `{config}` and `{plan}` are filled in.
+    args: &'static str,
+    code: i32,
+    /// Text that must appear in stdout or stderr, proving the path was taken.
+    expect: &'static str,
+}
+
+const fn row(scenario: Scenario, args: &'static str, code: i32, expect: &'static str) -> Row {
+    Row {
+        scenario,
+        args,
+        code,
+        expect,
+    }
+}
+
+#[rustfmt::skip]
+const ROWS: &[Row] = &[
+    // plan
+    row(Drifted, "plan", 0, "will be respawned"),
+    row(Drifted, "plan --json", 0, "\"residue\""),
+    row(Drifted, "plan --detailed-exitcode", 2, "will be respawned"),
+    row(Drifted, "plan --out {plan}", 0, "Saved this plan"),
+    row(Drifted, "plan --json --out {plan}", 0, "\"format_version\""),
+    row(Drifted, "plan --target {ref} --json", 0, "\"respawn\""),
+    row(Drifted, "plan --target github:octo/nope#1", 1, "no registered session"),
+    row(Fresh, "plan", 0, "No loop-* sessions"),
+    row(Malformed, "plan", 1, "unterminated double-quoted"),
+    row(Malformed, "plan --json", 1, "unterminated double-quoted"),
+    row(EnvIsDirectory, "plan", 1, "cannot read env file"),
+    row(EnvDangling, "plan --json", 1, "cannot read env file"),
+    row(NoTmux, "plan", 1, "tmux is not installed"),
+    row(NoTmux, "plan --json --detailed-exitcode", 1, "tmux is not installed"),
+    row(NoServer, "plan", 0, "not running"),
+    row(Hung, "plan --json", 0, "did not answer"),
+    row(DeadPane, "plan --detailed-exitcode", 2, "not running"),
+    row(CorruptRecords, "plan", 0, "registry record"),
+    row(CorruptRecords, "plan --json", 0, "\"corrupt_records\""),
+    // apply
+    row(Drifted, "apply", 1, "without confirmation"),
+    row(Drifted, "apply --auto-approve", 0, "restarted (verified)"),
+    row(Drifted, "apply --auto-approve --json", 0, "\"restarted\""),
+    row(Drifted, "apply --dry-run", 0, "would restart"),
+    row(Drifted, "apply --dry-run --json", 0, "\"would_restart\""),
+    row(Drifted, "apply --plan {plan} --auto-approve", 0, "restarted (verified)"),
+    row(Drifted, "apply --plan {plan} --auto-approve --json", 0, "\"restarted\""),
+    row(Drifted, "apply --auto-approve --scrub-tmux-env", 0, "tmux environment scrub: unset"),
+    row(Drifted, "apply --auto-approve --scrub-tmux-env --json", 0, "\"tmux_env_scrub\""),
+    row(Drifted, "apply --dry-run --scrub-tmux-env --json", 0, "\"would_restart\""),
+    row(Drifted, "apply --auto-approve --target {ref} --parallelism 1", 0, "restarted (verified)"),
+    row(Drifted, "apply --auto-approve --json-stream", 0, "\"type\":\"finished\""),
+    row(Drifted, "apply --json-stream", 1, "--auto-approve"),
+    row(Drifted, "apply --input=false", 1, "--input=false"),
+    row(Drifted, "apply {plan} --target {ref} --auto-approve --lock-timeout 5s", 0, "restarted (verified)"),
+    row(Drifted, "sessions restart --all --json-stream --no-color", 0, "\"type\":\"verified\""),
+    row(Malformed, "apply --auto-approve", 1, "unterminated double-quoted"),
+    row(Malformed, "apply --auto-approve --json", 1, "unterminated double-quoted"),
+    row(EnvIsDirectory, "apply --auto-approve --json", 1, "cannot read env file"),
+    row(EnvDangling, "apply --dry-run", 1, "cannot read env file"),
+    row(NoTmux, "apply --auto-approve", 1, "tmux is not installed"),
+    row(NoTmux, "apply --auto-approve --scrub-tmux-env --json", 1, "tmux is not installed"),
+    row(NoServer, "apply --auto-approve --json", 0, "\"skipped\""),
+    row(Hung, "apply --auto-approve", 0, "skipped"),
+    row(DeadPane, "apply --auto-approve --json", 0, "\"skipped\""),
+    row(Mismatch, "apply --auto-approve", 1, "mismatch (SLACK_BOT_TOKEN)"),
+    row(Mismatch, "apply --auto-approve --json", 1, "\"mismatch\""),
+    row(ResumeFails, "apply --auto-approve", 1, "resume failed"),
+    row(ResumeFails, "apply --auto-approve --json", 1, "\"resume_failed\""),
+    row(CorruptRecords, "apply --auto-approve --json", 0, "\"restarted\""),
+    // status
+    row(Drifted, "status", 0, "stale environment"),
+    row(Drifted, "status --json", 0, "\"stale_sessions\""),
+    row(Malformed, "status", 0, "env file not usable"),
+    row(Malformed, "status --json", 0, "\"sessions\""),
+    row(EnvIsDirectory, "status --json", 0, "\"sessions\""),
+    row(NoTmux, "status --json", 1, "tmux is not installed"),
+    row(Hung, "status", 0, "sessions"),
+    row(Hung, "status --json", 0, "\"tmux_unanswered\""),
+    row(CorruptRecords, "status --json", 0, "\"sessions\""),
+    // sessions
+    row(Drifted, "sessions list", 0, "github:octo/repo#1"),
+    row(Drifted, "sessions list --json", 0, "\"tmux_target\""),
+    row(CorruptRecords, "sessions list", 0, "cannot be read"),
+    row(CorruptRecords, "sessions list --json", 0, "\"format_version\""),
+    row(Drifted, "sessions list --status active --work-item #1", 0, "github:octo/repo#1"),
+    row(Drifted, "sessions list --standing --json", 0, "\"sessions\""),
+    row(NoServer, "sessions list", 0, "absent"),
+    row(Hung, "sessions list", 0, "did not answer"),
+    row(NoTmux, "sessions list --json", 1, "tmux is not installed"),
+    row(Drifted, "sessions attach #1", 1, "not a terminal"),
+    row(Drifted, "sessions attach #404", 1, "no registered session matches"),
+    row(Drifted, "sessions attach --work-item octo/repo#1 --read-only", 1, "not a terminal"),
+    row(Drifted, "sessions attach --help", 0, "switch"),
+    row(Drifted, "sessions restart", 1, "needs --all or a work-item ref"),
+    row(Drifted, "sessions restart --all", 0, "restarted (verified)"),
+    row(Drifted, "sessions restart --all --json", 0, "\"restarted\""),
+    row(Drifted, "sessions restart {ref}", 0, "restarted (verified)"),
+    row(Drifted, "sessions restart --all --dry-run --json", 0, "\"would_restart\""),
+    row(Malformed, "sessions restart --all", 1, "unterminated double-quoted"),
+    row(EnvDangling, "sessions restart --all --json", 1, "cannot read env file"),
+    row(NoServer, "sessions restart --all", 0, "skipped"),
+    row(Mismatch, "sessions restart --all --json", 1, "\"mismatch\""),
+    row(ResumeFails, "sessions restart {ref}", 1, "resume failed"),
+    row(Fresh, "sessions start {ref} --cwd {cwd}", 0, "Started"),
+    row(Fresh, "sessions start {ref} --cwd {cwd} --json", 0, "\"harness_session_id\""),
+    row(Drifted, "sessions start {ref} --cwd {cwd}", 1, "is live"),
+    row(Drifted, "sessions start {ref} --cwd {cwd} --fresh", 1, "is live"),
+    row(Drifted, "sessions start github:Octo/Repo#1 --cwd {cwd}", 1, "is recorded as"),
+    row(Drifted, "sessions start github:octo/repo#9 --cwd {config}", 1, "not a directory"),
+    row(Drifted, "sessions start github:octo/repo#9 --cwd {cwd} --json", 0, "\"harness_session_id\""),
+    row(Malformed, "sessions start github:octo/repo#9 --cwd {cwd}", 1, "unterminated double-quoted"),
+    row(EnvIsDirectory, "sessions start github:octo/repo#9 --cwd {cwd}", 1, "cannot read env file"),
+    row(NoTmux, "sessions start github:octo/repo#9 --cwd {cwd}", 1, "tmux is not installed"),
+    row(Hung, "sessions start github:octo/repo#9 --cwd {cwd}", 1, "did not answer"),
+    // session lifecycle (deliver, pause, stop, close, reset, cleanup, link-pr)
+    row(Drifted, "sessions deliver {ref} --message please-look --delivery-id d-1", 0, ""),
+    row(Drifted, "sessions deliver {ref} --message please-look --json", 0, ""),
+    row(DeadPane, "sessions deliver github:octo/repo#2 --message please-look", 0, ""),
+    row(ResumeFails, "sessions deliver {ref} --message please-look --json", 0, ""),
+    row(Malformed, "sessions deliver github:octo/repo#2 --message please-look", 0, ""),
+    row(Hung, "sessions deliver {ref} --message please-look", 1, "did not answer"),
+    row(Drifted, "sessions pause {ref}", 0, ""),
+    row(Drifted, "sessions resume {ref} --json", 0, ""),
+    row(NoTmux, "sessions pause #1", 0, "Paused"),
+    row(NoTmux, "sessions resume {ref} --json", 0, "\"changed\""),
+    row(Drifted, "sessions stop {ref}", 0, ""),
+    row(Drifted, "sessions stop {ref} --json", 0, ""),
+    row(Drifted, "sessions close {ref}", 0, ""),
+    row(Drifted, "sessions reset {ref} --dry-run", 0, ""),
+    row(Drifted, "sessions reset {ref} --json", 0, ""),
+    row(Drifted, "sessions cleanup {ref}", 0, ""),
+    row(Drifted, "sessions link-pr {ref} --pull-request github:octo/repo#99", 0, ""),
+    // standing sessions
+    row(Drifted, "standing create ops --cwd {cwd}", 0, ""),
+    row(Drifted, "standing create ops --cwd {cwd} --json", 0, ""),
+    row(Malformed, "standing create ops --cwd {cwd}", 1, "unterminated double-quoted"),
+    row(Drifted, "standing list --json", 0, ""),
+    row(Drifted, "standing say ops --message hello", 1, "no session is registered"),
+    row(Drifted, "standing stop ops", 1, "no standing session is named ops"),
+    row(Drifted, "standing start ops", 1, "no standing session is named ops"),
+    row(Drifted, "standing restart ops", 1, "no registered session matches target"),
+    // long-running services: their refusals and help
+    row(Drifted, "watch --help", 0, "Usage"),
+    row(Drifted, "watch --metrics-listen not-an-address", 1, "--metrics-listen"),
+    row(Drifted, "web-terminal", 1, "not enabled"),
+    row(Drifted, "web-terminal --help", 0, "Usage"),
+    row(Drifted, "standing --help", 0, "Usage"),
+    row(Drifted, "sessions deliver --help", 0, "Usage"),
+    // the launcher
+    row(Drifted, "exec --config {config} --work-item {ref} -- /bin/true", 0, ""),
+    row(Drifted, "exec --config {config} --work-item {ref} -- /nonexistent/harness", 1, "cannot start the harness"),
+    row(Malformed, "exec --config {config} --work-item {ref} -- /bin/true", 1, "unterminated double-quoted"),
+    row(EnvIsDirectory, "exec --config {config} --standing ops -- /bin/true", 1, "cannot read env file"),
+    // completions, help, version
+    row(Drifted, "completions bash", 0, "the-loop"),
+    row(Drifted, "completions zsh", 0, "the-loop"),
+    row(Drifted, "completions fish", 0, "the-loop"),
+    row(Drifted, "man", 0, ".TH the-loop"),
+    row(Drifted, "man --out-dir {cwd}", 0, "Wrote manual pages"),
+    row(Drifted, "man --help", 0, "--out-dir"),
+    row(Drifted, "--help", 0, "Usage"),
+    row(Drifted, "--version", 0, "the-loop"),
+    row(Drifted, "plan --help", 0, "--detailed-exitcode"),
+    row(Drifted, "apply --help", 0, "--scrub-tmux-env"),
+    row(Drifted, "status --help", 0, "Usage"),
+    row(Drifted, "sessions --help", 0, "restart"),
+    row(Drifted, "sessions start --help", 0, "--cwd"),
+    row(Drifted, "sessions list --help", 0, "Usage"),
+    row(Drifted, "sessions restart --help", 0, "--all"),
+    row(Drifted, "completions --help", 0, "Usage"),
+    row(Drifted, "exec --help", 0, "Usage"),
+    row(Drifted, "no-such-command", 1, "unrecognized subcommand"),
+];
+
+// ---- worlds --------------------------------------------------------------
+
+const REF: &str = "github:octo/repo#1";
+
+struct Built {
+    hung: Option<HungSocket>,
+    w: World,
+    /// Extra environment for the-loop (besides the caller's canaries).
+    env: Vec<(String, String)>,
+    /// Files the scenario planted with canaries in them, not swept.
+    planted: Vec<PathBuf>,
+    /// Whether tmux can be asked about this world afterwards.
+    tmux_reachable: bool,
+}
+
+fn current_env_file() -> String {
+    format!(
+        "# current values\n\
+         SLACK_BOT_TOKEN={FILE_TOKEN}\n\
+         SHORT_SECRET='{FILE_SHORT}'\n\
+         QUOTE_SECRET=\"it's \\\"q\\\" sw33p-7a9\"\n\
+         DOLLAR_SECRET={FILE_DOLLAR}\n\
+         export MULTI_SECRET=\"{FILE_MULTI}\"\n\
+         DELIVERED_TOKEN={FILE_DELIVERED}\n"
+    )
+}
+
+fn sessions_on_old_server(w: &World, n: usize) -> Vec<LegacySession> {
+    w.start_server_holding(&[
+        ("SLACK_BOT_TOKEN", OLD_TOKEN),
+        ("SHORT_SECRET", OLD_SHORT),
+        ("MULTI_SECRET", OLD_MULTI),
+        ("EXTRA_CRED", OLD_EXTRA),
+        ("DELIVERED_TOKEN", OLD_DELIVERED),
+    ]);
+    let sessions: Vec<LegacySession> = (1..=n)
+        .map(|i| {
+            w.legacy_session(
+                &format!("github:octo/repo#{i}"),
+                &format!("github-octo-repo-{i}"),
+            )
+        })
+        .collect();
+    w.source_tmux(&format!(
+        "set-environment -g SLACK_BOT_TOKEN {}\nset-environment -t ={} SHORT_SECRET {}\n",
+        tmux_quote(GLOBAL_TOKEN),
+        sessions[0].name,
+        tmux_quote(SESSION_SHORT)
+    ));
+    sessions
+}
+
+fn build(scenario: Scenario) -> Built {
+    let w = World::new();
+    w.write_config("  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n");
+    w.install_tmux_wrapper();
+    let mut built = Built {
+        hung: None,
+        env: Vec::new(),
+        planted: Vec::new(),
+        tmux_reachable: true,
+        w,
+    };
+    let w = &built.w;
+    match scenario {
+        Fresh => w.write_env(&current_env_file()),
+        Drifted | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords | Malformed
+        | EnvIsDirectory | EnvDangling => {
+            w.write_env(&current_env_file());
+            let sessions = sessions_on_old_server(w, 2);
+            match scenario {
+                Malformed => w.write_env(&format!(
+                    "A=1\nSLACK_BOT_TOKEN=\"{UNTERMINATED}\nNEXT_SECRET={REST_OF_FILE}\n"
+                )),
+                EnvIsDirectory => {
+                    std::fs::remove_file(&w.env_path).unwrap();
+                    std::fs::create_dir(&w.env_path).unwrap();
+                }
+                EnvDangling => {
+                    std::fs::remove_file(&w.env_path).unwrap();
+                    std::os::unix::fs::symlink(w.root().join("gone.env"), &w.env_path).unwrap();
+                }
+                NoTmux => {
+                    let bin = w.root().join("bin-without-tmux");
+                    std::fs::create_dir_all(&bin).unwrap();
+                    std::fs::copy(w.bin_dir.join("claude"), bin.join("claude")).unwrap();
+                    built
+                        .env
+                        .push(("PATH".into(), bin.to_string_lossy().into_owned()));
+                }
+                DeadPane => {
+                    let pid = w.pane(&sessions[1].name).unwrap().pid;
+                    nix::sys::signal::kill(
+                        nix::unistd::Pid::from_raw(pid),
+                        nix::sys::signal::Signal::SIGKILL,
+                    )
+                    .unwrap();
+                    wait_for(|| w.pane(&sessions[1].name).unwrap().dead, "the pane died");
+                }
+                Mismatch => std::fs::write(
+                    w.transcript(&sessions[0]),
+                    "{\"tamper\":\"SLACK_BOT_TOKEN\"}\n",
+                )
+                .unwrap(),
+                ResumeFails => {
+                    std::fs::write(w.transcript(&sessions[0]), "{\"test\":\"fail-resume\"}\n")
+                        .unwrap()
+                }
+                CorruptRecords => {
+                    let local = w.state.join("local");
+                    let truncated = local.join("github-octo-repo-77.json");
+                    std::fs::write(
+                        &truncated,
+                        format!("{{\"workItem\": {{\"ref\": \"{CORRUPT_TRUNCATED}"),
+                    )
+                    .unwrap();
+                    let wrong = local.join("github-octo-repo-78.json");
+                    std::fs::write(
+                        &wrong,
+                        format!("{{\"workItem\": \"{CORRUPT_WRONG_TYPE}\", \"harness\": 7}}"),
+                    )
+                    .unwrap();
+                    built.planted.extend([truncated, wrong]);
+                }
+                _ => {}
+            }
+        }
+        NoServer => {
+            w.write_env(&current_env_file());
+            for i in 1..=2 {
+                let s = LegacySession {
+                    reference: format!("github:octo/repo#{i}"),
+                    slug: format!("github-octo-repo-{i}"),
+                    name: format!("loop-github-octo-repo-{i}"),
+                    session_id: format!("0000-github-octo-repo-{i}"),
+                    cwd: w.work.join(format!("github-octo-repo-{i}")),
+                };
+                std::fs::create_dir_all(&s.cwd).unwrap();
+                w.write_record(&s, "active");
+            }
+        }
+        Hung => {
+            w.write_env(&current_env_file());
+            let s = LegacySession {
+                reference: REF.into(),
+                slug: "github-octo-repo-1".into(),
+                name: "loop-github-octo-repo-1".into(),
+                session_id: "0000-github-octo-repo-1".into(),
+                cwd: w.work.join("github-octo-repo-1"),
+            };
+            std::fs::create_dir_all(&s.cwd).unwrap();
+            w.write_record(&s, "active");
+            built.hung = Some(HungSocket::bind(&w.tmux_tmpdir));
+            built
+                .env
+                .push(("THE_LOOP_TMUX_TIMEOUT_MS".into(), "300".into()));
+            built.tmux_reachable = false;
+        }
+    }
+    built
+}
+
+// ---- the sweep -----------------------------------------------------------
+
+/// Every byte the row could have left where someone can read it.
+fn haystacks(b: &Built, out: &std::process::Output) -> Vec<(String, Vec<u8>)> {
+    let w = &b.w;
+    let mut found = vec![
+        ("stdout".to_owned(), out.stdout.clone()),
+        ("stderr".to_owned(), out.stderr.clone()),
+    ];
+    for (path, bytes) in w.state_files() {
+        if !b.planted.contains(&path) {
+            found.push((path.display().to_string(), bytes));
+        }
+    }
+    for (i, argv) in w.tmux_invocations().into_iter().enumerate() {
+        found.push((
+            format!("tmux invocation {i} argv"),
+            argv.join("\u{1f}").into_bytes(),
+        ));
+    }
+    if b.tmux_reachable {
+        if let Some(server) = w.server_pid() {
+            found.push((
+                format!("/proc/{server}/cmdline (tmux server)"),
+                std::fs::read(format!("/proc/{server}/cmdline")).unwrap_or_default(),
+            ));
+            for pane in w.all_pane_pids() {
+                for pid in std::iter::once(pane).chain(descendants(pane)) {
+                    found.push((
+                        format!("/proc/{pid}/cmdline (pane process)"),
+                        std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default(),
+                    ));
+                }
+            }
+        }
+    }
+    found
+}
+
+fn run_row(row: &Row, trace: bool) -> usize {
+    let b = build(row.scenario);
+    let w = &b.w;
+    let plan_path = w.state.join("saved-plan.json");
+    let cwd = w.work.join("new-session");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let filled = row
+        .args
+        .replace("{ref}", REF)
+        .replace("{cwd}", cwd.to_str().unwrap())
+        .replace("{config}", w.config_path.to_str().unwrap())
+        .replace("{plan}", plan_path.to_str().unwrap());
+    let args: Vec<&str> = filled.split(' ').collect();
+    let mut env: Vec<(&str, &str)> = CALLER_ENV.to_vec();
+    env.extend(b.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if trace {
+        env.push(("RUST_LOG", "trace"));
+    }
+    if row.args.contains("{plan}") {
+        let saved = w.the_loop_with(&["plan", "--out", plan_path.to_str().unwrap()], &env);
+        assert_eq!(
+            saved.status.code(),
+            Some(0),
+            "saving the plan: {}",
+            stderr(&saved)
+        );
+    }
+    let out = w.the_loop_with(&args, &env);
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(row.code),
+        "exit code of `{}` in {:?}:\n{said}",
+        row.args,
+        row.scenario
+    );
+    assert!(
+        said.contains(row.expect),
+        "`{}` in {:?} should say {:?}:\n{said}",
+        row.args,
+        row.scenario,
+        row.expect
+    );
+    let stacks = haystacks(&b, &out);
+    for (what, bytes) in &stacks {
+        assert_no_canary(bytes, CANARIES, what);
+    }
+    stacks.len()
+}
+
+#[test]
+fn no_canary_leaks_from_any_command_on_any_path() {
+    let only = std::env::var("SWEEP_ONLY").ok();
+    let cases: Vec<(&Row, bool)> = ROWS
+        .iter()
+        .filter(|r| only.as_deref().is_none_or(|o| r.args.contains(o)))
+        .flat_map(|r| [(r, false), (r, true)])
+        .collect();
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let swept = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..3 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((row, trace)) = cases.get(i) else {
+                    break;
+                };
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_row(row, *trace)));
+                match result {
+                    Ok(n) => {
+                        swept.fetch_add(n, Ordering::SeqCst);
+                    }
+                    Err(panic) => {
+                        let why = panic
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        failures.lock().unwrap().push(format!(
+                            "{:?} `{}`{}: {why}",
+                            row.scenario,
+                            row.args,
+                            if *trace { " (RUST_LOG=trace)" } else { "" }
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(
+        failures.is_empty(),
+        "{} of {} sweep cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n\n")
+    );
+    assert!(cases.len() >= 2 * ROWS.len() || only.is_some());
+    println!(
+        "canary sweep: {} invocations, {} canaries (each raw, base64 and hex), {} haystacks searched",
+        cases.len(),
+        CANARIES.len(),
+        swept.load(Ordering::SeqCst)
+    );
+}

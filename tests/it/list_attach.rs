@@ -1,0 +1,431 @@
+//! `sessions list` and `attach` for a person with many sessions, and
+//! `pause`/`resume` without tmux, on a real tmux server.
+
+use crate::support::*;
+use std::process::Output;
+
+fn world() -> World {
+    let w = World::new();
+    w.write_env("EXAMPLE_SETTING=not-secret\n");
+    w
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
+}
+
+fn explain(out: &Output) -> String {
+    format!("status {:?}\n{}{}", out.status, stdout(out), stderr(out))
+}
+
+fn list_json(w: &World, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["sessions", "list", "--json"];
+    args.extend_from_slice(extra);
+    let out = w.the_loop(&args);
+    assert!(out.status.success(), "{}", explain(&out));
+    json(&out)
+}
+
+/// The rows' labels (ref, standing name or tmux name of an unmanaged session).
+fn labels(listed: &serde_json::Value) -> Vec<String> {
+    listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["ref"]
+                .as_str()
+                .or(s["standing"].as_str())
+                .or(s["tmux_target"].as_str())
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Where each header starts in the table's first line.
+fn column_starts(header: &str, names: &[&str]) -> Vec<usize> {
+    names
+        .iter()
+        .map(|n| {
+            header
+                .find(n)
+                .unwrap_or_else(|| panic!("no {n} in {header}"))
+        })
+        .collect()
+}
+
+const LONG_REF: &str =
+    "github:a-very-long-organisation-name/an-even-longer-repository-name-for-tables#1234";
+
+#[test]
+fn list_shows_age_last_event_cwd_conversation_and_pull_requests_and_wide_names_keep_the_columns() {
+    let w = world();
+    let proj = w
+        .home
+        .join("src/deeply/nested/project/directories/for/the/agent");
+    std::fs::create_dir_all(&proj).unwrap();
+    let a = w.started_session_in("github:octo/repo#15", "github-octo-repo-15", &proj);
+    let long = w.started_session(LONG_REF, "long");
+    let out = w.the_loop(&[
+        "sessions",
+        "link-pr",
+        &a.reference,
+        "--pull-request",
+        "github:octo/repo#16",
+    ]);
+    assert!(out.status.success(), "{}", explain(&out));
+    // Ages are measured from what the record says; set them to known instants.
+    w.edit_record(&a.slug, |r| {
+        r["createdAt"] = "2026-01-01T00:00:00Z".into();
+        r["lastEventAt"] = "2026-01-01T00:00:00.250Z".into();
+    });
+
+    let listed = list_json(&w, &[]);
+    assert_eq!(listed["format_version"], "1");
+    let row = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["ref"] == a.reference.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["kind"], "work_item");
+    assert_eq!(row["live"], "live");
+    assert_eq!(row["conversation_id"], a.session_id.as_str());
+    assert_eq!(row["cwd"], proj.to_str().unwrap());
+    assert_eq!(
+        row["pull_requests"],
+        serde_json::json!(["github:octo/repo#16"])
+    );
+    assert_eq!(row["created_at"], "2026-01-01T00:00:00Z");
+    let age = row["age_seconds"].as_u64().unwrap();
+    assert!(age > 86_400 * 300, "{age}");
+    assert!(row["last_event_seconds"].as_u64().unwrap() <= age);
+
+    // Every JSON field is in the published schema.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/sessions-list.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    for key in row.as_object().unwrap().keys() {
+        assert!(
+            schema["$defs"]["Listed"]["properties"].get(key).is_some(),
+            "{key} is not in the schema"
+        );
+    }
+
+    let out = w.the_loop(&["sessions", "list"]);
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let names = [
+        "STATUS",
+        "LIVE",
+        "AGE",
+        "LAST EVENT",
+        "CWD",
+        "CONVERSATION",
+        "PRS",
+    ];
+    let starts = column_starts(lines[0], &names);
+    let line_a = lines
+        .iter()
+        .find(|l| l.starts_with("github:octo/repo#15"))
+        .unwrap();
+    let line_long = lines
+        .iter()
+        .find(|l| l.starts_with("github:a-very"))
+        .unwrap();
+    for line in [line_a, line_long] {
+        let chars: Vec<char> = line.chars().collect();
+        for (name, at) in names.iter().zip(&starts) {
+            // The text before each column is padding, so a cell starts there.
+            assert!(
+                chars[*at - 2..*at] == [' ', ' '] && chars[*at] != ' ',
+                "{name} does not start at {at} in\n{text}"
+            );
+        }
+    }
+    assert!(
+        line_long.contains('…') && line_long.contains("#1234"),
+        "a wide ref loses its middle, not its number:\n{text}"
+    );
+    let cells: String = line_a.chars().skip(starts[0]).collect();
+    let cells: Vec<&str> = cells.split("  ").filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[0].trim(), "active", "{text}");
+    assert_eq!(cells[1].trim(), "live", "{text}");
+    assert!(cells[2].trim().ends_with('d'), "age in days: {text}");
+    assert!(cells[3].trim().ends_with("d ago"), "{text}");
+    assert!(
+        cells[4].trim().starts_with("~/src/")
+            && cells[4].contains('…')
+            && cells[4].trim().ends_with("agent"),
+        "cwd under HOME, shortened in the middle: {text}"
+    );
+    assert_eq!(cells[5].trim(), &a.session_id[..8], "{text}");
+    assert_eq!(cells[6].trim(), "#16", "{text}");
+    assert!(text.contains(&long.name[..15]), "{text}");
+}
+
+#[test]
+fn a_stray_loop_session_is_listed_as_unmanaged_from_one_tmux_call_without_an_env_file() {
+    let w = World::new();
+    // No env file: `plan` needs one to show unmanaged sessions, `list` does not.
+    w.write_raw_config(&format!("state:\n  root: {}\n", w.state.display()));
+    let a = w.legacy_session("github:octo/repo#3", "github-octo-repo-3");
+    w.tmux_ok(&["new-session", "-d", "-s", "loop-stray", "sleep 600"]);
+    w.tmux_ok(&["new-session", "-d", "-s", "not-ours", "sleep 600"]);
+    w.install_tmux_wrapper();
+    let listed = list_json(&w, &[]);
+    let calls: Vec<Vec<String>> = w
+        .tmux_invocations()
+        .into_iter()
+        .filter(|argv| argv.first().map(String::as_str) != Some("-V"))
+        .collect();
+    assert_eq!(
+        calls.len(),
+        1,
+        "one tmux call for the whole list: {calls:?}"
+    );
+    assert_eq!(calls[0][..2], ["list-panes".to_owned(), "-a".to_owned()]);
+    assert_eq!(labels(&listed), [a.reference.clone(), "loop-stray".into()]);
+    let stray = &listed["sessions"][1];
+    assert_eq!(stray["kind"], "unmanaged");
+    assert_eq!(stray["live"], "live");
+    assert!(stray["status"].is_null() && stray["ref"].is_null());
+
+    let text = stdout(&w.the_loop(&["sessions", "list"]));
+    let line = text.lines().find(|l| l.contains("loop-stray")).unwrap();
+    assert!(line.starts_with("(unmanaged)"), "{text}");
+    assert!(!text.contains("not-ours"), "{text}");
+    // A status filter is about records, which an unmanaged session has not.
+    assert_eq!(
+        labels(&list_json(&w, &["--status", "active"])),
+        [a.reference.as_str()]
+    );
+}
+
+#[test]
+fn a_record_without_a_tmux_target_is_not_shown_live_because_attach_refuses_it() {
+    let w = world();
+    let s = w.started_session("github:octo/repo#21", "github-octo-repo-21");
+    w.edit_record(&s.slug, |r| r["tmuxTarget"] = serde_json::Value::Null);
+    // The session of the derived name still runs.
+    assert!(w.tmux_sessions().contains(&s.name));
+    let listed = list_json(&w, &[]);
+    assert_eq!(
+        labels(&listed),
+        [s.reference.as_str()],
+        "not listed as unmanaged either"
+    );
+    let row = &listed["sessions"][0];
+    assert!(
+        row["live"].is_null() && row["tmux_target"].is_null(),
+        "{row}"
+    );
+    let text = stdout(&w.the_loop(&["sessions", "list"]));
+    let line = text.lines().find(|l| l.starts_with(&s.reference)).unwrap();
+    assert!(
+        !line.contains("live") && line.contains("(none yet)"),
+        "{text}"
+    );
+    let out = w.the_loop(&["sessions", "attach", &s.reference]);
+    assert!(
+        stderr(&out).contains("attach::no_target"),
+        "{}",
+        explain(&out)
+    );
+}
+
+#[test]
+fn filters_select_by_status_kind_and_work_item_short_forms() {
+    let w = world();
+    let a = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
+    let b = w.legacy_session("github:octo/other#15", "github-octo-other-15");
+    let c = w.legacy_session("github:octo/repo#16", "github-octo-repo-16");
+    w.write_record(&c, "paused");
+    let standing = w.the_loop(&[
+        "standing",
+        "create",
+        "triage",
+        "--cwd",
+        w.work.to_str().unwrap(),
+    ]);
+    assert!(standing.status.success(), "{}", explain(&standing));
+
+    assert_eq!(
+        labels(&list_json(&w, &["--status", "paused"])),
+        [c.reference.as_str()]
+    );
+    assert_eq!(labels(&list_json(&w, &["--standing"])), ["triage"]);
+    assert_eq!(
+        labels(&list_json(&w, &["--standing", "triage"])),
+        ["triage"]
+    );
+    assert!(labels(&list_json(&w, &["--standing", "other"])).is_empty());
+    let mut items = labels(&list_json(&w, &["--work-item"]));
+    items.sort();
+    let mut want = vec![
+        a.reference.clone(),
+        b.reference.clone(),
+        c.reference.clone(),
+    ];
+    want.sort();
+    assert_eq!(items, want);
+    let mut fifteen = labels(&list_json(&w, &["--work-item", "#15"]));
+    fifteen.sort();
+    assert_eq!(fifteen, [b.reference.clone(), a.reference.clone()]);
+    assert_eq!(
+        labels(&list_json(&w, &["--work-item", "repo#15"])),
+        [a.reference.as_str()]
+    );
+    assert_eq!(
+        labels(&list_json(
+            &w,
+            &["--work-item", "#16", "--status", "active"]
+        )),
+        Vec::<String>::new()
+    );
+    let text = stdout(&w.the_loop(&["sessions", "list", "--work-item", "#404"]));
+    assert_eq!(text.trim(), "No sessions.");
+}
+
+#[test]
+fn attach_takes_short_forms_and_lists_the_candidates_when_one_is_ambiguous() {
+    let w = world();
+    let a = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
+    let b = w.legacy_session("github:octo/other#15", "github-octo-other-15");
+
+    let out = w.the_loop(&["sessions", "attach", "#15"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("ref::ambiguous"), "{}", explain(&out));
+    assert!(
+        err.contains(&a.reference) && err.contains(&b.reference),
+        "{err}"
+    );
+    assert!(w.clients().is_empty());
+
+    let client = w.the_loop_in_pty(&["sessions", "attach", "other#15"]);
+    wait_for(|| !w.clients().is_empty(), "attached by short form");
+    assert_eq!(w.clients()[0].session, b.name);
+    drop(client);
+    wait_for(|| w.clients().is_empty(), "detached");
+
+    let client = w.the_loop_in_pty(&["sessions", "attach", &a.name, "--read-only"]);
+    wait_for(|| !w.clients().is_empty(), "attached by tmux name");
+    assert_eq!(
+        w.clients(),
+        [Client {
+            session: a.name.clone(),
+            read_only: true
+        }]
+    );
+    drop(client);
+    wait_for(|| w.clients().is_empty(), "detached");
+
+    let client = w.the_loop_in_pty(&["sessions", "attach", "--work-item", "repo#15"]);
+    wait_for(|| !w.clients().is_empty(), "attached with --work-item");
+    assert_eq!(w.clients()[0].session, a.name);
+    drop(client);
+
+    let out = w.the_loop(&["sessions", "attach", "#404"]);
+    assert!(
+        stderr(&out).contains("ref::not_registered"),
+        "{}",
+        explain(&out)
+    );
+}
+
+#[test]
+fn attach_inside_tmux_switches_the_client_instead_of_nesting() {
+    let w = world();
+    let s = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
+    // The hub: a shell in tmux with a real client in a terminal, as the web
+    // terminal serves it.
+    w.tmux_ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "hub",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "sh",
+    ]);
+    let log = w.root().join("hub-client.log");
+    let helper = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/support/in-pty");
+    let mut hub_client = std::process::Command::new("python3");
+    hub_client
+        .env_remove("TMUX")
+        .env("TMUX_TMPDIR", &w.tmux_tmpdir)
+        .env("HOME", &w.home)
+        .env("TERM", "xterm")
+        .args([
+            helper,
+            log.to_str().unwrap(),
+            "--",
+            "tmux",
+            "attach-session",
+            "-t",
+            "=hub",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let _hub = PtyProcess {
+        child: hub_client.spawn().unwrap(),
+        log,
+    };
+    wait_for(|| !w.clients().is_empty(), "a client on the hub");
+    assert_eq!(w.clients()[0].session, "hub");
+
+    // Typed into the hub's shell, so $TMUX is tmux's own.
+    let command = format!(
+        "'{}' --config '{}' sessions attach '#15' 2>'{}'",
+        assert_cmd::cargo::cargo_bin("the-loop").display(),
+        w.config_path.display(),
+        w.root().join("attach.err").display()
+    );
+    w.tmux_ok(&["send-keys", "-t", "=hub:", "-l", &command]);
+    w.tmux_ok(&["send-keys", "-t", "=hub:", "Enter"]);
+    wait_for(
+        || w.clients().first().is_some_and(|c| c.session == s.name),
+        "the hub's client switched to the session",
+    );
+    assert_eq!(
+        w.clients(),
+        [Client {
+            session: s.name.clone(),
+            read_only: false
+        }],
+        "the same one client, switched, not a nested one"
+    );
+    let err = std::fs::read_to_string(w.root().join("attach.err")).unwrap_or_default();
+    assert!(!err.contains("nested"), "{err}");
+}
+
+#[test]
+fn pause_and_resume_work_with_tmux_absent_from_path() {
+    let w = world();
+    let s = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
+    w.tmux_ok(&["kill-server"]);
+    let no_tmux = w.restricted_path(&[]);
+    let out = w.the_loop_with(&["sessions", "pause", "#15"], &[("PATH", &no_tmux)]);
+    assert!(out.status.success(), "{}", explain(&out));
+    assert_eq!(w.record(&s.slug).unwrap()["status"], "paused");
+    let out = w.the_loop_with(&["sessions", "resume", &s.reference], &[("PATH", &no_tmux)]);
+    assert!(out.status.success(), "{}", explain(&out));
+    assert_eq!(w.record(&s.slug).unwrap()["status"], "active");
+    // The contrast: a verb that drives tmux says tmux is missing.
+    let out = w.the_loop_with(&["sessions", "list"], &[("PATH", &no_tmux)]);
+    assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+}

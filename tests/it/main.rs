@@ -1,0 +1,45 @@
+//! The integration tests, in one binary so the shared support (a private
+//! tmux world per test, the stand-in harness) is compiled and linked once
+//! rather than once per file. Each former `tests/<name>.rs` is a module here;
+//! `cargo test --locked` still runs them all, and `cargo test --test it
+//! <module>::` runs one file's tests.
+
+mod support;
+
+mod announce;
+mod apply;
+mod apply_pipeline;
+mod argv_audit;
+mod canary_sweep;
+mod closed_output;
+mod config;
+mod config_deprecation;
+mod deliver_ready;
+mod envfile;
+mod extreme_values;
+mod faults;
+mod fleet_ansible;
+mod identity;
+mod journal;
+mod launch_args;
+mod lifecycle;
+mod list_attach;
+mod load;
+mod metrics;
+mod operator_cli;
+mod packaging;
+mod panes;
+mod plan_core;
+mod plan_story;
+mod preflight;
+mod prepare;
+mod prespawn;
+mod registry;
+mod residue;
+mod schemas;
+mod sessions;
+mod start_faults;
+mod tmux_call_count;
+mod tmux_compat;
+mod watch;
+mod web_terminal;

@@ -1,0 +1,60 @@
+//! The files in `schemas/` are exactly what the code generates.
+//! `UPDATE_SCHEMAS=1 cargo test --test it schemas::` rewrites them.
+
+use std::path::Path;
+
+#[test]
+fn published_schemas_are_up_to_date() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas");
+    for (name, schema) in the_loop::schemas::published() {
+        let path = dir.join(name);
+        let generated = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        if std::env::var_os("UPDATE_SCHEMAS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "{} is stale: run `UPDATE_SCHEMAS=1 cargo test --test it schemas::`",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn the_plan_schema_keeps_the_contract_fields() {
+    let schema = the_loop::schemas::plan().to_string();
+    for field in [
+        "format_version",
+        "sessions",
+        "tmux_target",
+        "action",
+        "reason",
+        "observation",
+        "changes",
+        "have",
+        "want",
+        "\"ref\"",
+    ] {
+        assert!(schema.contains(field), "plan schema lost {field}");
+    }
+}
+
+#[test]
+fn the_sessions_list_schema_keeps_the_contract_fields() {
+    let schema = the_loop::schemas::sessions_list().to_string();
+    for field in [
+        "format_version",
+        "sessions",
+        "\"ref\"",
+        "tmux_target",
+        "live",
+        "status",
+        "unmanaged",
+        "conversation_id",
+        "pull_requests",
+    ] {
+        assert!(schema.contains(field), "sessions-list schema lost {field}");
+    }
+}

@@ -1,0 +1,876 @@
+//! A private world for each integration test: its own tmux server (a
+//! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
+//! stand-in harness on PATH as `claude`. tmux and /proc are always real.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+pub const STAND_IN: &str = include_str!("stand-in-claude");
+
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub home: PathBuf,
+    pub tmux_tmpdir: PathBuf,
+    pub state: PathBuf,
+    pub config_path: PathBuf,
+    pub env_path: PathBuf,
+    pub bin_dir: PathBuf,
+    pub work: PathBuf,
+}
+
+/// sha256(value)[..8], computed independently of the crate under test.
+pub fn fp(value: &str) -> String {
+    let out = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(value.as_bytes())?;
+            c.wait_with_output()
+        });
+    String::from_utf8(out.expect("sha256sum").stdout).unwrap()[..8].to_owned()
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::Builder::new()
+            .prefix("the-loop-test-")
+            .tempdir()
+            .expect("tempdir");
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let tmux_tmpdir = root.join("tmux");
+        let state = root.join("state");
+        let bin_dir = root.join("bin");
+        let work = root.join("work");
+        for d in [&home, &tmux_tmpdir, &state, &bin_dir, &work] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let stand_in = bin_dir.join("claude");
+        std::fs::write(&stand_in, STAND_IN).unwrap();
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let world = World {
+            config_path: root.join("cli-config.yaml"),
+            env_path: root.join(".env"),
+            dir,
+            home,
+            tmux_tmpdir,
+            state,
+            bin_dir,
+            work,
+        };
+        world.write_config("");
+        world
+    }
+
+    pub fn root(&self) -> PathBuf {
+        self.config_path.parent().unwrap().to_path_buf()
+    }
+
+    /// A config with an env file, fast probes, and `extra` appended (YAML).
+    pub fn write_config(&self, extra_env: &str) {
+        self.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\n{extra_env}routing:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
+            self.state.display()
+        ));
+    }
+
+    /// Like [`World::write_config`], with `routing_extra` (YAML lines
+    /// indented by two spaces) added under `routing:`.
+    pub fn write_config_with_routing(&self, routing_extra: &str) {
+        self.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n{routing_extra}",
+            self.state.display()
+        ));
+    }
+
+    /// Installs an executable script in this world's bin directory (on PATH).
+    pub fn install_bin(&self, name: &str, script: &str) -> PathBuf {
+        let path = self.bin_dir.join(name);
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// [`World::install_bin`] for a script run at once by others: a child
+    /// forked by another test thread while the script was open for writing
+    /// holds it until that child execs, and exec'ing it meanwhile fails with
+    /// ETXTBSY. Runs it with `probe_arg` until it runs.
+    pub fn install_bin_settled(&self, name: &str, script: &str, probe_arg: &str) -> PathBuf {
+        let path = self.install_bin(name, script);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match Command::new(&path).arg(probe_arg).output() {
+                Ok(_) => return path,
+                Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("cannot run {name}: {e}"),
+            }
+        }
+    }
+
+    /// A PATH holding this world's bin directory and only `tools` from the
+    /// system (linked into a directory of their own), for tests that need a
+    /// program to be missing whatever the machine has installed.
+    pub fn restricted_path(&self, tools: &[&str]) -> String {
+        let dir = self.root().join("system-bin");
+        std::fs::create_dir_all(&dir).unwrap();
+        let system = std::env::var("PATH").unwrap_or_default();
+        for tool in tools {
+            let found = std::env::split_paths(&system)
+                .map(|d| d.join(tool))
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| panic!("{tool} is not installed"));
+            let link = dir.join(tool);
+            if !link.exists() {
+                std::os::unix::fs::symlink(found, link).unwrap();
+            }
+        }
+        format!("{}:{}", self.bin_dir.display(), dir.display())
+    }
+
+    pub fn write_raw_config(&self, text: &str) {
+        std::fs::write(&self.config_path, text).unwrap();
+    }
+
+    pub fn write_env(&self, text: &str) {
+        std::fs::write(&self.env_path, text).unwrap();
+    }
+
+    fn path_var(&self) -> String {
+        format!(
+            "{}:{}",
+            self.bin_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    /// The environment every process of this world starts from.
+    fn apply_env(&self, cmd: &mut Command) {
+        cmd.env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("THE_LOOP_CLI_CONFIG")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("TMUX_TMPDIR", &self.tmux_tmpdir)
+            .env("HOME", &self.home)
+            .env("PATH", self.path_var())
+            .env("NO_COLOR", "1");
+    }
+
+    /// Runs the-loop with `--config` pointing at this world.
+    pub fn the_loop(&self, args: &[&str]) -> Output {
+        self.the_loop_with(args, &[])
+    }
+
+    pub fn the_loop_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = self.the_loop_command(args);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run the-loop")
+    }
+
+    pub fn the_loop_command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
+        self.apply_env(&mut cmd);
+        cmd.arg("--config").arg(&self.config_path).args(args);
+        cmd
+    }
+
+    /// Runs tmux against this world's private server.
+    pub fn tmux(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new("tmux");
+        self.apply_env(&mut cmd);
+        cmd.args(["-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    pub fn tmux_ok(&self, args: &[&str]) -> String {
+        let out = self.tmux(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Starts the tmux server with `vars` in its own process environment
+    /// (never in an argv), as a server started before a rotation would be.
+    pub fn start_server_holding(&self, vars: &[(&str, &str)]) {
+        let mut cmd = Command::new("tmux");
+        self.apply_env(&mut cmd);
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "keepalive",
+                "sleep",
+                "100000",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "start tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A session as an older the-loop spawned it: the harness started by
+    /// tmux straight from the server's environment, registered afterwards.
+    pub fn legacy_session(&self, reference: &str, slug: &str) -> LegacySession {
+        let session_id = format!("0000-{slug}");
+        let cwd = self.work.join(slug);
+        std::fs::create_dir_all(&cwd).unwrap();
+        let name = format!("loop-{}", slug.replace(['.', ':'], "_"));
+        self.tmux_ok(&[
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-c",
+            cwd.to_str().unwrap(),
+            "--",
+            "claude",
+            "--session-id",
+            &session_id,
+        ]);
+        self.tmux_ok(&[
+            "set-option",
+            "-w",
+            "-t",
+            &format!("={name}:"),
+            "remain-on-exit",
+            "on",
+        ]);
+        let session = LegacySession {
+            reference: reference.into(),
+            slug: slug.into(),
+            name,
+            session_id,
+            cwd,
+        };
+        self.write_record(&session, "active");
+        // Ready, not only started: a test that compares the transcript
+        // before and after a command would otherwise see the stand-in's own
+        // `ready` line land in between (it did, under load).
+        wait_for(
+            || {
+                std::fs::read_to_string(self.transcript(&session))
+                    .is_ok_and(|t| t.contains("\"type\":\"ready\""))
+            },
+            "stand-in is ready",
+        );
+        session
+    }
+
+    pub fn write_record(&self, s: &LegacySession, status: &str) {
+        let r: Vec<&str> = s.reference.splitn(2, ':').collect();
+        let (owner_repo, number) = r[1].rsplit_once('#').unwrap();
+        let parts: Vec<&str> = owner_repo.rsplitn(3, '/').collect();
+        let record = serde_json::json!({
+            "workItem": {"ref": s.reference, "provider": r[0], "owner": parts[1], "repo": parts[0], "number": number.parse::<u64>().unwrap()},
+            "harness": "claude",
+            "harnessSessionId": s.session_id,
+            "cwd": s.cwd,
+            "status": status,
+            "createdAt": "2026-11-01T00:00:00Z",
+            "lastEventAt": null,
+            "tmuxTarget": s.name,
+            "recentDeliveries": [],
+            "upstreamOnlyField": {"kept": true}
+        });
+        let path = self.state.join("local").join(format!("{}.json", s.slug));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+    }
+
+    pub fn transcript(&self, s: &LegacySession) -> PathBuf {
+        let mangled: String = s
+            .cwd
+            .to_string_lossy()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.home
+            .join(".claude/projects")
+            .join(mangled)
+            .join(format!("{}.jsonl", s.session_id))
+    }
+
+    pub fn transcript_text(&self, s: &LegacySession) -> String {
+        std::fs::read_to_string(self.transcript(s)).unwrap_or_default()
+    }
+
+    /// (pane id, pid, window index, dead) of the session's first pane.
+    pub fn pane(&self, session: &str) -> Option<Pane> {
+        let out = self.tmux(&[
+            "list-panes",
+            "-s",
+            "-t",
+            &format!("={session}"),
+            "-F",
+            "#{pane_id}\t#{pane_pid}\t#{window_index}\t#{pane_dead}\t#{session_name}",
+        ]);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let line = text.lines().next()?;
+        let cols: Vec<&str> = line.split('\t').collect();
+        Some(Pane {
+            id: cols[0].into(),
+            pid: cols[1].parse().ok()?,
+            window: cols[2].parse().ok()?,
+            dead: cols[3] == "1",
+            session: cols[4].into(),
+        })
+    }
+
+    pub fn registry_files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        collect_files(&self.state.join("local"), &mut files);
+        files
+    }
+
+    /// Every file under the state root, for sweeps.
+    pub fn state_files(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        collect_files(&self.state, &mut files);
+        files
+    }
+}
+
+fn collect_files(dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(&path, into);
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            into.insert(path, bytes);
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct LegacySession {
+    pub reference: String,
+    pub slug: String,
+    pub name: String,
+    pub session_id: String,
+    pub cwd: PathBuf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pane {
+    pub id: String,
+    pub pid: i32,
+    pub window: u32,
+    pub dead: bool,
+    pub session: String,
+}
+
+/// The environment a process really holds, from /proc.
+pub fn environ(pid: i32) -> BTreeMap<String, String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+    bytes
+        .split(|b| *b == 0)
+        .filter_map(|kv| {
+            let text = String::from_utf8_lossy(kv);
+            text.split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        })
+        .collect()
+}
+
+pub fn cmdline(pid: i32) -> Vec<String> {
+    let bytes = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    bytes
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+pub fn wait_for(mut check: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Fails if any canary (or its base64 or hex form) appears in `haystack`.
+pub fn assert_no_canary(haystack: &[u8], canaries: &[&str], context: &str) {
+    use base64::Engine;
+    for canary in canaries {
+        let forms = [
+            canary.to_string(),
+            base64::engine::general_purpose::STANDARD.encode(canary),
+            canary
+                .bytes()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>(),
+        ];
+        for form in forms {
+            let found = haystack.windows(form.len()).any(|w| w == form.as_bytes());
+            assert!(!found, "a canary value leaked into {context}");
+        }
+    }
+}
+
+/// Waits until the pane's launcher has exec'd the harness: until then the
+/// pid still runs `the-loop exec … -- claude …` and holds the launcher's
+/// environment, not the harness's.
+pub fn wait_for_harness(pid: i32) {
+    wait_for(
+        || {
+            let argv = cmdline(pid);
+            !argv.is_empty() && argv.get(1).map(String::as_str) != Some("exec")
+        },
+        "the launcher exec'd the harness",
+    );
+}
+
+// ---- Session lifecycle helpers (added with the lifecycle verbs) ----
+
+/// A process running in a pseudo-terminal of its own (tests/it/support/in-pty),
+/// killed when dropped.
+pub struct PtyProcess {
+    pub child: std::process::Child,
+    pub log: PathBuf,
+}
+
+impl PtyProcess {
+    /// Types `text` into the terminal.
+    pub fn type_text(&mut self, text: &str) {
+        use std::io::Write;
+        let stdin = self.child.stdin.as_mut().expect("piped stdin");
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Everything written to the terminal so far.
+    pub fn screen(&self) -> String {
+        String::from_utf8_lossy(&std::fs::read(&self.log).unwrap_or_default()).into_owned()
+    }
+}
+
+impl Drop for PtyProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A tmux client attached to this world's server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Client {
+    pub session: String,
+    pub read_only: bool,
+}
+
+/// Decodes the stand-in's `{"type": kind, "b64": …}` transcript lines.
+fn decoded_lines(transcript: &str, kind: &str) -> Vec<String> {
+    use base64::Engine;
+    transcript
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["type"] == kind)
+        .filter_map(|v| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(v["b64"].as_str()?)
+                .ok()?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .collect()
+}
+
+impl World {
+    /// Starts a session with `the-loop sessions start` in `work/<slug>`.
+    pub fn started_session(&self, reference: &str, slug: &str) -> LegacySession {
+        let cwd = self.work.join(slug);
+        std::fs::create_dir_all(&cwd).unwrap();
+        self.started_session_in(reference, slug, &cwd)
+    }
+
+    pub fn started_session_in(&self, reference: &str, slug: &str, cwd: &Path) -> LegacySession {
+        let out = self.the_loop(&[
+            "sessions",
+            "start",
+            reference,
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "sessions start: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let session = LegacySession {
+            reference: reference.into(),
+            slug: slug.into(),
+            name: started["tmux_target"].as_str().unwrap().into(),
+            session_id: started["harness_session_id"].as_str().unwrap().into(),
+            cwd: cwd.canonicalize().unwrap(),
+        };
+        wait_for(
+            || {
+                self.transcript_text(&session)
+                    .contains("\"type\":\"start\"")
+            },
+            "the harness started",
+        );
+        session
+    }
+
+    /// What was typed or pasted into the stand-in, line by line (raw bytes,
+    /// paste brackets included).
+    pub fn inputs(&self, s: &LegacySession) -> Vec<String> {
+        decoded_lines(&self.transcript_text(s), "input")
+    }
+
+    /// First prompts the stand-in was started with.
+    pub fn boot_prompts(&self, s: &LegacySession) -> Vec<String> {
+        decoded_lines(&self.transcript_text(s), "prompt")
+    }
+
+    /// The same session under another conversation id (after a fresh start).
+    pub fn with_session_id(&self, s: &LegacySession, id: &str) -> LegacySession {
+        LegacySession {
+            session_id: id.into(),
+            ..s.clone()
+        }
+    }
+
+    pub fn record_path(&self, slug: &str) -> PathBuf {
+        self.state.join("local").join(format!("{slug}.json"))
+    }
+
+    pub fn record(&self, slug: &str) -> Option<serde_json::Value> {
+        let bytes = std::fs::read(self.record_path(slug)).ok()?;
+        Some(serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// Rewrites a record with `edit` applied.
+    pub fn edit_record(&self, slug: &str, edit: impl FnOnce(&mut serde_json::Value)) {
+        let mut record = self.record(slug).expect("record exists");
+        edit(&mut record);
+        std::fs::write(
+            self.record_path(slug),
+            serde_json::to_string_pretty(&record).unwrap(),
+        )
+        .unwrap();
+    }
+
+    /// Every event logged so far.
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.state.join("events.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    pub fn events_named(&self, name: &str) -> Vec<serde_json::Value> {
+        self.events()
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
+
+    /// Runs `the-loop <args>` in a pseudo-terminal of its own.
+    pub fn the_loop_in_pty(&self, args: &[&str]) -> PtyProcess {
+        let log = self.dir.path().join(format!(
+            "pty-{}.log",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        let helper = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/support/in-pty");
+        let mut cmd = Command::new("python3");
+        self.apply_env(&mut cmd);
+        cmd.env("TERM", "xterm")
+            .arg(helper)
+            .arg(&log)
+            .arg("--")
+            .arg(assert_cmd::cargo::cargo_bin("the-loop"))
+            .arg("--config")
+            .arg(&self.config_path)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        PtyProcess {
+            child: cmd.spawn().expect("python3 runs tests/it/support/in-pty"),
+            log,
+        }
+    }
+
+    /// The clients attached to this world's tmux server.
+    pub fn clients(&self) -> Vec<Client> {
+        let out = self.tmux(&[
+            "list-clients",
+            "-F",
+            "#{client_session}\t#{client_readonly}",
+        ]);
+        stdout(&out)
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(s, ro)| Client {
+                session: s.into(),
+                read_only: ro == "1",
+            })
+            .collect()
+    }
+
+    /// The tmux server's pid.
+    pub fn tmux_server_pid(&self) -> i32 {
+        self.tmux_ok(&["display-message", "-p", "#{pid}"])
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Every tmux session name on this world's server.
+    pub fn tmux_sessions(&self) -> Vec<String> {
+        stdout(&self.tmux(&["list-sessions", "-F", "#{session_name}"]))
+            .lines()
+            .map(String::from)
+            .collect()
+    }
+}
+
+/// The real tmux binary, found on PATH outside any test world.
+pub fn real_tmux() -> PathBuf {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|dir| dir.join("tmux"))
+        .find(|p| p.is_file() && !p.to_string_lossy().contains("the-loop-test-"))
+        .expect("tmux on PATH")
+}
+
+/// Every pid below `pid` (children, grandchildren, ...), from /proc.
+pub fn descendants(pid: i32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut queue = vec![pid];
+    while let Some(p) = queue.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                if !found.contains(&child) {
+                    found.push(child);
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    found
+}
+
+impl World {
+    /// Where the tmux wrapper records every invocation's argv.
+    pub fn tmux_argv_log(&self) -> PathBuf {
+        self.root().join("tmux-argv.log")
+    }
+
+    /// Puts a `tmux` on PATH, ahead of the real one, that appends its argv to
+    /// [`World::tmux_argv_log`] and then execs the real tmux, so every tmux
+    /// invocation (the one that starts the server included) is recorded.
+    pub fn install_tmux_wrapper(&self) -> PathBuf {
+        let log = self.tmux_argv_log();
+        let script = format!(
+            "#!/bin/sh\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real_tmux().display()
+        );
+        let wrapper = self.bin_dir.join("tmux");
+        std::fs::write(&wrapper, script).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A child forked by another test thread while the script was open for
+        // writing holds it until that child execs, and exec'ing it meanwhile
+        // fails with ETXTBSY: run it once until it runs, then start the log afresh.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match Command::new(&wrapper).arg("-V").output() {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(26) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => panic!("cannot run the tmux wrapper: {e}"),
+            }
+        }
+        let _ = std::fs::remove_file(&log);
+        log
+    }
+
+    /// The argv of every recorded tmux invocation, in order.
+    pub fn tmux_invocations(&self) -> Vec<Vec<String>> {
+        let text = std::fs::read(self.tmux_argv_log()).unwrap_or_default();
+        text.split(|b| *b == 0x1e)
+            .map(|rec| rec.strip_prefix(b"\n").unwrap_or(rec))
+            .filter(|rec| !rec.is_empty())
+            .map(|rec| {
+                rec.split(|b| *b == 0x1f)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The pid of this world's tmux server, if one runs.
+    pub fn server_pid(&self) -> Option<i32> {
+        let out = self.tmux(&["display-message", "-p", "#{pid}"]);
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
+
+    /// Runs tmux commands from a file (`source-file`), so values set in
+    /// tmux's environments never pass through an argv.
+    pub fn source_tmux(&self, commands: &str) {
+        let file = self.root().join(format!(
+            "commands-{}.tmux",
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::write(&file, commands).unwrap();
+        self.tmux_ok(&["source-file", file.to_str().unwrap()]);
+        std::fs::remove_file(file).unwrap();
+    }
+
+    /// Every pane's pid on this world's server.
+    pub fn all_pane_pids(&self) -> Vec<i32> {
+        let out = self.tmux(&["list-panes", "-a", "-F", "#{pane_pid}"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+}
+
+/// A value as a double-quoted string in a tmux `source-file` script:
+/// `"`, `\`, `$`, `#` and `~` escaped, a newline written `\n`.
+pub fn tmux_quote(value: &str) -> String {
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        match c {
+            '"' | '\\' | '$' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A tmux socket that accepts connections and never answers, where tmux
+/// looks for its server under `tmux_tmpdir`. Dropping it removes the socket
+/// (so the world's own clean-up does not wait on it).
+pub struct HungSocket {
+    path: PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl HungSocket {
+    pub fn bind(tmux_tmpdir: &std::path::Path) -> HungSocket {
+        let dir = tmux_tmpdir.join(format!("tmux-{}", nix::unistd::getuid().as_raw()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let path = dir.join("default");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                if let Ok((stream, _)) = listener.accept() {
+                    held.push(stream);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        HungSocket {
+            path,
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for HungSocket {
+    fn drop(&mut self) {
+        // Before the world's own clean-up asks this "server" to exit.
+        let _ = std::fs::remove_file(&self.path);
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl World {
+    /// The reporter's situation: a tmux server frozen on `retired`, `n`
+    /// sessions (`github:octo/repo#1` to `#n`) born on it, then `rotated`
+    /// written to the env file.
+    pub fn rotated_fleet(&self, n: usize, retired: &str, rotated: &str) -> Vec<LegacySession> {
+        self.write_env(&format!("SLACK_BOT_TOKEN={retired}\n"));
+        self.start_server_holding(&[("SLACK_BOT_TOKEN", retired)]);
+        let sessions = (1..=n)
+            .map(|i| {
+                self.legacy_session(
+                    &format!("github:octo/repo#{i}"),
+                    &format!("github-octo-repo-{i}"),
+                )
+            })
+            .collect();
+        self.write_env(&format!("SLACK_BOT_TOKEN={rotated}\n"));
+        sessions
+    }
+}
