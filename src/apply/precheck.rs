@@ -1,11 +1,10 @@
 //! Before a respawn: can the recorded conversation be resumed? If not, the
 //! session is left alone entirely. A fresh conversation never replaces one.
 
-use crate::desired::policy::Identity;
 use crate::harness::{is_valid_session_id, transcript_path, LaunchArgs};
 use crate::observed::{EnvRead, ProcessEnv};
-use crate::plan::{SessionKind, SessionPlan};
-use crate::registry::{Registry, WorkItemRef};
+use crate::plan::SessionPlan;
+use crate::registry::{Registry, SessionKey};
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -19,71 +18,9 @@ pub struct Resumable {
     pub transcript: PathBuf,
 }
 
-/// The fields of a work-item or standing record a respawn reads.
-#[derive(Debug, Clone, Default)]
-pub struct RecordFacts {
-    pub harness: String,
-    pub session_id: Option<String>,
-    pub cwd: Option<PathBuf>,
-    pub args: LaunchArgs,
-}
-
-pub fn load_facts(registry: &Registry, identity: &Identity) -> Result<RecordFacts, String> {
-    let gone = || "the registry record is gone".to_owned();
-    match identity {
-        Identity::WorkItem(reference) => {
-            let r: WorkItemRef = reference
-                .parse()
-                .map_err(|_| "the recorded ref does not parse".to_owned())?;
-            let record = registry
-                .load_work_item(&r)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(gone)?;
-            Ok(facts(
-                record.harness,
-                record.harness_session_id,
-                record.cwd,
-                record.harness_args,
-                record.model,
-                record.effort,
-            ))
-        }
-        Identity::Standing(name) => {
-            let record = registry
-                .load_standing(name)
-                .map_err(|e| e.to_string())?
-                .ok_or_else(gone)?;
-            Ok(facts(
-                record.harness,
-                record.harness_session_id,
-                record.cwd,
-                record.harness_args,
-                record.model,
-                record.effort,
-            ))
-        }
-    }
-}
-
-fn facts(
-    harness: String,
-    session_id: Option<String>,
-    cwd: Option<PathBuf>,
-    harness_args: Option<Vec<String>>,
-    model: Option<String>,
-    effort: Option<String>,
-) -> RecordFacts {
-    RecordFacts {
-        harness,
-        session_id,
-        cwd,
-        args: LaunchArgs {
-            harness_args: harness_args.unwrap_or_default(),
-            model,
-            effort,
-        },
-    }
-}
+/// The fields of a work-item or standing record a respawn reads: the plan
+/// carries them, read once with the record.
+pub use crate::registry::RecordFacts;
 
 /// Where the session keeps its conversations: from the environment the
 /// session itself holds, falling back to our own when it could not be read.
@@ -137,12 +74,15 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
 }
 
 /// Which record a planned session belongs to; `None` for unmanaged ones.
-pub fn identity_of(plan: &SessionPlan) -> Option<Identity> {
-    match plan.kind {
-        SessionKind::WorkItem => plan.reference.clone().map(Identity::WorkItem),
-        SessionKind::Standing => plan.standing.clone().map(Identity::Standing),
-        SessionKind::Unmanaged => None,
-    }
+pub fn identity_of(plan: &SessionPlan) -> Option<SessionKey> {
+    plan.key.clone()
+}
+
+/// The record as the plan read it.
+fn facts_of(plan: &SessionPlan) -> Result<&RecordFacts, String> {
+    plan.record
+        .as_ref()
+        .ok_or_else(|| "the registry record is gone".to_owned())
 }
 
 /// The one resumability decision for a planned session, shared by `plan`
@@ -153,16 +93,16 @@ pub fn decide(
     registry: &Registry,
     plan: &SessionPlan,
     envs: &BTreeMap<i32, EnvRead>,
-) -> Option<(Identity, Result<Resumable, String>)> {
+) -> Option<(SessionKey, Result<Resumable, String>)> {
     let identity = identity_of(plan)?;
     if plan.action == crate::plan::Action::Resume {
         // The pane is dead, so there is no environment to read: the
         // journal entry says where the conversation was before the signal.
-        let verdict = load_facts(registry, &identity).and_then(|facts| {
+        let verdict = facts_of(plan).and_then(|facts| {
             let entry = super::journal::Journal::under(registry.root())
                 .load(&plan.tmux_target)
                 .ok_or("the interrupted respawn was completed meanwhile")?;
-            super::journal::resumable(&facts, &entry)
+            super::journal::resumable(facts, &entry)
         });
         return Some((identity, verdict));
     }
@@ -170,7 +110,7 @@ pub fn decide(
         Some(EnvRead::Read(env)) => Some(env),
         _ => None,
     });
-    let verdict = load_facts(registry, &identity).and_then(|facts| check(&facts, session_env));
+    let verdict = facts_of(plan).and_then(|facts| check(facts, session_env));
     Some((identity, verdict))
 }
 

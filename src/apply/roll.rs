@@ -43,7 +43,9 @@ pub struct Respawned {
     pub probe_at: Instant,
 }
 
-/// Where a roll stands after its disruptive part.
+/// Where a roll stands after its disruptive part. One exists per session
+/// in flight, moved a few times, so the larger variant is not boxed.
+#[allow(clippy::large_enum_variant)]
 pub enum Respawn {
     /// The pane runs the resuming launcher; probe it at `probe_at`.
     Waiting(Respawned),

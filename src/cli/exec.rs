@@ -3,7 +3,7 @@
 //! and replaces itself with the harness (same pid).
 
 use crate::desired::config;
-use crate::desired::policy::Identity;
+use crate::registry::SessionKey as Identity;
 use clap::Args;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
@@ -37,7 +37,8 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
     // unknown: refuse rather than start a harness on a guess.
     let policy = crate::desired::load_policy(&config, false)?;
     let identity = match (args.work_item, args.standing) {
-        (Some(r), _) => Identity::WorkItem(r),
+        // The ref was a parsed one when the pane's argv was written.
+        (Some(r), _) => Identity::work_item(&r).map_err(|e| miette::miette!("--work-item: {e}"))?,
         (None, Some(n)) => Identity::Standing(n),
         (None, None) => unreachable!("clap requires one"),
     };

@@ -108,10 +108,7 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                     .iter()
                     .find(|ps| ps.tmux_target == s.tmux_target && ps.label() == s.label())
             });
-            let (reference, standing) = match &s.identity {
-                crate::desired::policy::Identity::WorkItem(r) => (Some(r.clone()), None),
-                crate::desired::policy::Identity::Standing(n) => (None, Some(n.clone())),
-            };
+            let (reference, standing) = s.key.ref_and_standing();
             let probe = observed.fleet.probe(&s.tmux_target);
             let pane = observed.fleet.harness_pane(&s.tmux_target);
             let interrupted_respawn = journal

@@ -10,6 +10,7 @@
 use super::config::Config;
 use super::envfile::EnvFile;
 use crate::observed::ProcessEnv;
+use crate::registry::SessionKey;
 use crate::secret::{Fingerprint, SecretValue};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,12 +21,8 @@ pub const VAR_WORK_ITEM: &str = "THE_LOOP_WORK_ITEM";
 pub const VAR_CLI_CONFIG: &str = "THE_LOOP_CLI_CONFIG";
 pub const VAR_INSTANCE: &str = "THE_LOOP_INSTANCE";
 
-/// Which managed session an environment is for.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Identity {
-    WorkItem(String),
-    Standing(String),
-}
+/// The one session key, under the name the roll's files still use.
+pub use crate::registry::SessionKey as Identity;
 
 /// Why a name is in a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -180,7 +177,7 @@ impl Policy {
         self.credentials.clone()
     }
 
-    pub fn desired_for(&self, identity: &Identity) -> DesiredEnv {
+    pub fn desired_for(&self, identity: &SessionKey) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
         if let Some(file) = &self.env_file {
             desired.withheld = self
@@ -199,12 +196,13 @@ impl Policy {
             .set
             .insert(VAR_CLI_CONFIG.into(), SecretValue::new(config));
         match identity {
-            Identity::WorkItem(reference) => {
-                desired
-                    .set
-                    .insert(VAR_WORK_ITEM.into(), SecretValue::new(reference.as_bytes()));
+            SessionKey::WorkItem(reference) => {
+                desired.set.insert(
+                    VAR_WORK_ITEM.into(),
+                    SecretValue::new(reference.to_string().as_bytes()),
+                );
             }
-            Identity::Standing(_) => {
+            SessionKey::Standing(_) => {
                 desired.withheld.insert(VAR_WORK_ITEM.into());
             }
         }

@@ -145,16 +145,13 @@ pub fn report_dropped_events(
 /// `sessions list` for a process that does not run it.
 pub fn record_launched(
     registry: &crate::registry::Registry,
-    identity: &crate::desired::policy::Identity,
+    identity: &crate::registry::SessionKey,
     launched: &LaunchArgs,
 ) -> Result<(), String> {
-    use crate::desired::policy::Identity;
+    use crate::registry::SessionKey;
     match identity {
-        Identity::WorkItem(reference) => {
-            let r: crate::registry::WorkItemRef = reference
-                .parse()
-                .map_err(|_| "the recorded ref does not parse".to_owned())?;
-            let Some(mut record) = registry.load_work_item(&r).map_err(|e| e.to_string())? else {
+        SessionKey::WorkItem(r) => {
+            let Some(mut record) = registry.load_work_item(r).map_err(|e| e.to_string())? else {
                 return Ok(());
             };
             record.model = launched.model.clone();
@@ -163,7 +160,7 @@ pub fn record_launched(
                 .save_work_item(&record)
                 .map_err(|e| e.to_string())?;
         }
-        Identity::Standing(name) => {
+        SessionKey::Standing(name) => {
             let Some(mut record) = registry.load_standing(name).map_err(|e| e.to_string())? else {
                 return Ok(());
             };

@@ -2,69 +2,12 @@
 //! work items and standing sessions behind one interface: everything about
 //! how a session is spawned, pasted into and ended is the same for both.
 
-use crate::desired::policy::Identity;
 use crate::harness::LaunchArgs;
-use crate::registry::{
-    standing_tmux_name, validate_standing_name, RefError, Registry, RegistryError, StandingRecord,
-    Status, WorkItemRecord, WorkItemRef,
-};
-use serde_json::{json, Value};
+use crate::registry::{Registry, RegistryError, StandingRecord, Status, WorkItemRecord};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionKey {
-    WorkItem(WorkItemRef),
-    Standing(String),
-}
-
-impl SessionKey {
-    pub fn work_item(text: &str) -> Result<SessionKey, RefError> {
-        text.parse().map(SessionKey::WorkItem)
-    }
-
-    pub fn standing(name: &str) -> Result<SessionKey, RefError> {
-        validate_standing_name(name)?;
-        Ok(SessionKey::Standing(name.to_owned()))
-    }
-
-    /// The ref's canonical text, or the standing name.
-    pub fn label(&self) -> String {
-        match self {
-            SessionKey::WorkItem(r) => r.to_string(),
-            SessionKey::Standing(n) => n.clone(),
-        }
-    }
-
-    pub fn identity(&self) -> Identity {
-        match self {
-            SessionKey::WorkItem(r) => Identity::WorkItem(r.to_string()),
-            SessionKey::Standing(n) => Identity::Standing(n.clone()),
-        }
-    }
-
-    /// `loop-<slug>` or `loop-standing-<name>`, as tmux spells it.
-    pub fn tmux_name(&self) -> String {
-        match self {
-            SessionKey::WorkItem(r) => r.tmux_name(),
-            SessionKey::Standing(n) => standing_tmux_name(n),
-        }
-    }
-
-    /// `{"ref": …}` or `{"standing": …}`: how events name the session.
-    pub fn event_fields(&self) -> Value {
-        match self {
-            SessionKey::WorkItem(r) => json!({"ref": r.to_string()}),
-            SessionKey::Standing(n) => json!({"standing": n}),
-        }
-    }
-
-    pub fn as_work_item(&self) -> Option<&WorkItemRef> {
-        match self {
-            SessionKey::WorkItem(r) => Some(r),
-            SessionKey::Standing(_) => None,
-        }
-    }
-}
+pub use crate::registry::SessionKey;
 
 /// A work-item or standing record.
 #[derive(Debug, Clone, PartialEq)]

@@ -130,7 +130,7 @@ fn spawn_verified(
         )));
     }
     let args = record.launch_args();
-    let identity = key.identity();
+    let identity = key.clone();
     let resumable = if ctx.config.routing.tmux.resume_on_respawn {
         let facts = RecordFacts {
             harness: record.harness().to_owned(),

@@ -192,7 +192,7 @@ pub fn spawn_checked(
 ) -> miette::Result<()> {
     // The first prompt goes through a file the launcher reads, never through
     // tmux's argv (which the server keeps for its whole life).
-    match attempt(ctx, &key.identity(), name, cwd, launch, args, prompt) {
+    match attempt(ctx, key, name, cwd, launch, args, prompt) {
         Ok(Probe::Live) => {}
         Ok(Probe::Unknown) => ctx.events.emit(
             "session.spawn_unverified",

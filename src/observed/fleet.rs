@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 /// Tab-separated so session names with spaces cannot shift the columns.
 /// The start command comes last: it is the one free-text column (tmux
 /// renders a tab in it as `\t`, but the parse does not rely on that).
-pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{pane_start_command}";
+pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{session_attached}\t#{pane_start_command}";
 
 /// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
 pub const SESSION_PREFIX: &str = "loop-";
@@ -22,6 +22,9 @@ pub struct Pane {
     pub pane_id: String,
     pub pid: i32,
     pub dead: bool,
+    /// How many tmux clients are attached to the pane's session: a person
+    /// may be watching it (the safe-point rules leave those alone).
+    pub attached: u32,
     /// What tmux started in the pane, which tells the harness's pane from
     /// an operator's.
     pub command: PaneCommand,
@@ -106,6 +109,11 @@ impl Fleet {
         super::harness_pane::find(self.panes(session))
     }
 
+    /// Clients attached to the session; 0 when it is not listed.
+    pub fn attached(&self, session: &str) -> u32 {
+        self.panes(session).first().map_or(0, |p| p.attached)
+    }
+
     pub fn probe(&self, session: &str) -> Probe {
         let panes = self.panes(session);
         if panes.is_empty() {
@@ -140,6 +148,15 @@ impl FleetView {
             FleetView::Unknown(_) => None,
         }
     }
+
+    /// Clients attached to the session; 0 when tmux did not answer (the
+    /// probe then says "unknown").
+    pub fn attached(&self, session: &str) -> u32 {
+        match self {
+            FleetView::Answered(fleet) => fleet.attached(session),
+            FleetView::Unknown(_) => 0,
+        }
+    }
 }
 
 /// Parses `list-panes -a -F LIST_PANES_FORMAT` output. Lines that do not
@@ -149,13 +166,14 @@ pub fn parse_list_panes(stdout: &str) -> Vec<Pane> {
 }
 
 fn parse_line(line: &str) -> Option<Pane> {
-    let mut cols = line.splitn(7, '\t');
+    let mut cols = line.splitn(8, '\t');
     let session = cols.next()?.to_owned();
     let window_index = cols.next()?.parse().ok()?;
     let pane_index = cols.next()?.parse().ok()?;
     let pane_id = cols.next()?.to_owned();
     let pid: i32 = cols.next()?.parse().ok()?;
     let dead = cols.next()? == "1";
+    let attached = cols.next()?.parse().ok()?;
     let command = PaneCommand::classify(cols.next()?);
     if !pane_id.starts_with('%') {
         return None;
@@ -167,6 +185,7 @@ fn parse_line(line: &str) -> Option<Pane> {
         pane_id,
         pid,
         dead,
+        attached,
         command,
     })
 }
@@ -192,21 +211,25 @@ mod tests {
 
     #[test]
     fn parses_and_groups_only_loop_sessions() {
-        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\tclaude --session-id x\n\
-                   work\t0\t0\t%1\t100\t0\t\n\
-                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\tclaude\n\
-                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\t\n\
-                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\t/bin/the-loop exec --config /c --work-item github:octo/repo#17 -- claude\n\
-                   loop-github-octo-repo-17\t0\t0\t%7\t4898\t0\t\n\
+        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\t0\tclaude --session-id x\n\
+                   work\t0\t0\t%1\t100\t0\t1\t\n\
+                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\t0\tclaude\n\
+                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\t2\t\n\
+                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\t2\t/bin/the-loop exec --config /c --work-item github:octo/repo#17 -- claude\n\
+                   loop-github-octo-repo-17\t0\t0\t%7\t4898\t0\t2\t\n\
                    garbage line\n\
-                   loop-short\t0\t0\t%6\t4897\t0\n\
-                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\t\n";
+                   loop-short\t0\t0\t%6\t4897\t0\t0\n\
+                   loop-nocount\t0\t0\t%6\t4897\t0\t\t\n\
+                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\t0\t\n";
         let fleet = Fleet::from_panes(parse_list_panes(out));
         insta::assert_debug_snapshot!(fleet);
         assert_eq!(fleet.probe("loop-github-octo-repo-15"), Probe::Live);
         assert_eq!(fleet.probe("loop-github-octo-repo-16"), Probe::Dead);
         assert_eq!(fleet.probe("loop-github-octo-repo-17"), Probe::Live);
         assert_eq!(fleet.probe("loop-nope"), Probe::Absent);
+        assert_eq!(fleet.attached("loop-github-octo-repo-17"), 2);
+        assert_eq!(fleet.attached("loop-github-octo-repo-15"), 0);
+        assert_eq!(fleet.attached("loop-nope"), 0);
         assert_eq!(
             fleet.probe("work"),
             Probe::Absent,

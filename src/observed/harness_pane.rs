@@ -146,6 +146,7 @@ mod tests {
             pane_id: id.into(),
             pid: 1,
             dead: false,
+            attached: 0,
             command,
         }
     }

@@ -2,30 +2,53 @@
 //! and what tmux and `/proc` reported.
 
 use super::model::*;
-use crate::desired::policy::{Identity, Policy};
+use crate::desired::policy::Policy;
 use crate::observed::{EnvRead, FleetView, Probe};
+use crate::registry::{RecordFacts, SessionKey};
 use crate::secret::Fingerprint;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A session the registry says is the-loop's.
 #[derive(Debug, Clone)]
 pub struct ManagedSession {
-    pub identity: Identity,
+    pub key: SessionKey,
     /// The tmux session name, normalised.
     pub tmux_target: String,
     /// The record's status is active or paused.
     pub record_live: bool,
     pub record_fingerprint: Fingerprint,
+    /// What a respawn needs from the record.
+    pub facts: RecordFacts,
     /// The launch arguments the record stored, if it stored any (older
     /// records did not, and are never checked for argv drift).
     pub recorded_args: Option<crate::harness::LaunchArgs>,
+    /// [`SessionKey::label`], kept so targets and claims compare without
+    /// formatting the ref again (set by [`ManagedSession::new`]).
+    label: String,
 }
 
 impl ManagedSession {
-    pub fn label(&self) -> &str {
-        match &self.identity {
-            Identity::WorkItem(r) | Identity::Standing(r) => r,
+    pub fn new(
+        key: SessionKey,
+        tmux_target: String,
+        record_live: bool,
+        record_fingerprint: Fingerprint,
+        facts: RecordFacts,
+        recorded_args: Option<crate::harness::LaunchArgs>,
+    ) -> Self {
+        ManagedSession {
+            recorded_args,
+            label: key.label(),
+            key,
+            tmux_target,
+            record_live,
+            record_fingerprint,
+            facts,
         }
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
     }
 }
 
@@ -84,11 +107,13 @@ pub fn compute(
         if let FleetView::Answered(fleet) = fleet {
             let managed: BTreeSet<&str> = sessions.iter().map(|s| s.tmux_target.as_str()).collect();
             for name in fleet.session_names().filter(|n| !managed.contains(n)) {
-                plans.push(unmanaged(
+                let mut plan = unmanaged(
                     name,
                     fleet.harness_pane(name).map(|p| (p.pane_id.clone(), p.pid)),
                     fleet.probe(name),
-                ));
+                );
+                plan.attached = fleet.attached(name);
+                plans.push(plan);
             }
         }
     }
@@ -116,9 +141,10 @@ fn plan_managed(
 ) -> SessionPlan {
     let probe = fleet.probe(&session.tmux_target);
     let pane = fleet.harness_pane(&session.tmux_target);
-    let (reference, standing, kind) = match &session.identity {
-        Identity::WorkItem(r) => (Some(r.clone()), None, SessionKind::WorkItem),
-        Identity::Standing(n) => (None, Some(n.clone()), SessionKind::Standing),
+    let (reference, standing) = session.key.ref_and_standing();
+    let kind = match session.key {
+        SessionKey::WorkItem(_) => SessionKind::WorkItem,
+        SessionKey::Standing(_) => SessionKind::Standing,
     };
     let base = SessionPlan {
         reference,
@@ -128,6 +154,7 @@ fn plan_managed(
         pane_id: pane.map(|p| p.pane_id.clone()),
         pane_pid: pane.map(|p| p.pid),
         probe,
+        attached: fleet.attached(&session.tmux_target),
         action: Action::None,
         reason: None,
         observation: Observation::Unverified,
@@ -136,6 +163,8 @@ fn plan_managed(
         record_fingerprint: Some(session.record_fingerprint),
         left_alone: None,
         interrupted_respawn: None,
+        key: Some(session.key.clone()),
+        record: Some(session.facts.clone()),
     };
     if !session.record_live {
         return skipped(base, "record is closed".into());
@@ -157,13 +186,13 @@ fn plan_managed(
     };
     match envs.get(&pane.pid) {
         Some(EnvRead::Read(env)) => {
-            if let Some(why) = held_by_another(&session.identity, env) {
+            if let Some(why) = held_by_another(&session.key, env) {
                 return SessionPlan {
                     observation: Observation::Read,
                     ..skipped(base, why)
                 };
             }
-            let changes = policy.diff(&policy.desired_for(&session.identity), env);
+            let changes = policy.diff(&policy.desired_for(&session.key), env);
             let action = if changes.is_empty() {
                 Action::None
             } else {
@@ -185,7 +214,7 @@ fn plan_managed(
 /// its `THE_LOOP_WORK_ITEM` names a different work item than the record
 /// (two refs once met on one tmux name). Respawning it would end that
 /// conversation and resume this record's in its place.
-fn held_by_another(identity: &Identity, env: &crate::observed::ProcessEnv) -> Option<String> {
+fn held_by_another(key: &SessionKey, env: &crate::observed::ProcessEnv) -> Option<String> {
     let held = env.get(crate::desired::policy::VAR_WORK_ITEM)?;
     let held = held.expose_bytes();
     let named = std::str::from_utf8(held)
@@ -193,12 +222,12 @@ fn held_by_another(identity: &Identity, env: &crate::observed::ProcessEnv) -> Op
         .and_then(|text| text.parse::<crate::registry::WorkItemRef>().ok())
         .map(|r| r.to_string())
         .unwrap_or_else(|| "an unparseable ref".into());
-    match identity {
-        Identity::WorkItem(r) if r.as_bytes() == held => None,
-        Identity::WorkItem(_) => Some(format!(
+    match key {
+        SessionKey::WorkItem(r) if r.to_string().as_bytes() == held => None,
+        SessionKey::WorkItem(_) => Some(format!(
             "the pane runs the harness of {named}, not this record's; left alone so neither conversation takes the other's place"
         )),
-        Identity::Standing(_) => Some(format!(
+        SessionKey::Standing(_) => Some(format!(
             "the pane runs the harness of work item {named}, not this standing session's; left alone"
         )),
     }
@@ -221,6 +250,7 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         pane_id: pane.as_ref().map(|p| p.0.clone()),
         pane_pid: pane.map(|p| p.1),
         probe,
+        attached: 0,
         action: Action::Skip,
         reason: Some("unmanaged: no registry record; left alone".into()),
         observation: Observation::Unverified,
@@ -229,6 +259,8 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         record_fingerprint: None,
         left_alone: None,
         interrupted_respawn: None,
+        key: None,
+        record: None,
     }
 }
 

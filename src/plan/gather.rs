@@ -4,10 +4,10 @@
 use super::compute::{compute, ManagedSession, Targets};
 use super::model::{Action, CorruptRecordNote, Plan, SessionKind};
 use super::residue::{self, Residue};
-use crate::desired::policy::{Identity, Policy};
+use crate::desired::policy::Policy;
 use crate::harness::models::{resolve, Resolved};
 use crate::observed::{fleet, proc_env, EnvRead, FleetView, Probe};
-use crate::registry::{standing_tmux_name, Registry};
+use crate::registry::{standing_tmux_name, Registry, SessionKey};
 use crate::secret::Fingerprint;
 use crate::tmux::Tmux;
 use std::collections::BTreeMap;
@@ -20,28 +20,30 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
     let mut sessions = Vec::new();
     for (_, record) in &items.records {
         // Listings only hold records whose ref parses.
-        let target = record
-            .tmux_target()
-            .or_else(|| record.work_item_ref().ok().map(|r| r.tmux_name()))
-            .unwrap_or_default();
-        sessions.push(ManagedSession {
-            identity: Identity::WorkItem(record.work_item.reference.clone()),
-            tmux_target: target,
-            record_live: record.is_live(),
-            record_fingerprint: record_fingerprint(record),
-            recorded_args: recorded_args(&record.harness_args, &record.model, &record.effort),
-        });
+        let Ok(r) = record.work_item_ref() else {
+            continue;
+        };
+        let target = record.tmux_target().unwrap_or_else(|| r.tmux_name());
+        sessions.push(ManagedSession::new(
+            SessionKey::WorkItem(r),
+            target,
+            record.is_live(),
+            record_fingerprint(record),
+            record.into(),
+            record.stored_launch_args(),
+        ));
     }
     for (_, record) in &standing.records {
-        sessions.push(ManagedSession {
-            identity: Identity::Standing(record.name.clone()),
-            tmux_target: record
+        sessions.push(ManagedSession::new(
+            SessionKey::Standing(record.name.clone()),
+            record
                 .tmux_target()
                 .unwrap_or_else(|| standing_tmux_name(&record.name)),
-            record_live: record.is_live(),
-            record_fingerprint: record_fingerprint(record),
-            recorded_args: recorded_args(&record.harness_args, &record.model, &record.effort),
-        });
+            record.is_live(),
+            record_fingerprint(record),
+            record.into(),
+            record.stored_launch_args(),
+        ));
     }
     let corrupt = items
         .corrupt
@@ -53,20 +55,6 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         })
         .collect();
     (sessions, corrupt)
-}
-
-fn recorded_args(
-    harness_args: &Option<Vec<String>>,
-    model: &Option<String>,
-    effort: &Option<String>,
-) -> Option<crate::harness::LaunchArgs> {
-    (harness_args.is_some() || model.is_some() || effort.is_some()).then(|| {
-        crate::harness::LaunchArgs {
-            harness_args: harness_args.clone().unwrap_or_default(),
-            model: model.clone(),
-            effort: effort.clone(),
-        }
-    })
 }
 
 /// Lets a saved plan notice that a record changed since.

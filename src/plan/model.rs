@@ -3,6 +3,7 @@
 
 use crate::desired::policy::Change;
 use crate::observed::Probe;
+use crate::registry::{RecordFacts, SessionKey};
 use crate::secret::Fingerprint;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -79,6 +80,10 @@ pub struct SessionPlan {
     pub pane_id: Option<String>,
     pub pane_pid: Option<i32>,
     pub probe: Probe,
+    /// Contract (DESIGN.md "Safe points"): how many tmux clients are
+    /// attached to the session; 0 when it is absent or tmux did not answer.
+    #[serde(default)]
+    pub attached: u32,
     /// Contract: respawn, none or skip; `resume` completes an interrupted respawn.
     pub action: Action,
     /// Contract: why a session is skipped.
@@ -106,6 +111,16 @@ pub struct SessionPlan {
     /// verified its replacement (the intent journal under the state root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_respawn: Option<crate::apply::journal::InterruptedRespawn>,
+    /// Which record this session is (null for an unmanaged one). Not in the
+    /// JSON: `ref` and `standing` say it there, and a saved plan is only
+    /// compared with a fresh one, never acted on.
+    #[serde(skip)]
+    pub key: Option<SessionKey>,
+    /// What the roll needs from the record, as it was read for this plan,
+    /// so the roll never reads it again. Not in the JSON: it holds paths
+    /// and conversation ids.
+    #[serde(skip)]
+    pub record: Option<RecordFacts>,
 }
 
 /// Which launch argument differs.

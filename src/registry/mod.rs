@@ -6,11 +6,13 @@
 //! format, and [`store`] reads and writes the files.
 
 pub mod identity;
+pub mod key;
 pub mod record;
 pub mod refs;
 pub mod store;
 
 pub use identity::{Collision, Shared};
+pub use key::{RecordFacts, SessionKey};
 pub use record::{StandingRecord, Status, WorkItemField, WorkItemRecord, RECENT_DELIVERIES_KEPT};
 pub use refs::{
     normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError,

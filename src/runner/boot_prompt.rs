@@ -60,13 +60,13 @@ pub fn pane_argv(spec: &LaunchSpec, launcher: &Path, prompt_file: Option<&Path>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::desired::policy::Identity;
     use crate::harness::{Launch, LaunchArgs};
+    use crate::registry::SessionKey;
 
     #[test]
     fn prompt_file_is_a_launcher_option_never_a_harness_argument() {
         let spec = LaunchSpec {
-            identity: Identity::WorkItem("github:octo/repo#1".into()),
+            identity: SessionKey::work_item("github:octo/repo#1").unwrap(),
             cwd: "/w".into(),
             launch: Launch::Resume {
                 session_id: "abc".into(),

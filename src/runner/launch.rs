@@ -2,8 +2,8 @@
 //! desired environment and `execvp`s the harness. Its argv holds names,
 //! refs and paths only; the values are read by the launcher from the env file.
 
-use crate::desired::policy::Identity;
 use crate::harness::{harness_argv, Launch, LaunchArgs};
+use crate::registry::SessionKey as Identity;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -33,7 +33,7 @@ impl LaunchSpec {
             self.config_path.clone().into(),
         ];
         match &self.identity {
-            Identity::WorkItem(r) => argv.extend(["--work-item".into(), r.into()]),
+            Identity::WorkItem(r) => argv.extend(["--work-item".into(), r.to_string().into()]),
             Identity::Standing(n) => argv.extend(["--standing".into(), n.into()]),
         }
         argv.push("--".into());

@@ -245,6 +245,7 @@ mod tests {
             pane_id: Some("%1".into()),
             pane_pid: Some(pid),
             probe: Probe::Live,
+            attached: 0,
             action: Action::Respawn,
             reason: None,
             observation: Observation::Read,
@@ -258,6 +259,8 @@ mod tests {
             record_fingerprint: Some(fp(reference)),
             left_alone: None,
             interrupted_respawn: None,
+            key: None,
+            record: None,
         }
     }
 

@@ -239,6 +239,7 @@ mod tests {
             pane_id: Some("%1".into()),
             pane_pid: Some(10),
             probe: Probe::Live,
+            attached: 0,
             action: Action::Respawn,
             reason: None,
             observation: Observation::Read,
@@ -260,6 +261,8 @@ mod tests {
             record_fingerprint: None,
             left_alone: None,
             interrupted_respawn: None,
+            key: None,
+            record: None,
         }
     }
 

@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use the_loop::desired::config::{Config, EnvSettings, Routing};
 use the_loop::desired::envfile::{parse, EnvFile};
-use the_loop::desired::policy::{Identity, Policy};
+use the_loop::desired::policy::Policy;
 use the_loop::observed::fleet::PaneCommand;
 use the_loop::observed::{EnvRead, Fleet, FleetView, Pane, ProcessEnv};
 use the_loop::plan::render::{render_plan, Style};
 use the_loop::plan::{compute, ManagedSession, Targets};
+use the_loop::registry::SessionKey;
 use the_loop::secret::Fingerprint;
 
 const CONFIG: &str = "/srv/loop/cli-config.yaml";
@@ -40,13 +41,14 @@ fn policy(deliver: &[&str]) -> Policy {
 }
 
 fn work_item(n: u32) -> ManagedSession {
-    ManagedSession {
-        identity: Identity::WorkItem(format!("github:octo/repo#{n}")),
-        tmux_target: format!("loop-github-octo-repo-{n}"),
-        record_live: true,
-        record_fingerprint: Fingerprint::of(format!("record-{n}").as_bytes()),
-        recorded_args: None,
-    }
+    ManagedSession::new(
+        SessionKey::work_item(&format!("github:octo/repo#{n}")).unwrap(),
+        format!("loop-github-octo-repo-{n}"),
+        true,
+        Fingerprint::of(format!("record-{n}").as_bytes()),
+        Default::default(),
+        None,
+    )
 }
 
 fn pane(session: &str, pid: i32, dead: bool) -> Pane {
@@ -57,6 +59,7 @@ fn pane(session: &str, pid: i32, dead: bool) -> Pane {
         pane_id: format!("%{pid}"),
         pid,
         dead,
+        attached: 0,
         command: PaneCommand::Launcher,
     }
 }
@@ -87,13 +90,14 @@ fn every_kind_of_session_in_one_plan() {
     let policy = policy(&[]);
     let mut closed = work_item(4);
     closed.record_live = false;
-    let standing = ManagedSession {
-        identity: Identity::Standing("triage".into()),
-        tmux_target: "loop-standing-triage".into(),
-        record_live: true,
-        record_fingerprint: Fingerprint::of(b"standing"),
-        recorded_args: None,
-    };
+    let standing = ManagedSession::new(
+        SessionKey::standing("triage").unwrap(),
+        "loop-standing-triage".into(),
+        true,
+        Fingerprint::of(b"standing"),
+        Default::default(),
+        None,
+    );
     let sessions = vec![
         work_item(1),
         work_item(2),
@@ -228,12 +232,19 @@ fn targets_select_sessions_and_hide_unmanaged_ones() {
 
 #[test]
 fn two_records_aliasing_one_tmux_name_act_once() {
-    let mut dotted = work_item(1);
-    dotted.identity = Identity::WorkItem("github:octo/foo.js#1".into());
-    dotted.tmux_target = "loop-github-octo-foo_js-1".into();
-    let mut underscored = work_item(1);
-    underscored.identity = Identity::WorkItem("github:octo/foo_js#1".into());
-    underscored.tmux_target = "loop-github-octo-foo_js-1".into();
+    let aliasing = |reference: &str| {
+        let n = work_item(1);
+        ManagedSession::new(
+            SessionKey::work_item(reference).unwrap(),
+            "loop-github-octo-foo_js-1".into(),
+            n.record_live,
+            n.record_fingerprint,
+            n.facts,
+            n.recorded_args,
+        )
+    };
+    let dotted = aliasing("github:octo/foo.js#1");
+    let underscored = aliasing("github:octo/foo_js#1");
     let fleet = fleet_of(vec![pane("loop-github-octo-foo_js-1", 101, false)]);
     let mut envs = BTreeMap::new();
     envs.insert(

@@ -263,3 +263,38 @@ fn plan_refuses_without_an_env_file() {
         stderr(&out)
     );
 }
+
+/// `attached` counts the tmux clients on each session (DESIGN.md "Safe
+/// points"), read in the same pane listing: a control-mode client is one.
+#[test]
+fn plan_counts_the_clients_attached_to_each_session() {
+    let w = World::new();
+    w.write_env("SLACK_BOT_TOKEN=current-value-1234\n");
+    let watched = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
+    let alone = w.legacy_session("github:octo/repo#16", "github-octo-repo-16");
+    let mut client = std::process::Command::new("tmux")
+        .env_remove("TMUX")
+        .env("TMUX_TMPDIR", &w.tmux_tmpdir)
+        .args(["-f", "/dev/null", "-C", "attach", "-t", &watched.name])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("tmux -C attach");
+    wait_for(|| w.clients().len() == 1, "the control client attached");
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    let attached = |s: &LegacySession| {
+        plan["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["ref"] == s.reference.as_str())
+            .expect("session in plan")["attached"]
+            .clone()
+    };
+    assert_eq!(attached(&watched), 1, "{plan}");
+    assert_eq!(attached(&alone), 0, "{plan}");
+    drop(client.stdin.take());
+    let _ = client.kill();
+    let _ = client.wait();
+}

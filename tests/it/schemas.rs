@@ -36,6 +36,7 @@ fn the_plan_schema_keeps_the_contract_fields() {
         "have",
         "want",
         "\"ref\"",
+        "attached",
     ] {
         assert!(schema.contains(field), "plan schema lost {field}");
     }

@@ -1,0 +1,149 @@
+//! Which session something is about: a work item or a standing session.
+//!
+//! This is the one key every part uses (the policy, the plan, the roll and
+//! the lifecycle verbs), so a session is never named by a string that has
+//! to be parsed back. It lives with the registry because the registry is
+//! what it keys: one key, one record file, one tmux session name.
+
+use super::record::{StandingRecord, WorkItemRecord};
+use super::refs::{standing_tmux_name, validate_standing_name, RefError, WorkItemRef};
+use crate::harness::LaunchArgs;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SessionKey {
+    WorkItem(WorkItemRef),
+    Standing(String),
+}
+
+impl SessionKey {
+    pub fn work_item(text: &str) -> Result<SessionKey, RefError> {
+        text.parse().map(SessionKey::WorkItem)
+    }
+
+    pub fn standing(name: &str) -> Result<SessionKey, RefError> {
+        validate_standing_name(name)?;
+        Ok(SessionKey::Standing(name.to_owned()))
+    }
+
+    /// The ref's canonical text, or the standing name.
+    pub fn label(&self) -> String {
+        match self {
+            SessionKey::WorkItem(r) => r.to_string(),
+            SessionKey::Standing(n) => n.clone(),
+        }
+    }
+
+    /// `loop-<slug>` or `loop-standing-<name>`, as tmux spells it.
+    pub fn tmux_name(&self) -> String {
+        match self {
+            SessionKey::WorkItem(r) => r.tmux_name(),
+            SessionKey::Standing(n) => standing_tmux_name(n),
+        }
+    }
+
+    /// `{"ref": …}` or `{"standing": …}`: how events name the session.
+    pub fn event_fields(&self) -> Value {
+        match self {
+            SessionKey::WorkItem(r) => json!({"ref": r.to_string()}),
+            SessionKey::Standing(n) => json!({"standing": n}),
+        }
+    }
+
+    pub fn as_work_item(&self) -> Option<&WorkItemRef> {
+        match self {
+            SessionKey::WorkItem(r) => Some(r),
+            SessionKey::Standing(_) => None,
+        }
+    }
+
+    /// The ref's text and the standing name, as the plan's and the
+    /// reports' `ref` and `standing` fields carry them.
+    pub fn ref_and_standing(&self) -> (Option<String>, Option<String>) {
+        match self {
+            SessionKey::WorkItem(r) => (Some(r.to_string()), None),
+            SessionKey::Standing(n) => (None, Some(n.clone())),
+        }
+    }
+}
+
+/// What a respawn needs from a session's record, taken when the record is
+/// read, so nothing downstream reads the record again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordFacts {
+    pub harness: String,
+    pub session_id: Option<String>,
+    pub cwd: Option<PathBuf>,
+    pub args: LaunchArgs,
+}
+
+impl RecordFacts {
+    fn new(
+        harness: &str,
+        session_id: &Option<String>,
+        cwd: &Option<PathBuf>,
+        (harness_args, model, effort): (&Option<Vec<String>>, &Option<String>, &Option<String>),
+    ) -> Self {
+        RecordFacts {
+            harness: harness.to_owned(),
+            session_id: session_id.clone(),
+            cwd: cwd.clone(),
+            args: LaunchArgs {
+                harness_args: harness_args.clone().unwrap_or_default(),
+                model: model.clone(),
+                effort: effort.clone(),
+            },
+        }
+    }
+}
+
+/// The launch arguments a record stored, if it stored any: older records
+/// did not, and are never checked for argument drift.
+fn stored(
+    harness_args: &Option<Vec<String>>,
+    model: &Option<String>,
+    effort: &Option<String>,
+) -> Option<LaunchArgs> {
+    (harness_args.is_some() || model.is_some() || effort.is_some()).then(|| LaunchArgs {
+        harness_args: harness_args.clone().unwrap_or_default(),
+        model: model.clone(),
+        effort: effort.clone(),
+    })
+}
+
+impl WorkItemRecord {
+    /// See [`stored`].
+    pub fn stored_launch_args(&self) -> Option<LaunchArgs> {
+        stored(&self.harness_args, &self.model, &self.effort)
+    }
+}
+
+impl StandingRecord {
+    /// See [`stored`].
+    pub fn stored_launch_args(&self) -> Option<LaunchArgs> {
+        stored(&self.harness_args, &self.model, &self.effort)
+    }
+}
+
+impl From<&WorkItemRecord> for RecordFacts {
+    fn from(r: &WorkItemRecord) -> Self {
+        RecordFacts::new(
+            &r.harness,
+            &r.harness_session_id,
+            &r.cwd,
+            (&r.harness_args, &r.model, &r.effort),
+        )
+    }
+}
+
+impl From<&StandingRecord> for RecordFacts {
+    fn from(r: &StandingRecord) -> Self {
+        RecordFacts::new(
+            &r.harness,
+            &r.harness_session_id,
+            &r.cwd,
+            (&r.harness_args, &r.model, &r.effort),
+        )
+    }
+}
