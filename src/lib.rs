@@ -16,6 +16,7 @@ pub mod events;
 pub mod fsutil;
 pub mod harness;
 pub mod lifecycle;
+pub mod lockfile;
 pub mod observed;
 pub mod ops;
 pub mod plan;

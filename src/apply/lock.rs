@@ -1,10 +1,8 @@
-//! One apply at a time: an exclusive `flock` on `<state root>/apply.lock`.
-//! The kernel drops the lock when the process dies, so a crash never
-//! leaves the fleet locked.
+//! One apply at a time: a [`LockFile`] on `<state root>/apply.lock`, whose
+//! text names the holder. The kernel drops the lock when the process dies,
+//! so a crash never leaves the fleet locked.
 
-use nix::fcntl::{Flock, FlockArg};
-use std::fs::File;
-use std::io::{Read, Seek, Write};
+use crate::lockfile::{self, LockFile};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -19,8 +17,9 @@ pub enum LockError {
     Io { path: PathBuf, why: String },
 }
 
+#[derive(Debug)]
 pub struct ApplyLock {
-    _lock: Flock<File>,
+    _lock: LockFile,
 }
 
 impl ApplyLock {
@@ -30,30 +29,21 @@ impl ApplyLock {
             path: path.clone(),
             why: crate::fsutil::describe(&e),
         };
-        let file =
-            crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).map_err(io)?;
-        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
-            Ok(mut lock) => {
+        match LockFile::try_exclusive(&path) {
+            Ok(lock) => {
                 let holder = format!(
                     "pid {} ({command}, since {})",
                     std::process::id(),
                     crate::clock::now_utc()
                 );
-                lock.set_len(0).map_err(io)?;
-                lock.rewind().map_err(io)?;
-                lock.write_all(holder.as_bytes()).map_err(io)?;
+                lock.replace_text(&holder).map_err(io)?;
                 Ok(ApplyLock { _lock: lock })
             }
-            Err((mut file, _)) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = if holder.trim().is_empty() {
-                    "holder unknown".into()
-                } else {
-                    holder.trim().to_owned()
-                };
-                Err(LockError::Held { path, holder })
-            }
+            Err(lockfile::LockError::Held { holder }) => Err(LockError::Held {
+                path,
+                holder: holder.unwrap_or_else(|| "holder unknown".into()),
+            }),
+            Err(lockfile::LockError::Io(e)) => Err(io(e)),
         }
     }
 }

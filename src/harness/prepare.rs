@@ -12,7 +12,6 @@ use super::user_files::{edit, HarnessHome};
 use super::LaunchArgs;
 use crate::desired::config::{BypassPermissions, Config, TrustScope};
 use crate::events::EventLog;
-use nix::fcntl::{Flock, FlockArg};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -120,10 +119,9 @@ fn forms(dir: &Path) -> DirForms {
     }
 }
 
-fn lock_file(state_root: &Path) -> Option<Flock<std::fs::File>> {
+fn lock_file(state_root: &Path) -> Option<crate::lockfile::LockFile> {
     let path: PathBuf = state_root.join("harness-config.lock");
-    let file = crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).ok()?;
-    match Flock::lock(file, FlockArg::LockExclusive) {
+    match crate::lockfile::LockFile::exclusive(&path) {
         Ok(lock) => Some(lock),
         Err(_) => {
             tracing::debug!(path = %path.display(), "harness config lock unavailable");

@@ -7,15 +7,12 @@
 //! callers take a numbered ticket and go when theirs is the smallest live
 //! one.
 //!
-//! A ticket is a file held under an exclusive `flock` for its owner's whole
+//! A ticket is a file held under a [`LockFile`] for its owner's whole
 //! turn and wait. A ticket that someone else can lock belongs to a process
 //! that died (the kernel released its lock), so it is removed and never
 //! blocks the queue.
 
-use crate::fsutil;
-use nix::fcntl::{Flock, FlockArg};
-use std::fs::File;
-use std::io::{Read, Seek, Write};
+use crate::lockfile::{LockError, LockFile};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -39,9 +36,10 @@ pub enum QueueError {
 }
 
 /// Holding this is the session's turn; dropping it passes the turn on.
+#[derive(Debug)]
 pub struct Turn {
     path: PathBuf,
-    _lock: Flock<File>,
+    _lock: LockFile,
 }
 
 impl Drop for Turn {
@@ -88,19 +86,17 @@ pub fn wait_turn(state_root: &Path, session: &str, wait: Duration) -> Result<Tur
 /// ticket is locked under a temporary name and only then renamed into the
 /// queue, so nobody ever sees an unlocked live ticket.
 fn take_ticket(dir: &Path) -> std::io::Result<Turn> {
-    let counter = fsutil::open_read_write(&dir.join("counter"), fsutil::PRIVATE_FILE)?;
-    let mut counter = Flock::lock(counter, FlockArg::LockExclusive).map_err(|(_, e)| e)?;
-    let mut text = String::new();
-    counter.read_to_string(&mut text)?;
-    let number: u64 = text.trim().parse().unwrap_or(0);
-    counter.set_len(0)?;
-    counter.rewind()?;
-    counter.write_all((number + 1).to_string().as_bytes())?;
+    let counter = LockFile::exclusive(&dir.join("counter"))?;
+    let number: u64 = counter.text()?.trim().parse().unwrap_or(0);
+    counter.replace_text(&(number + 1).to_string())?;
 
     let pending = dir.join(format!(".pending-{}", std::process::id()));
-    let file = fsutil::open_read_write(&pending, fsutil::PRIVATE_FILE)?;
-    file.set_len(0)?;
-    let lock = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(_, e)| e)?;
+    let lock = match LockFile::try_exclusive(&pending) {
+        Ok(lock) => lock,
+        Err(LockError::Io(e)) => return Err(e),
+        Err(LockError::Held { .. }) => return Err(std::io::ErrorKind::WouldBlock.into()),
+    };
+    lock.truncate()?;
     let path = dir.join(format!("{number:020}.ticket"));
     std::fs::rename(&pending, &path)?;
     Ok(Turn { path, _lock: lock })
@@ -123,15 +119,14 @@ fn oldest_live_ticket(dir: &Path) -> std::io::Result<Option<u64>> {
         .collect();
     tickets.sort();
     for (number, path) in tickets {
-        let Ok(file) = File::open(&path) else {
-            continue; // finished and removed meanwhile
-        };
-        match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        match LockFile::try_existing(&path) {
             // Lockable: its owner is gone. Removed while we hold the lock.
             Ok(_stale) => {
                 let _ = std::fs::remove_file(&path);
             }
-            Err(_) => return Ok(Some(number)),
+            Err(LockError::Held { .. }) => return Ok(Some(number)),
+            // Finished and removed meanwhile (or not a ticket we can open).
+            Err(LockError::Io(_)) => continue,
         }
     }
     Ok(None)
@@ -172,9 +167,7 @@ mod tests {
     fn a_caller_gives_up_after_its_wait() {
         let root = tempfile::tempdir().unwrap();
         let _held = wait_turn(root.path(), "loop-y", Duration::from_secs(5)).unwrap();
-        let err = wait_turn(root.path(), "loop-y", Duration::from_millis(100))
-            .err()
-            .expect("busy");
+        let err = wait_turn(root.path(), "loop-y", Duration::from_millis(100)).expect_err("busy");
         assert!(matches!(err, QueueError::Busy { .. }));
         // The abandoned ticket was removed, so it does not block later callers.
         drop(_held);

@@ -1,15 +1,14 @@
-//! One `watch` per state root: an exclusive `flock` on `<root>/watch.lock`,
-//! and `<root>/watch.pid` naming the process that holds it.
+//! One `watch` per state root: a [`LockFile`] on `<root>/watch.lock`, and
+//! `<root>/watch.pid` naming the process that holds it.
 //!
 //! Running means both: the pidfile's pid is alive and that process holds
 //! the lock. A pidfile alone can outlive a crash (and its pid can be
 //! reused), while the kernel drops the lock with the process, so `status`
 //! never reports a dead watch as running.
 
-use nix::fcntl::{Flock, FlockArg};
+use crate::lockfile::{LockError, LockFile};
 use nix::sys::signal::kill;
 use nix::unistd::Pid;
-use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -37,8 +36,9 @@ pub enum WatchLockError {
 
 /// Held for the life of a `watch`: dropping it removes the pidfile, and
 /// the lock goes with the file descriptor.
+#[derive(Debug)]
 pub struct WatchGuard {
-    _lock: Flock<File>,
+    _lock: LockFile,
     pidfile: PathBuf,
 }
 
@@ -67,11 +67,11 @@ impl WatchGuard {
         };
         let path = state_root.join(LOCK_FILE);
         let pidfile = state_root.join(PID_FILE);
-        let file =
-            crate::fsutil::open_read_write(&path, crate::fsutil::PRIVATE_FILE).map_err(io)?;
-        let lock = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        let lock = match LockFile::try_exclusive(&path) {
             Ok(lock) => lock,
-            Err(_) => {
+            Err(LockError::Io(e)) => return Err(io(e)),
+            // The pidfile, not the lock's text, names a watch: `status` reads it.
+            Err(LockError::Held { .. }) => {
                 let holder = match read_pid(&pidfile) {
                     Some(pid) => format!("pid {pid}"),
                     None => "holder unknown".into(),
@@ -150,7 +150,7 @@ pub fn probe(state_root: &Path) -> Probe {
 fn holds_lock(pid: i32, lock: &Path, inode: u64) -> bool {
     match std::fs::read_to_string("/proc/locks") {
         Ok(table) => proc_locks_holders(&table, inode).contains(&pid),
-        Err(_) => try_lock_says_held(lock),
+        Err(_) => LockFile::is_held(lock),
     }
 }
 
@@ -170,13 +170,6 @@ pub fn proc_locks_holders(table: &str, inode: u64) -> Vec<i32> {
             (file_inode == inode).then_some(pid)
         })
         .collect()
-}
-
-fn try_lock_says_held(lock: &Path) -> bool {
-    let Ok(file) = File::open(lock) else {
-        return false;
-    };
-    Flock::lock(file, FlockArg::LockSharedNonblock).is_err()
 }
 
 #[cfg(test)]
@@ -205,7 +198,7 @@ mod tests {
         assert_eq!(probe_now.pid, Some(std::process::id() as i32));
         // flock is per open file description: a second open in the same
         // process conflicts exactly as another process would.
-        let err = WatchGuard::acquire(root.path()).err().expect("refused");
+        let err = WatchGuard::acquire(root.path()).expect_err("refused");
         assert!(err.to_string().contains("already running"), "{err}");
         drop(guard);
         assert!(!root.path().join(PID_FILE).exists(), "pidfile removed");
