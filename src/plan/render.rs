@@ -21,28 +21,29 @@ impl Style {
         }
     }
 
-    fn paint(self, code: &str, text: &str) -> String {
+    /// The escape codes come from anstyle, as clap's and miette's do.
+    fn paint(self, style: anstyle::Style, text: &str) -> String {
         if self.color {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            format!("{}{text}{}", style.render(), style.render_reset())
         } else {
             text.to_owned()
         }
     }
 
     pub fn yellow(self, t: &str) -> String {
-        self.paint("33", t)
+        self.paint(anstyle::AnsiColor::Yellow.on_default(), t)
     }
     pub fn green(self, t: &str) -> String {
-        self.paint("32", t)
+        self.paint(anstyle::AnsiColor::Green.on_default(), t)
     }
     pub fn red(self, t: &str) -> String {
-        self.paint("31", t)
+        self.paint(anstyle::AnsiColor::Red.on_default(), t)
     }
     pub fn dim(self, t: &str) -> String {
-        self.paint("2", t)
+        self.paint(anstyle::Style::new().dimmed(), t)
     }
     pub fn bold(self, t: &str) -> String {
-        self.paint("1", t)
+        self.paint(anstyle::Style::new().bold(), t)
     }
 }
 
@@ -310,5 +311,24 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
     }
     for change in &session.args_changes {
         let _ = writeln!(out, "    {}", render_args_change(change, style));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Style;
+
+    /// The escape sequences terminals and the README's recordings have
+    /// always seen, byte for byte, and none at all without colour.
+    #[test]
+    fn colours_are_the_plain_sgr_codes() {
+        let on = Style { color: true };
+        assert_eq!(on.yellow("~"), "\x1b[33m~\x1b[0m");
+        assert_eq!(on.green("+"), "\x1b[32m+\x1b[0m");
+        assert_eq!(on.red("-"), "\x1b[31m-\x1b[0m");
+        assert_eq!(on.dim("d"), "\x1b[2md\x1b[0m");
+        assert_eq!(on.bold("b"), "\x1b[1mb\x1b[0m");
+        assert_eq!(Style::PLAIN.yellow("~"), "~");
+        assert_eq!(Style::PLAIN.bold("b"), "b");
     }
 }
