@@ -8,25 +8,11 @@ const RETIRED: &str = "xoxb-RETIRED-canary-0b5e";
 const ROTATED: &str = "xoxb-ROTATED-canary-4d2c";
 const CANARIES: &[&str] = &[RETIRED, ROTATED];
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 /// A server frozen on the retired token, `n` sessions born on it, then the rotation.
 fn rotated_world(n: usize) -> (World, Vec<LegacySession>) {
     let w = World::new();
     let sessions = w.rotated_fleet(n, RETIRED, ROTATED);
     (w, sessions)
-}
-
-fn outcome_of<'a>(report: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
-    report["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in {report}"))
 }
 
 fn assert_clean_outputs(outs: &[&std::process::Output]) {
@@ -51,7 +37,7 @@ fn restart_all_rolls_the_fleet_in_place_and_keeps_each_conversation() {
     );
     let report = json(&out);
     for (s, old) in sessions.iter().zip(&before) {
-        assert_eq!(outcome_of(&report, &s.reference)["outcome"], "restarted");
+        assert_eq!(session_in(&report, &s.reference)["outcome"], "restarted");
         let now = w.pane(&s.name).expect("session survived");
         assert_ne!(now.pid, old.pid, "a new process");
         assert_eq!(
@@ -185,16 +171,16 @@ fn a_registered_session_that_is_not_running_is_skipped_and_never_started() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report = json(&out);
     assert_eq!(
-        outcome_of(&report, &sessions[1].reference)["outcome"],
+        session_in(&report, &sessions[1].reference)["outcome"],
         "skipped"
     );
     assert_eq!(
-        outcome_of(&report, &sessions[1].reference)["detail"],
+        session_in(&report, &sessions[1].reference)["detail"],
         "not running"
     );
     assert!(w.pane(&sessions[1].name).is_none(), "never started");
     assert_eq!(
-        outcome_of(&report, &sessions[0].reference)["outcome"],
+        session_in(&report, &sessions[0].reference)["outcome"],
         "restarted"
     );
 }
@@ -207,7 +193,7 @@ fn an_unresumable_session_is_left_alone_with_its_pid_unchanged() {
     let out = w.the_loop(&["sessions", "restart", "--all", "--json"]);
     assert_eq!(out.status.code(), Some(1), "left stale means exit 1");
     let report = json(&out);
-    let alone = outcome_of(&report, &sessions[0].reference);
+    let alone = session_in(&report, &sessions[0].reference);
     assert_eq!(alone["outcome"], "left_alone");
     assert!(
         alone["detail"].as_str().unwrap().contains("no transcript"),
@@ -220,7 +206,7 @@ fn an_unresumable_session_is_left_alone_with_its_pid_unchanged() {
         "still the old process"
     );
     assert_eq!(
-        outcome_of(&report, &sessions[1].reference)["outcome"],
+        session_in(&report, &sessions[1].reference)["outcome"],
         "restarted"
     );
     assert_clean_outputs(&[&out]);
@@ -234,7 +220,7 @@ fn an_invalid_conversation_id_is_left_alone() {
     let pid = w.pane(&sessions[0].name).unwrap().pid;
     let out = w.the_loop(&["sessions", "restart", "github:octo/repo#1", "--json"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(outcome_of(&json(&out), "github:octo/repo#1")["detail"]
+    assert!(session_in(&json(&out), "github:octo/repo#1")["detail"]
         .as_str()
         .unwrap()
         .contains("safety check"));
@@ -250,7 +236,7 @@ fn a_failed_resume_is_reported_and_no_fresh_conversation_is_started() {
     let out = w.the_loop(&["sessions", "restart", &s.reference, "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert_eq!(
-        outcome_of(&json(&out), &s.reference)["outcome"],
+        session_in(&json(&out), &s.reference)["outcome"],
         "resume_failed"
     );
     let pane = w.pane(&s.name).expect("pane retained by remain-on-exit");
@@ -305,7 +291,7 @@ fn an_unreadable_new_environment_is_unverified_and_exits_0() {
         stderr(&out)
     );
     assert_eq!(
-        outcome_of(&json(&out), &s.reference)["outcome"],
+        session_in(&json(&out), &s.reference)["outcome"],
         "restarted_unverified"
     );
     assert_ne!(w.pane(&s.name).unwrap().pid, pid);
@@ -432,12 +418,12 @@ fn a_failed_canary_stops_the_roll() {
     assert_eq!(out.status.code(), Some(1));
     let report = json(&out);
     assert_eq!(
-        outcome_of(&report, &sessions[0].reference)["outcome"],
+        session_in(&report, &sessions[0].reference)["outcome"],
         "resume_failed"
     );
     for (s, pid) in sessions.iter().zip(&pids).skip(1) {
         assert_eq!(
-            outcome_of(&report, &s.reference)["outcome"],
+            session_in(&report, &s.reference)["outcome"],
             "not_attempted"
         );
         assert_eq!(w.pane(&s.name).unwrap().pid, *pid, "untouched");
@@ -467,7 +453,7 @@ fn a_canary_that_died_is_retried_first_and_never_makes_another_canary() {
             stdout(&out)
         );
         let report = json(&out);
-        let dead = outcome_of(&report, &canary.reference);
+        let dead = session_in(&report, &canary.reference);
         assert_ne!(
             dead["outcome"], "skipped",
             "attempt {attempt}: the dead canary is not 'not running': {report}"
@@ -482,7 +468,7 @@ fn a_canary_that_died_is_retried_first_and_never_makes_another_canary() {
         }
         let plan = w.the_loop(&["plan", "--json"]);
         let plan = json(&plan);
-        let planned = outcome_of(&plan, &canary.reference);
+        let planned = session_in(&plan, &canary.reference);
         assert_ne!(planned["action"], "skip", "plan reports it: {plan}");
     }
     // The cause is mended: the next apply completes the dead canary on

@@ -20,20 +20,6 @@ fn rotated_world(n: usize, probe_seconds: &str) -> (World, Vec<LegacySession>) {
     (w, sessions)
 }
 
-fn report(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn outcome<'a>(report: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
-    report["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in {report}"))
-}
-
 /// Index of the first event line naming `event` for `reference`.
 fn event_line(events: &str, event: &str, reference: &str) -> usize {
     events
@@ -57,9 +43,9 @@ fn roll_three(parallelism: &str) -> (World, Vec<LegacySession>, String) {
         parallelism,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report = report(&out);
+    let report = json(&out);
     for s in &sessions {
-        assert_eq!(outcome(&report, &s.reference)["outcome"], "restarted");
+        assert_eq!(session_in(&report, &s.reference)["outcome"], "restarted");
         let pid = w.pane(&s.name).unwrap().pid;
         assert!(
             !environ(pid).contains_key("SLACK_BOT_TOKEN"),
@@ -161,18 +147,18 @@ fn ctrl_c_stops_new_respawns_and_still_verifies_the_one_in_flight() {
         .unwrap();
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
-    let report = report(&out);
+    let report = json(&out);
     assert_eq!(report["interrupted"], true, "{report}");
     assert_eq!(
-        outcome(&report, &sessions[0].reference)["outcome"],
+        session_in(&report, &sessions[0].reference)["outcome"],
         "restarted"
     );
-    let in_flight = outcome(&report, &sessions[1].reference);
+    let in_flight = session_in(&report, &sessions[1].reference);
     assert_eq!(in_flight["outcome"], "restarted", "{in_flight}");
     let pid = w.pane(&sessions[1].name).unwrap().pid;
     assert_eq!(in_flight["new_pid"], pid, "verified on the new process");
     assert!(!environ(pid).contains_key("SLACK_BOT_TOKEN"));
-    let stopped = outcome(&report, &sessions[2].reference);
+    let stopped = session_in(&report, &sessions[2].reference);
     assert_eq!(stopped["outcome"], "not_attempted");
     assert_eq!(stopped["detail"], "interrupted");
     assert_eq!(
@@ -202,17 +188,17 @@ fn a_failed_verification_after_the_canary_stops_the_roll() {
         .collect();
     let out = w.the_loop(&["apply", "--auto-approve", "--json", "--parallelism", "1"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let report = report(&out);
+    let report = json(&out);
     assert_eq!(
-        outcome(&report, &sessions[0].reference)["outcome"],
+        session_in(&report, &sessions[0].reference)["outcome"],
         "restarted"
     );
     assert_eq!(
-        outcome(&report, &sessions[1].reference)["outcome"],
+        session_in(&report, &sessions[1].reference)["outcome"],
         "mismatch"
     );
     for (s, pid) in sessions[2..].iter().zip(&untouched) {
-        let stopped = outcome(&report, &s.reference);
+        let stopped = session_in(&report, &s.reference);
         assert_eq!(stopped["outcome"], "not_attempted", "{stopped}");
         assert_eq!(
             stopped["detail"],

@@ -12,15 +12,6 @@ fn world() -> World {
     w
 }
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn explain(out: &Output) -> String {
-    format!("{}{}", stdout(out), stderr(out))
-}
-
 fn deliver(w: &World, reference: &str, message: &str, id: &str, extra: &[&str]) -> Output {
     let mut args = vec![
         "sessions",

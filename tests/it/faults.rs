@@ -16,20 +16,6 @@ const DELIVERED: &str = "deliv-f4ults-1a1a";
 const REPLACED: &str = "deliv-REPLACED-f4ults-2b2b";
 const CANARIES: &[&str] = &[RETIRED, ROTATED, DELIVERED, REPLACED];
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn outcome<'a>(report: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
-    report["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in {report}"))
-}
-
 /// A server frozen on the retired token, `n` sessions born on it, then the rotation.
 fn rotated_world(n: usize) -> (World, Vec<LegacySession>) {
     let w = World::new();
@@ -298,7 +284,7 @@ fn a_tmux_that_never_answers_is_unknown_never_absent_and_never_respawned() {
     ] {
         let out = finish(spawn(&w, args, &env), "apply");
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert_eq!(outcome(&json(&out), &s.reference)["outcome"], "skipped");
+        assert_eq!(session_in(&json(&out), &s.reference)["outcome"], "skipped");
     }
     let start = finish(
         spawn(
@@ -360,10 +346,10 @@ fn a_pane_that_exits_between_plan_and_apply_is_reported_and_never_restarted() {
     let out = finish(child, "apply");
     let report = json(&out);
     assert_eq!(
-        outcome(&report, &sessions[0].reference)["outcome"],
+        session_in(&report, &sessions[0].reference)["outcome"],
         "restarted"
     );
-    let gone = outcome(&report, &sessions[1].reference);
+    let gone = session_in(&report, &sessions[1].reference);
     assert_eq!(gone["outcome"], "skipped", "{gone}");
     assert!(
         gone["detail"].as_str().unwrap().contains("exited"),
@@ -518,7 +504,10 @@ fn a_read_only_registry_loses_nothing_and_start_refuses_before_spawning() {
         stderr(&out)
     );
     for s in &sessions {
-        assert_eq!(outcome(&json(&out), &s.reference)["outcome"], "restarted");
+        assert_eq!(
+            session_in(&json(&out), &s.reference)["outcome"],
+            "restarted"
+        );
     }
 
     let cwd = w.work.join("new");
@@ -574,7 +563,10 @@ fn a_corrupt_record_is_reported_and_the_others_roll() {
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for s in &sessions {
-        assert_eq!(outcome(&json(&out), &s.reference)["outcome"], "restarted");
+        assert_eq!(
+            session_in(&json(&out), &s.reference)["outcome"],
+            "restarted"
+        );
     }
     baseline.holds(&w, &sessions);
 }
@@ -618,14 +610,17 @@ fn an_env_file_replaced_mid_apply_is_named_by_verification() {
     let out = finish(child, "apply");
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let report = json(&out);
-    let canary = outcome(&report, &sessions[0].reference);
+    let canary = session_in(&report, &sessions[0].reference);
     assert_eq!(canary["outcome"], "mismatch", "{canary}");
     let mismatch = &canary["mismatches"][0];
     assert_eq!(mismatch["name"], "DELIVERED_TOKEN");
     assert_eq!(mismatch["have"], fp(REPLACED));
     assert_eq!(mismatch["want"], fp(DELIVERED));
     for s in &sessions[1..] {
-        assert_eq!(outcome(&report, &s.reference)["outcome"], "not_attempted");
+        assert_eq!(
+            session_in(&report, &s.reference)["outcome"],
+            "not_attempted"
+        );
     }
     baseline.holds(&w, &sessions);
     assert_clean(&[&out]);
@@ -665,7 +660,7 @@ fn sigint_mid_apply_of_ten_sessions_finishes_what_started_and_releases_the_lock(
     let mut restarted = 0;
     let mut not_attempted = 0;
     for (s, old) in sessions.iter().zip(&before) {
-        let o = outcome(&report, &s.reference);
+        let o = session_in(&report, &s.reference);
         let pane = w.pane(&s.name).expect("the session exists");
         assert!(!pane.dead, "{}: no session left dead", s.reference);
         match o["outcome"].as_str().unwrap() {
@@ -720,7 +715,10 @@ fn two_applies_at_once_one_runs_the_other_is_refused_and_nothing_is_lost() {
     let first = finish(first, "first");
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     for s in &sessions {
-        assert_eq!(outcome(&json(&first), &s.reference)["outcome"], "restarted");
+        assert_eq!(
+            session_in(&json(&first), &s.reference)["outcome"],
+            "restarted"
+        );
     }
     assert!(apply_lock_is_free(&w.state));
     baseline.holds(&w, &sessions);

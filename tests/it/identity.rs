@@ -8,11 +8,6 @@ use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 fn checkout(w: &World, dir: &str) -> PathBuf {
     let cwd = w.work.join(dir);
     std::fs::create_dir_all(&cwd).unwrap();
@@ -30,12 +25,6 @@ fn start(w: &World, reference: &str, cwd: &Path, extra: &[&str]) -> Output {
     ];
     args.extend_from_slice(extra);
     w.the_loop(&args)
-}
-
-fn flat(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_whitespace() && *c != '│')
-        .collect()
 }
 
 fn live_pid(w: &World, name: &str) -> i32 {

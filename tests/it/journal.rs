@@ -5,7 +5,7 @@
 
 use crate::support::*;
 use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 const RETIRED: &str = "xoxb-RETIRED-journal-canary-5e1a";
 const ROTATED: &str = "xoxb-ROTATED-journal-canary-9b07";
@@ -46,20 +46,6 @@ fn ignore_term(w: &World, s: &LegacySession) {
     );
 }
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn find<'a>(report: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
-    report["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in {report}"))
-}
-
 fn journal_entry(w: &World, s: &LegacySession) -> std::path::PathBuf {
     w.state.join("journal").join(format!("{}.json", s.name))
 }
@@ -96,7 +82,7 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
 
     let plan = w.the_loop(&["plan", "--json"]);
     let planned = json(&plan);
-    let session = find(&planned, &s.reference);
+    let session = session_in(&planned, &s.reference);
     assert_eq!(session["action"], "resume", "{session}");
     assert_eq!(
         session["interrupted_respawn"]["harness_session_id"],
@@ -113,7 +99,7 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
     assert_eq!(gate.status.code(), Some(2), "something needs doing");
 
     let status = json(&w.the_loop(&["status", "--json"]));
-    let facts = find(&status, &s.reference);
+    let facts = session_in(&status, &s.reference);
     assert_eq!(
         facts["interrupted_respawn"]["harness_session_id"], s.session_id,
         "{status}"
@@ -124,7 +110,7 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
 
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     let report = json(&out);
-    let done = find(&report, &s.reference);
+    let done = session_in(&report, &s.reference);
     assert_eq!(done["outcome"], "restarted", "{done}\n{}", stderr(&out));
     let pane = w.pane(&s.name).unwrap();
     assert!(!pane.dead);
@@ -147,7 +133,7 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
         "the journal entry is cleared after verification"
     );
     let plan = json(&w.the_loop(&["plan", "--json"]));
-    assert_eq!(find(&plan, &s.reference)["action"], "none");
+    assert_eq!(session_in(&plan, &s.reference)["action"], "none");
     assert_no_canary(&out.stdout, &[RETIRED, ROTATED], "stdout");
     assert_no_canary(&out.stderr, &[RETIRED, ROTATED], "stderr");
 }
@@ -214,12 +200,15 @@ fn a_crash_after_the_journal_and_before_the_signal_leaves_the_session_live_and_r
     assert_eq!(w.pane(&s.name).unwrap(), before, "nothing was signalled");
     // A live pane is planned as usual: the stale entry changes nothing.
     let plan = json(&w.the_loop(&["plan", "--json"]));
-    let session = find(&plan, &s.reference);
+    let session = session_in(&plan, &s.reference);
     assert_eq!(session["action"], "respawn", "{session}");
     assert!(session.get("interrupted_respawn").is_none(), "{session}");
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(find(&json(&out), &s.reference)["outcome"], "restarted");
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
     assert!(!journal_entry(&w, s).exists());
 }
 
@@ -244,7 +233,7 @@ fn sighup_is_handled_like_ctrl_c() {
     );
     let report = json(&out);
     assert_eq!(report["interrupted"], true, "{report}");
-    let canary = find(&report, &sessions[0].reference);
+    let canary = session_in(&report, &sessions[0].reference);
     assert_eq!(canary["outcome"], "restarted", "{canary}");
     let pid = w.pane(&sessions[0].name).unwrap().pid;
     assert_eq!(canary["new_pid"], pid, "verified on the new process");
@@ -252,7 +241,7 @@ fn sighup_is_handled_like_ctrl_c() {
         environ(pid).get("SLACK_BOT_TOKEN").map(String::as_str),
         Some(ROTATED)
     );
-    let stopped = find(&report, &sessions[1].reference);
+    let stopped = session_in(&report, &sessions[1].reference);
     assert_eq!(stopped["outcome"], "not_attempted");
     assert_eq!(stopped["detail"], "interrupted");
     assert_eq!(w.pane(&sessions[1].name).unwrap().pid, untouched);
@@ -291,7 +280,10 @@ fn a_file_size_limit_makes_writes_fail_instead_of_killing_the_roll() {
         out.status,
         stderr(&out)
     );
-    assert_eq!(find(&json(&out), &s.reference)["outcome"], "restarted");
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
     assert!(
         stderr(&out).contains("could not write event"),
         "the failed write is reported: {}",
@@ -315,7 +307,7 @@ fn a_journal_that_cannot_be_written_means_nothing_is_signalled() {
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let report = json(&out);
-    let session = find(&report, &s.reference);
+    let session = session_in(&report, &s.reference);
     assert_eq!(session["outcome"], "left_alone", "{session}");
     assert!(
         session["detail"]

@@ -10,22 +10,6 @@ const NAME: &str = "loop-github-octo-repo-15";
 
 const MODELS: &str = "  models:\n    opus: [high, max]\n    sonnet: [low, high]\n";
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn ok(out: std::process::Output) -> std::process::Output {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
-}
-
 /// Starts a session with `extra` arguments and waits for the harness to run.
 fn start(w: &World, extra: &[&str]) -> LegacySession {
     let cwd = w.work.join("repo15");

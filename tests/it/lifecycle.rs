@@ -9,11 +9,6 @@ use std::time::{Duration, Instant};
 const ESC_OPEN: &str = "\u{1b}[200~";
 const ESC_CLOSE: &str = "\u{1b}[201~";
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 fn deliver(w: &World, reference: &str, message: &str, id: &str) -> Output {
     w.the_loop(&[
         "sessions",
@@ -32,14 +27,6 @@ fn world() -> World {
     let w = World::new();
     w.write_env("EXAMPLE_SETTING=not-secret\n");
     w
-}
-
-fn code(out: &Output) -> Option<i32> {
-    out.status.code()
-}
-
-fn explain(out: &Output) -> String {
-    format!("{}{}", stdout(out), stderr(out))
 }
 
 /// A bracketed paste of `message` as the stand-in reads it (one line).

@@ -2,21 +2,11 @@
 //! `pause`/`resume` without tmux, on a real tmux server.
 
 use crate::support::*;
-use std::process::Output;
 
 fn world() -> World {
     let w = World::new();
     w.write_env("EXAMPLE_SETTING=not-secret\n");
     w
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn explain(out: &Output) -> String {
-    format!("status {:?}\n{}{}", out.status, stdout(out), stderr(out))
 }
 
 fn list_json(w: &World, extra: &[&str]) -> serde_json::Value {

@@ -9,11 +9,6 @@ const SESSIONS: usize = 200;
 const RETIRED: &str = "xoxb-RETIRED-l0ad-0b5e";
 const ROTATED: &str = "xoxb-ROTATED-l0ad-4d2c";
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 fn session(w: &World, i: usize) -> LegacySession {
     let slug = format!("github-octo-load-{i}");
     LegacySession {

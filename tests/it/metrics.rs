@@ -281,15 +281,6 @@ fn a_bad_address_or_a_port_in_use_is_refused_clearly() {
     );
 }
 
-/// A port nobody listens on right now (the kernel's pick, released).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// Prometheus's instant query; the single result's value, if any.
 fn query(prometheus: SocketAddr, expr: &str) -> Option<String> {
     let encoded: String = expr

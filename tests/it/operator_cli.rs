@@ -6,14 +6,6 @@
 use crate::support::*;
 use clap::CommandFactory;
 
-fn code(out: &std::process::Output) -> Option<i32> {
-    out.status.code()
-}
-
-fn explain(out: &std::process::Output) -> String {
-    format!("stdout:\n{}\nstderr:\n{}", stdout(out), stderr(out))
-}
-
 /// Every subcommand path, e.g. `["sessions", "restart"]`, hidden ones excluded.
 fn subcommand_paths() -> Vec<Vec<String>> {
     fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
@@ -163,20 +155,6 @@ fn no_color_is_accepted_everywhere_and_turns_colour_off_on_a_terminal() {
     assert!(!has_ansi(&screen), "a usage error without colour");
     let (_, screen) = in_pty(&w, &["plan", "--bogus"], &[("NO_COLOR", "")]);
     assert!(has_ansi(&screen), "clap paints usage errors on a terminal");
-}
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", explain(out)))
-}
-
-fn session_in<'a>(doc: &'a serde_json::Value, reference: &str) -> &'a serde_json::Value {
-    doc["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["ref"] == reference)
-        .unwrap_or_else(|| panic!("{reference} not in {doc}"))
 }
 
 /// The plan predicts what apply does: a drifted session whose conversation

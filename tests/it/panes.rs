@@ -4,18 +4,12 @@
 
 use crate::support::*;
 use std::path::Path;
-use std::process::Output;
 use std::time::Duration;
 
 fn world() -> World {
     let w = World::new();
     w.write_env("EXAMPLE_SETTING=not-secret\n");
     w
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
 }
 
 /// (pane id, pid) of every pane of `session`, in tmux's listing order.
@@ -52,10 +46,6 @@ fn split_before(w: &World, session: &str, command: Option<&str>) -> (String, i32
 /// A command that, typed into a shell, leaves `marker` behind.
 fn marking(marker: &Path) -> String {
     format!("touch {}", marker.display())
-}
-
-fn alive(pid: i32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// The shell really runs what is typed into it, so a marker that stays

@@ -7,11 +7,6 @@ use crate::support::*;
 const RETIRED: &str = "xoxb-bot-b-RETIRED-canary-7f3a";
 const ROTATED: &str = "xoxb-bot-a-ROTATED-canary-91c2";
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(out)))
-}
-
 #[test]
 fn plan_names_sessions_still_on_the_retired_token() {
     let w = World::new();

@@ -8,24 +8,6 @@ use std::os::unix::fs::PermissionsExt;
 const REF: &str = "github:octo/repo#15";
 const NAME: &str = "loop-github-octo-repo-15";
 
-fn ok(out: std::process::Output) -> std::process::Output {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
-    out
-}
-
-fn read_json(path: &std::path::Path) -> serde_json::Value {
-    serde_json::from_slice(
-        &std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-    )
-    .unwrap()
-}
-
 /// A checkout reached through a symlinked workspace, so its absolute path
 /// and its real path differ.
 fn linked_checkout(w: &World) -> (std::path::PathBuf, std::path::PathBuf) {

@@ -7,21 +7,11 @@
 //! names the reason but never a value.
 
 use crate::support::*;
-use std::process::Output;
 
 const RETIRED: &str = "xoxb-RETIRED-pr3sp4wn-0b5e";
 const ROTATED: &str = "xoxb-ROTATED-pr3sp4wn-4d2c";
 /// Marks every value the faults deliver, so a leak is found wherever it lands.
 const MARK: &str = "pr3sp4wnVALUE";
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
-fn alive(pid: i32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
-}
 
 /// Three drifted sessions, then `fault` makes their relaunch impossible;
 /// three applies must leave every one of them untouched and say `reason`.

@@ -21,11 +21,6 @@ const CANARIES: &[&str] = &[
     DELIVERED,
 ];
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 struct Setup {
     w: World,
     managed: LegacySession,

@@ -5,11 +5,6 @@ use crate::support::*;
 const RETIRED: &str = "xoxb-RETIRED-canary-5a5a";
 const ROTATED: &str = "xoxb-ROTATED-canary-c3c3";
 
-fn json(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", stdout(out), stderr(out)))
-}
-
 fn start(w: &World, reference: &str, dir: &str, extra: &[&str]) -> std::process::Output {
     let cwd = w.work.join(dir);
     std::fs::create_dir_all(&cwd).unwrap();

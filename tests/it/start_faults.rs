@@ -56,13 +56,6 @@ fn run_bounded(mut cmd: Command) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// Error text without miette's line wrapping, for matching a path.
-fn flat(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_whitespace() && *c != '│')
-        .collect()
-}
-
 fn start_args<'a>(cwd: &'a Path, reference: &'a str) -> Vec<&'a str> {
     vec![
         "sessions",

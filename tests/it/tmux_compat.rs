@@ -3,16 +3,11 @@
 //! refuses one thing, as an older or patched tmux does.
 
 use crate::support::*;
-use std::process::Output;
 
 fn world() -> World {
     let w = World::new();
     w.write_env("EXAMPLE_SETTING=not-secret\n");
     w
-}
-
-fn explain(out: &Output) -> String {
-    format!("{}{}", stdout(out), stderr(out))
 }
 
 /// Puts a `tmux` ahead of the real one that runs `prelude` (shell) first.

@@ -26,14 +26,6 @@ done
 cd "$here" && exec python3 -m http.server --bind "$host" "$port"
 "#;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn answers_http(port: u16) -> bool {
     let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
         return false;
