@@ -4,6 +4,8 @@
 //! hands the report over; nothing below `views` prints a result.
 
 pub mod apply;
+pub mod close;
+pub mod delivery;
 pub mod sessions;
 pub mod sessions_list;
 pub mod standing;
@@ -45,4 +47,13 @@ pub fn model_cell(model: Option<&str>, effort: Option<&str>) -> String {
         (Some(m), None) => m.to_owned(),
         _ => "-".into(),
     }
+}
+
+/// The name serde gives a unit variant (`killed`, `sigterm`, …), which is
+/// what the text says too, so the two never disagree.
+pub fn snake_name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
 }

@@ -1,6 +1,8 @@
 //! What the `sessions` verbs that change one session say about it.
 
 use super::{print_json, Format};
+use crate::ops::sessions::attach::Switched;
+use crate::ops::sessions::link_pr::Linked;
 use crate::ops::sessions::pause::StatusChange;
 use crate::ops::sessions::start::Started;
 use crate::registry::Status;
@@ -43,5 +45,30 @@ pub fn status_change(change: &StatusChange, format: Format) {
                 "active"
             }
         ),
+    }
+}
+
+/// `sessions link-pr`.
+pub fn linked(linked: &Linked, format: Format) {
+    if format == Format::Json {
+        return print_json(linked);
+    }
+    let (pr, item) = (&linked.pull_request, &linked.reference);
+    if linked.changed {
+        crate::outln!(
+            "Linked {pr} to {item}: its events are delivered into {}.",
+            linked.tmux_target
+        );
+    } else {
+        crate::outln!("{pr} is already linked to {item}.");
+    }
+}
+
+/// `sessions attach` run inside tmux, once this client was switched over.
+pub fn switched(switched: &Switched) {
+    if switched.read_only {
+        crate::errln!(
+            "note: this tmux client is now read-only (tmux's client flag, which stays when it switches away); detach and attach again to type."
+        );
     }
 }

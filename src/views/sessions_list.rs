@@ -91,11 +91,7 @@ impl Column {
                     .or_else(|| row.standing.clone())
                     .unwrap_or_else(dash),
             },
-            Column::Status => row
-                .status
-                .and_then(|s| serde_json::to_value(s).ok())
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_else(dash),
+            Column::Status => row.status.map(super::snake_name).unwrap_or_else(dash),
             Column::Live => row.live.map(|p| p.as_str().to_owned()).unwrap_or_else(dash),
             Column::Age => row.age_seconds.map(ago).unwrap_or_else(dash),
             Column::LastEvent => row

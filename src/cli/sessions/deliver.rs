@@ -1,11 +1,9 @@
 //! `the-loop sessions deliver`
 
-use crate::cli::output::print_json;
-use crate::lifecycle::deliver::{deliver, Delivery, DeliveryReport, Outcome, Route};
-use crate::lifecycle::links::owner_of;
-use crate::lifecycle::SessionKey;
+use crate::ops::resolve::resolve_ref;
+use crate::ops::sessions::deliver::{deliver, DeliverOptions, Message};
 use crate::ops::Context;
-use crate::registry::WorkItemRef;
+use crate::views::{delivery, Format};
 use clap::Args;
 use std::io::Read;
 use std::path::PathBuf;
@@ -51,9 +49,18 @@ pub struct MessageArgs {
 }
 
 impl MessageArgs {
+    /// The message to deliver, its text read from where the arguments say.
+    pub fn message(&self) -> miette::Result<Message> {
+        Ok(Message {
+            text: self.text()?,
+            delivery_id: self.delivery_id.clone(),
+            ready_timeout: self.ready_timeout,
+        })
+    }
+
     /// The text, without the trailing newlines a file usually ends with
     /// (the submit is a separate keystroke).
-    pub fn text(&self) -> miette::Result<String> {
+    fn text(&self) -> miette::Result<String> {
         let raw = match (&self.message, &self.file) {
             (Some(text), _) => text.clone(),
             (None, Some(path)) if path.as_os_str() == "-" => {
@@ -90,79 +97,14 @@ impl MessageArgs {
     }
 }
 
-/// A ref as the registry records it (see [`crate::ops::resolve::resolve_ref`]).
-pub fn resolve_ref(ctx: &Context, text: &str) -> miette::Result<WorkItemRef> {
-    crate::ops::resolve::resolve_ref(&ctx.registry, text)
-}
-
 pub fn run(ctx: &Context, args: DeliverArgs) -> miette::Result<ExitCode> {
-    let reference = resolve_ref(ctx, &args.reference)?;
-    let text = args.message.text()?;
-    // One tmux session per work item: a linked pull request's events go into
-    // the item's session.
-    let (key, via) = match owner_of(&ctx.registry, &reference) {
-        Some(owner) => (SessionKey::WorkItem(owner), Some(reference.to_string())),
-        None => (SessionKey::WorkItem(reference), None),
+    // The ref is checked before any message is read.
+    let reference = resolve_ref(&ctx.registry, &args.reference)?;
+    let options = DeliverOptions {
+        reference,
+        message: args.message.message()?,
     };
-    let report = deliver(
-        ctx,
-        &Delivery {
-            key,
-            text: &text,
-            delivery_id: args.message.delivery_id.as_deref(),
-            ready_timeout: args.message.ready_timeout,
-            via_pull_request: via,
-        },
-    )?;
-    Ok(print_delivery(&report, args.message.json))
-}
-
-/// Prints the report and returns the exit code its outcome maps to.
-pub fn print_delivery(report: &DeliveryReport, json: bool) -> ExitCode {
-    if json {
-        print_json(report);
-    } else {
-        let who = report
-            .reference
-            .as_deref()
-            .or(report.standing.as_deref())
-            .unwrap_or("");
-        let via = report
-            .via_pull_request
-            .as_deref()
-            .map(|pr| format!(" (for linked pull request {pr})"))
-            .unwrap_or_default();
-        let target = &report.tmux_target;
-        let reason = report.reason.as_deref().unwrap_or("");
-        match (report.outcome, report.route) {
-            (Outcome::Delivered, Some(Route::Pasted)) => {
-                crate::outln!("Delivered to {who}{via} in tmux session {target}.")
-            }
-            (Outcome::Delivered, Some(Route::Respawned)) => {
-                let how = if report.resumed == Some(true) {
-                    "resuming its conversation".to_owned()
-                } else {
-                    format!("in a fresh conversation ({reason})")
-                };
-                crate::outln!(
-                    "Respawned {who}{via} in tmux session {target}, {how}; the message was its first prompt."
-                )
-            }
-            (Outcome::Delivered, _) => crate::outln!(
-                "Delivered to {who}{via} into the live session already holding {target} (respawn averted)."
-            ),
-            (Outcome::Duplicate, _) => crate::outln!("Already delivered: {reason}; nothing to do."),
-            (Outcome::Failed, _) => crate::errln!(
-                "Delivery to {who}{via} failed: {reason}. The delivery id was not recorded, so redelivering retries it."
-            ),
-            (outcome, _) => crate::errln!(
-                "Not delivered to {who}{via} ({}): {reason}.",
-                serde_json::to_value(outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(String::from))
-                    .unwrap_or_default()
-            ),
-        }
-    }
-    ExitCode::from(report.outcome.exit_code())
+    let report = deliver(ctx, &options)?;
+    delivery::render(&report, Format::json_if(args.message.json));
+    Ok(ExitCode::from(report.outcome.exit_code()))
 }

@@ -11,6 +11,7 @@ mod reset;
 mod restart;
 pub(crate) mod start;
 
+use crate::ops::sessions::pause as ops;
 use crate::ops::Context;
 use clap::Subcommand;
 use std::path::Path;
@@ -110,16 +111,25 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::Restart(args) => restart::run(config, args),
         SessionsCommand::Deliver(args) => deliver::run(&Context::load(config)?, args),
         SessionsCommand::Pause(args) => {
-            pause::pause_cmd(&Context::load_without_tmux(config)?, args)
+            pause::run(&Context::load_without_tmux(config)?, args, ops::pause)
         }
         SessionsCommand::Resume(args) => {
-            pause::resume_cmd(&Context::load_without_tmux(config)?, args)
+            pause::run(&Context::load_without_tmux(config)?, args, ops::resume)
         }
-        SessionsCommand::Stop(args) => close::stop(&Context::load(config)?, args),
+        SessionsCommand::Stop(args) => close::stop_cmd(&Context::load(config)?, args),
         SessionsCommand::Close(args) => close::close_cmd(&Context::load(config)?, args),
         SessionsCommand::Reset(args) => reset::run(&Context::load(config)?, args),
         SessionsCommand::Cleanup(args) => cleanup::run(&Context::load(config)?, args),
         SessionsCommand::Attach(args) => attach::run(&Context::load(config)?, args),
         SessionsCommand::LinkPr(args) => link_pr::run(&Context::load(config)?, args),
+    }
+}
+
+/// 0 when the op left nothing behind, else 1 (what it left is in its report).
+fn exit_code(complete: bool) -> ExitCode {
+    if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }

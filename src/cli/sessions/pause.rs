@@ -1,6 +1,6 @@
 //! `the-loop sessions pause` and `the-loop sessions resume`
 
-use crate::ops::sessions::pause::{pause, resume, PauseOptions};
+use crate::ops::sessions::pause::{PauseOptions, StatusChange};
 use crate::ops::Context;
 use crate::views::{sessions, Format};
 use clap::Args;
@@ -17,19 +17,13 @@ pub struct PauseArgs {
     json: bool,
 }
 
-pub fn pause_cmd(ctx: &Context, args: PauseArgs) -> miette::Result<ExitCode> {
-    let report = pause(
-        ctx,
-        &PauseOptions {
-            reference: args.reference,
-        },
-    )?;
-    sessions::status_change(&report, Format::json_if(args.json));
-    Ok(ExitCode::SUCCESS)
-}
-
-pub fn resume_cmd(ctx: &Context, args: PauseArgs) -> miette::Result<ExitCode> {
-    let report = resume(
+/// `pause` and `resume` differ only in the op they call.
+pub fn run(
+    ctx: &Context,
+    args: PauseArgs,
+    op: fn(&Context, &PauseOptions) -> miette::Result<StatusChange>,
+) -> miette::Result<ExitCode> {
+    let report = op(
         ctx,
         &PauseOptions {
             reference: args.reference,

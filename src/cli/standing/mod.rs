@@ -10,7 +10,7 @@ mod say;
 mod start;
 mod stop;
 
-use crate::ops::standing::{key, not_registered};
+use crate::ops::standing::key;
 use crate::ops::Context;
 use clap::Subcommand;
 use std::path::Path;

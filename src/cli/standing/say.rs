@@ -1,9 +1,10 @@
-//! `the-loop standing say`: a delivery into a standing session.
+//! `the-loop standing say`
 
-use super::key;
-use crate::cli::sessions::deliver::{print_delivery, MessageArgs};
-use crate::lifecycle::deliver::{deliver, Delivery};
+use crate::cli::sessions::deliver::MessageArgs;
+use crate::ops::standing::key;
+use crate::ops::standing::say::{say, SayOptions};
 use crate::ops::Context;
+use crate::views::{delivery, Format};
 use clap::Args;
 use std::process::ExitCode;
 
@@ -17,17 +18,13 @@ pub struct SayArgs {
 }
 
 pub fn run(ctx: &Context, args: SayArgs) -> miette::Result<ExitCode> {
-    let key = key(&args.name)?;
-    let text = args.message.text()?;
-    let report = deliver(
-        ctx,
-        &Delivery {
-            key,
-            text: &text,
-            delivery_id: args.message.delivery_id.as_deref(),
-            ready_timeout: args.message.ready_timeout,
-            via_pull_request: None,
-        },
-    )?;
-    Ok(print_delivery(&report, args.message.json))
+    // The name is checked before any message is read.
+    key(&args.name)?;
+    let options = SayOptions {
+        name: args.name,
+        message: args.message.message()?,
+    };
+    let report = say(ctx, &options)?;
+    delivery::render(&report, Format::json_if(args.message.json));
+    Ok(ExitCode::from(report.outcome.exit_code()))
 }

@@ -1,5 +1,11 @@
 //! The `sessions` verbs on work-item sessions.
 
+pub mod attach;
+pub mod cleanup;
+pub mod close;
+pub mod deliver;
+pub mod link_pr;
 pub mod list;
 pub mod pause;
+pub mod reset;
 pub mod start;

@@ -2,6 +2,10 @@
 //! by name and hosted in tmux session loop-standing-<name>.
 
 pub mod create;
+pub mod list;
+pub mod say;
+pub mod start;
+pub mod stop;
 
 use crate::lifecycle::SessionKey;
 

@@ -1,0 +1,141 @@
+//! `sessions attach`: replaces this process with `tmux attach` on the
+//! session's tmux session, or, run inside tmux (the web-terminal hub, a
+//! person's own tmux), switches that client over with `switch-client`:
+//! nesting tmux inside tmux is what tmux refuses. A closed session is always
+//! attached read-only.
+
+use crate::lifecycle::key;
+use crate::lifecycle::probe::probe;
+use crate::lifecycle::SessionKey;
+use crate::observed::Probe;
+use crate::ops::resolve::resolve;
+use crate::ops::Context;
+use crate::registry::Status;
+use crate::runner::spawn::exact;
+use std::os::unix::process::CommandExt;
+
+#[derive(Debug)]
+pub struct AttachOptions {
+    /// The session as typed: a ref, a short form, a standing name or a tmux name.
+    pub reference: String,
+    /// It was named with `--work-item`, so a standing session is refused.
+    pub work_item_only: bool,
+    /// Attach without being able to type.
+    pub read_only: bool,
+}
+
+/// This tmux client was switched to the session (run inside tmux); outside
+/// tmux, `attach` does not return: it becomes `tmux attach`.
+#[derive(Debug)]
+pub struct Switched {
+    /// The client is now read-only, a flag that stays with it.
+    pub read_only: bool,
+}
+
+pub fn attach(ctx: &Context, options: &AttachOptions) -> miette::Result<Switched> {
+    let key = resolve(&ctx.registry, &options.reference)?;
+    if options.work_item_only && key.as_work_item().is_none() {
+        miette::bail!(
+            code = "the_loop::attach::not_a_work_item",
+            help = "pass a standing session's name as REF, without --work-item",
+            "--work-item names a standing session"
+        );
+    }
+    let Some(record) = key::load(&ctx.registry, &key)? else {
+        miette::bail!(
+            code = "the_loop::attach::not_registered",
+            help = format!(
+                "`the-loop sessions list` shows the registered sessions; a session kept after a reset is read with `tmux attach -r -t {}`",
+                key.tmux_name()
+            ),
+            "no session is registered for {}",
+            key.label()
+        );
+    };
+    let Some(target) = record.tmux_target() else {
+        miette::bail!(
+            code = "the_loop::attach::no_target",
+            help = respawn_hint(&key, "it gets one when"),
+            "no tmux session recorded yet for {}",
+            key.label()
+        );
+    };
+    let closed = record.status() == Status::Closed;
+    if probe(&ctx.tmux, &target).0 == Probe::Absent {
+        let help = if closed {
+            "the work item is closed and its tmux session was not kept; there is nothing left to attach to".to_owned()
+        } else {
+            respawn_hint(&key, "it comes back when")
+        };
+        miette::bail!(
+            code = "the_loop::attach::absent",
+            help = help,
+            "tmux session {target} of {} does not exist",
+            key.label()
+        );
+    }
+    if closed && !options.read_only {
+        crate::errln!(
+            "note: {} is closed; attaching read-only so its retained transcript cannot be typed into.",
+            key.label()
+        );
+    }
+    let read_only = options.read_only || closed;
+    if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
+        return switch_client(ctx, &target, read_only);
+    }
+    let mut command = std::process::Command::new("tmux");
+    command.arg("attach-session");
+    if read_only {
+        command.arg("-r");
+    }
+    command.args(["-t", &exact(&target)]);
+    let err = command.exec();
+    Err(miette::miette!(
+        code = "the_loop::attach::exec",
+        help = "check that tmux is installed and on PATH",
+        "cannot run tmux attach: {}",
+        err.kind()
+    ))
+}
+
+fn respawn_hint(key: &SessionKey, lead: &str) -> String {
+    match key {
+        SessionKey::WorkItem(_) => format!(
+            "{lead} the next delivery respawns it (`the-loop sessions deliver {} --message …`)",
+            key.label()
+        ),
+        SessionKey::Standing(name) => {
+            format!("{lead} it is started again (`the-loop standing start {name}`)")
+        }
+    }
+}
+
+/// Moves the tmux client this runs under to `target`. tmux finds that client
+/// from `$TMUX` and the pane, so it works from any pane of the same server.
+fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result<Switched> {
+    let mut argv = vec!["switch-client", "-t"];
+    let exact_target = exact(target);
+    argv.push(&exact_target);
+    if read_only {
+        // `switch-client -r` toggles, so a client already read-only would be
+        // made writable; setting the flag is what "read-only" means here.
+        argv.extend([";", "refresh-client", "-f", "read-only"]);
+    }
+    let out = ctx.tmux.run(&argv).map_err(|err| {
+        miette::miette!(
+            code = "the_loop::attach::switch",
+            help = "check that tmux is installed and on PATH",
+            "cannot ask tmux to switch this client: {err}"
+        )
+    })?;
+    if !out.success {
+        miette::bail!(
+            code = "the_loop::attach::switch",
+            help = "$TMUX is set, so this runs inside tmux; the session must be on that same tmux server (unset TMUX to attach from a nested client instead)",
+            "tmux refused to switch this client to {target}: {}",
+            out.stderr
+        );
+    }
+    Ok(Switched { read_only })
+}
