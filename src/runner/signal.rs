@@ -5,10 +5,10 @@
 //! exited and was reused between the read and the signal is never hit.
 
 use nix::errno::Errno;
-use nix::libc;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use rustix::process::{pidfd_open, pidfd_send_signal, PidfdFlags};
+use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 /// How the harness ended.
@@ -37,19 +37,17 @@ impl ProcessHandle {
         if pid <= 0 {
             return Err(Errno::EINVAL);
         }
-        // SAFETY: pidfd_open takes a pid and flags and returns a new fd or -1.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
-        if fd >= 0 {
-            // SAFETY: the kernel just returned this fd to us, and nothing else owns it.
-            return Ok(ProcessHandle {
+        let Some(rpid) = rustix::process::Pid::from_raw(pid) else {
+            return Err(Errno::EINVAL);
+        };
+        match pidfd_open(rpid, PidfdFlags::empty()) {
+            Ok(fd) => Ok(ProcessHandle {
                 pid,
-                pidfd: Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }),
-            });
-        }
-        match Errno::last() {
-            Errno::ESRCH => Err(Errno::ESRCH),
-            // Older kernels: fall back to plain pids.
-            _ => Ok(ProcessHandle { pid, pidfd: None }),
+                pidfd: Some(fd),
+            }),
+            Err(rustix::io::Errno::SRCH) => Err(Errno::ESRCH),
+            // Older kernels (ENOSYS) or a sandbox refusing it: plain pids.
+            Err(_) => Ok(ProcessHandle { pid, pidfd: None }),
         }
     }
 
@@ -60,21 +58,9 @@ impl ProcessHandle {
     pub fn signal(&self, signal: Signal) -> Result<(), Errno> {
         match &self.pidfd {
             Some(fd) => {
-                // SAFETY: a valid pidfd, a signal number, no siginfo, no flags.
-                let rc = unsafe {
-                    libc::syscall(
-                        libc::SYS_pidfd_send_signal,
-                        fd.as_raw_fd(),
-                        signal as libc::c_int,
-                        std::ptr::null::<libc::siginfo_t>(),
-                        0,
-                    )
-                };
-                if rc == 0 {
-                    Ok(())
-                } else {
-                    Err(Errno::last())
-                }
+                let signal =
+                    rustix::process::Signal::from_named_raw(signal as i32).ok_or(Errno::EINVAL)?;
+                pidfd_send_signal(fd, signal).map_err(|e| Errno::from_raw(e.raw_os_error()))
             }
             None => kill(Pid::from_raw(self.pid), signal),
         }
@@ -83,14 +69,15 @@ impl ProcessHandle {
     pub fn is_alive(&self) -> bool {
         match &self.pidfd {
             Some(fd) => {
-                let mut poll = libc::pollfd {
-                    fd: fd.as_raw_fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
+                // A pidfd polls readable once its process has exited.
+                use rustix::event::{poll, PollFd, PollFlags, Timespec};
+                let mut fds = [PollFd::new(fd, PollFlags::IN)];
+                let now = Timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
                 };
-                // SAFETY: one valid pollfd, zero timeout.
-                let rc = unsafe { libc::poll(&mut poll, 1, 0) };
-                !(rc > 0 && poll.revents & libc::POLLIN != 0)
+                let ready = poll(&mut fds, Some(&now)).unwrap_or(0);
+                !(ready > 0 && fds[0].revents().contains(PollFlags::IN))
             }
             None => {
                 !matches!(kill(Pid::from_raw(self.pid), None), Err(Errno::ESRCH))
@@ -139,5 +126,32 @@ pub fn end_gracefully(handle: &ProcessHandle, grace: Duration) -> Ending {
         Ending::Killed
     } else {
         Ending::Survived
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pidfd_handle_signals_and_sees_the_exit() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        let handle = ProcessHandle::open(pid).unwrap();
+        assert!(handle.pidfd.is_some(), "this kernel has pidfd_open");
+        assert!(handle.is_alive());
+        assert_eq!(
+            end_gracefully(&handle, Duration::from_secs(5)),
+            Ending::Terminated
+        );
+        // Exited (a zombie until reaped) counts as gone.
+        assert!(!handle.is_alive());
+        child.wait().unwrap();
+        // The reaped pid: no process to open a handle on.
+        assert_eq!(ProcessHandle::open(pid).err(), Some(Errno::ESRCH));
+        assert_eq!(ProcessHandle::open(0).err(), Some(Errno::EINVAL));
     }
 }
