@@ -11,16 +11,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Mode of every state file the-loop creates: its own user only.
 pub const PRIVATE_FILE: u32 = 0o600;
 /// Mode of every state directory the-loop creates.
 pub const PRIVATE_DIR: u32 = 0o700;
-
-/// Distinguishes temp files of concurrent writes within one process; the pid
-/// distinguishes processes.
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// What sits where a regular file was expected. Carried inside an
 /// [`io::Error`] of kind `InvalidInput`; [`not_regular`] finds it again.
@@ -113,28 +108,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(mode)
-            .custom_flags(nix::libc::O_NOFOLLOW)
-            .open(&tmp)?;
-        // Explicitly, so the umask can neither narrow nor the default widen it.
-        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-        return result;
-    }
+    // tempfile creates with O_CREAT|O_EXCL under a random name, so a link
+    // planted at the temp name is never followed, and removes the temp file
+    // if anything below fails.
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}.tmp-"))
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    // Explicitly, so the umask can neither narrow nor the default widen it.
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    // rename(2) replaces whatever name is at `path` (checked above to be a
+    // regular file or nothing) without following it.
+    tmp.persist(path).map_err(|e| e.error)?;
     // Makes the rename itself durable. Best-effort: not every filesystem
     // lets a directory be fsynced, and the file is already in place.
     if let Ok(d) = File::open(dir) {
