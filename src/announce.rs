@@ -12,9 +12,8 @@
 //!   stays correct. Best-effort: a non-GitHub ref or a missing `gh` is a
 //!   no-op, and a failure never affects the spawn.
 
-use crate::events::EventLog;
+use crate::events::{Event, EventLog, Subject};
 use crate::registry::WorkItemRef;
-use serde_json::json;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -69,18 +68,17 @@ pub fn announce(enabled: bool, reference: &WorkItemRef, tmux_name: &str, events:
     let Some(args) = gh_args(reference, &body(tmux_name)) else {
         return;
     };
-    let mut fields = json!({"ref": reference.to_string(), "tmux_target": tmux_name});
+    let subject = Subject::work_item(reference.to_string()).target(tmux_name);
     match run_gh(&args) {
-        Ok(()) => events.emit("session.announced", fields),
+        Ok(()) => events.emit(Event::SessionAnnounced { subject }),
         // No gh is a deployment without announcements: a no-op, not a failure.
-        Err(GhError::Missing) => {
-            fields["reason"] = json!("gh is not installed (not found on PATH)");
-            events.emit("session.announce_skipped", fields);
-        }
+        Err(GhError::Missing) => events.emit(Event::SessionAnnounceSkipped {
+            subject,
+            reason: "gh is not installed (not found on PATH)".into(),
+        }),
         Err(GhError::Failed(reason)) => {
             tracing::warn!("could not announce {tmux_name} on {reference}: {reason}");
-            fields["reason"] = json!(reason);
-            events.emit("session.announce_failed", fields);
+            events.emit(Event::SessionAnnounceFailed { subject, reason });
         }
     }
 }

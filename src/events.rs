@@ -6,9 +6,9 @@
 
 use crate::apply::{Outcome, SessionReport};
 use crate::ops::apply::RollCommand;
+use crate::secret::Fingerprint;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -22,8 +22,110 @@ pub struct EventLine<'a> {
     pub event: &'a Event,
 }
 
+/// Which session an event is about. A roll names both `ref` and `standing`
+/// (one of them null), as its plan does; a lifecycle verb names the one its
+/// key has. `Some(None)` writes a null, `None` leaves the field out.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+pub struct Subject {
+    #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standing: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tmux_target: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<String>,
+}
+
+impl Subject {
+    /// A session as a plan names it: both fields, one null.
+    pub fn planned(reference: Option<String>, standing: Option<String>) -> Self {
+        Subject {
+            reference: Some(reference),
+            standing: Some(standing),
+            ..Subject::default()
+        }
+    }
+
+    pub fn work_item(reference: String) -> Self {
+        Subject {
+            reference: Some(Some(reference)),
+            ..Subject::default()
+        }
+    }
+
+    pub fn standing(name: String) -> Self {
+        Subject {
+            standing: Some(Some(name)),
+            ..Subject::default()
+        }
+    }
+
+    /// Only the tmux session, for events about a name nothing is registered under.
+    pub fn tmux(target: &str) -> Self {
+        Subject::default().target(target)
+    }
+
+    pub fn target(mut self, target: &str) -> Self {
+        self.tmux_target = Some(target.to_owned());
+        self
+    }
+
+    pub fn pane(mut self, pane_id: &str) -> Self {
+        self.pane_id = Some(pane_id.to_owned());
+        self
+    }
+}
+
+/// The delivery a `dispatch.*` event is about.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Dispatch {
+    pub delivery_id: Option<String>,
+    pub via_pull_request: Option<String>,
+}
+
+/// How a respawned process's environment was checked.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Verification {
+    Verified,
+    Unverified,
+}
+
+/// Why `session.harness_terminated` ended without endings.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminateResult {
+    /// The name is not a `loop-*` session; nothing was signalled.
+    Refused,
+    /// Ending the harness failed.
+    Failed,
+}
+
+/// A drifted session in `env.drift`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DriftedSession {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    pub tmux_target: String,
+    pub changes: Vec<crate::desired::policy::Change>,
+    pub args_changes: Vec<crate::plan::ArgsChange>,
+}
+
+/// A session in `env.unverified`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct UnverifiedSession {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    pub tmux_target: String,
+    pub reason: Option<String>,
+}
+
 /// Everything the log records. The tag is the line's `event` field, with
-/// the dotted names the README and `docs/watch.md` list.
+/// the dotted names the README and `docs/watch.md` list. Fields hold names,
+/// labels, pids and fingerprints; never a value.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "event")]
 pub enum Event {
@@ -43,6 +145,331 @@ pub enum Event {
         interrupted: bool,
         sessions: Vec<SessionOutcome>,
     },
+    #[serde(rename = "session.spawned")]
+    SessionSpawned {
+        #[serde(flatten)]
+        subject: Subject,
+        harness_session_id: String,
+        resumed: bool,
+    },
+    /// A harness ended: by a roll (`pid`, `ending`), by a close (`panes`),
+    /// or a close that did not end it (`result`, `reason`).
+    #[serde(rename = "session.harness_terminated")]
+    SessionHarnessTerminated {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pid: Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ending: Option<crate::runner::signal::Ending>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        panes: Option<Vec<crate::runner::close::PaneEnding>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<TerminateResult>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// A session runs a harness again: after a roll (`verification`), a
+    /// `standing start`, or a delivery's respawn (`boot_prompt`).
+    #[serde(rename = "session.respawned")]
+    SessionRespawned {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Option<Dispatch>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        old_pid: Option<i32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        new_pid: Option<i32>,
+        resumed: Option<bool>,
+        harness_session_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        verification: Option<Verification>,
+        /// Why the environment could not be verified.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        boot_prompt: Option<bool>,
+    },
+    /// A respawned process does not hold the desired environment.
+    #[serde(rename = "env.verify_mismatch")]
+    EnvVerifyMismatch {
+        #[serde(flatten)]
+        subject: Subject,
+        old_pid: Option<i32>,
+        new_pid: i32,
+        resumed: bool,
+        harness_session_id: Option<String>,
+        changes: Vec<crate::desired::policy::Change>,
+    },
+    #[serde(rename = "session.left_alone")]
+    SessionLeftAlone {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: String,
+    },
+    #[serde(rename = "session.interrupted_respawn_completing")]
+    SessionInterruptedRespawnCompleting {
+        #[serde(flatten)]
+        subject: Subject,
+        since: String,
+        old_pid: i32,
+        harness_session_id: String,
+    },
+    #[serde(rename = "session.resume_failed")]
+    SessionResumeFailed {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        resumed: Option<bool>,
+        /// Whether a fresh conversation took over.
+        fresh_started: bool,
+    },
+    #[serde(rename = "session.occupant_cleared")]
+    SessionOccupantCleared {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.spawn_collided")]
+    SessionSpawnCollided {
+        #[serde(flatten)]
+        subject: Subject,
+        round: usize,
+    },
+    #[serde(rename = "session.spawn_unverified")]
+    SessionSpawnUnverified {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.closed")]
+    SessionClosed {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.terminated")]
+    SessionTerminated {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.retained")]
+    SessionRetained {
+        #[serde(flatten)]
+        subject: Subject,
+        harness_ended: bool,
+    },
+    #[serde(rename = "session.reset")]
+    SessionReset {
+        #[serde(flatten)]
+        subject: Subject,
+        ended_live_session: bool,
+        record_deleted: bool,
+    },
+    #[serde(rename = "session.cleaned")]
+    SessionCleaned {
+        #[serde(flatten)]
+        subject: Subject,
+        endpoints: Vec<CleanedEndpoint>,
+        record_deleted: bool,
+        checkouts: Vec<CleanedCheckout>,
+    },
+    #[serde(rename = "session.paused")]
+    SessionPaused {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.resumed")]
+    SessionResumed {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.pr_linked")]
+    SessionPrLinked {
+        #[serde(flatten)]
+        subject: Subject,
+        pull_request: String,
+    },
+    #[serde(rename = "cleanup.deferred")]
+    CleanupDeferred {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: crate::lifecycle::cleanup::Deferral,
+        actor: Option<String>,
+    },
+    #[serde(rename = "session.launch_args_dropped")]
+    SessionLaunchArgsDropped {
+        #[serde(flatten)]
+        subject: Subject,
+        dropped: crate::harness::models::Dropped,
+    },
+    #[serde(rename = "session.announced")]
+    SessionAnnounced {
+        #[serde(flatten)]
+        subject: Subject,
+    },
+    #[serde(rename = "session.announce_skipped")]
+    SessionAnnounceSkipped {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: String,
+    },
+    #[serde(rename = "session.announce_failed")]
+    SessionAnnounceFailed {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: String,
+    },
+    #[serde(rename = "session.respawn_averted")]
+    SessionRespawnAverted {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        reason: String,
+    },
+    #[serde(rename = "dispatch.dropped")]
+    DispatchDropped {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        reason: String,
+        level: String,
+    },
+    #[serde(rename = "dispatch.skipped")]
+    DispatchSkipped {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        reason: String,
+    },
+    #[serde(rename = "dispatch.suppressed")]
+    DispatchSuppressed {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        reason: String,
+    },
+    #[serde(rename = "dispatch.failed")]
+    DispatchFailed {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        reason: String,
+    },
+    #[serde(rename = "dispatch.delivered")]
+    DispatchDelivered {
+        #[serde(flatten)]
+        subject: Subject,
+        #[serde(flatten)]
+        dispatch: Dispatch,
+        route: crate::lifecycle::deliver::Route,
+    },
+    /// `apply --scrub-tmux-env`: names unset from tmux's environments.
+    #[serde(rename = "tmux_env.scrubbed")]
+    TmuxEnvScrubbed {
+        unset: Vec<crate::apply::scrub::ScrubTarget>,
+        remaining: Vec<crate::apply::scrub::ScrubTarget>,
+    },
+    /// The harness's settings were prepared: a trusted workspace
+    /// (`directories`) or an installed plugin (`plugin`).
+    #[serde(rename = "workspace.trusted")]
+    WorkspaceTrusted {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        directories: Option<Vec<String>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        plugin: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        marketplace_repo: Option<String>,
+        file: PathBuf,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bypass_accepted: Option<bool>,
+    },
+    #[serde(rename = "workspace.trust_failed")]
+    WorkspaceTrustFailed {
+        step: String,
+        file: Option<PathBuf>,
+        reason: String,
+    },
+    #[serde(rename = "web_terminal.started")]
+    WebTerminalStarted {
+        url: String,
+        ttyd_pid: u32,
+        pid: u32,
+    },
+    #[serde(rename = "web_terminal.stopped")]
+    WebTerminalStopped {
+        url: String,
+        ttyd_pid: u32,
+        pid: u32,
+    },
+    #[serde(rename = "watch.started")]
+    WatchStarted {
+        pid: u32,
+        config: PathBuf,
+        env_file: Option<PathBuf>,
+        interval_seconds: u64,
+        debounce_ms: u64,
+        auto_apply: bool,
+        metrics_listen: Option<std::net::SocketAddr>,
+    },
+    #[serde(rename = "watch.stopped")]
+    WatchStopped { pid: u32, reason: String },
+    #[serde(rename = "watch.error")]
+    WatchError { error: String },
+    /// Watch holds a drifted session back (reported once per change).
+    #[serde(rename = "watch.held")]
+    WatchHeld {
+        #[serde(rename = "ref")]
+        reference: Option<String>,
+        standing: Option<String>,
+        label: String,
+        #[schemars(with = "serde_json::Value")]
+        decision: crate::watch::decide::Decision,
+        #[schemars(with = "String")]
+        desired: Fingerprint,
+    },
+    #[serde(rename = "env.drift")]
+    EnvDrift {
+        count: usize,
+        sessions: Vec<DriftedSession>,
+        env_file: Option<PathBuf>,
+        #[schemars(with = "std::collections::BTreeMap<String, String>")]
+        env_fingerprints: std::collections::BTreeMap<String, Fingerprint>,
+        #[schemars(with = "String")]
+        desired: Fingerprint,
+        fix_command: String,
+        auto_apply: bool,
+        rolling: usize,
+    },
+    #[serde(rename = "env.clean")]
+    EnvClean {
+        sessions: usize,
+        #[schemars(with = "String")]
+        desired: Fingerprint,
+    },
+    #[serde(rename = "env.unverified")]
+    EnvUnverified { sessions: Vec<UnverifiedSession> },
+}
+
+/// An endpoint in `session.cleaned`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CleanedEndpoint {
+    pub tmux_target: String,
+    #[schemars(with = "serde_json::Value")]
+    pub tmux: crate::lifecycle::close::TmuxResult,
+}
+
+/// A checkout in `session.cleaned`.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct CleanedCheckout {
+    #[schemars(with = "serde_json::Value")]
+    pub action: crate::lifecycle::cleanup::CheckoutAction,
+    #[schemars(with = "serde_json::Value")]
+    pub verdict: crate::lifecycle::cleanup::Verdict,
 }
 
 /// A session's outcome in `apply.finished`.
@@ -89,28 +516,18 @@ impl EventLog {
 
     /// Appends one typed event. Failure to log is reported through tracing
     /// and never stops the work the event describes.
-    pub fn record(&self, event: Event) {
+    pub fn emit(&self, event: Event) {
         let line = EventLine {
             ts: crate::clock::now_utc(),
             event: &event,
         };
         match serde_json::to_string(&line) {
-            Ok(text) => self.append(text),
+            Ok(text) => {
+                tracing::debug!(line = %text, "event");
+                self.append(text)
+            }
             Err(err) => tracing::warn!(error = %err, "could not serialise an event"),
         }
-    }
-
-    /// Appends `{"ts", "event", ...fields}`. Failure to log is reported through
-    /// tracing and never stops the work the event describes.
-    pub fn emit(&self, event: &str, fields: Value) {
-        let mut line = Map::new();
-        line.insert("ts".into(), json!(crate::clock::now_utc()));
-        line.insert("event".into(), json!(event));
-        if let Value::Object(extra) = fields {
-            line.extend(extra);
-        }
-        tracing::debug!(event, "event");
-        self.append(Value::Object(line).to_string());
     }
 
     fn append(&self, mut text: String) {

@@ -34,6 +34,11 @@ pub fn status() -> serde_json::Value {
     schema_for::<crate::cli::status::StatusReport>()
 }
 
+/// Each line of `<state root>/events.jsonl`.
+pub fn events() -> serde_json::Value {
+    schema_for::<crate::events::EventLine>()
+}
+
 /// Every published schema with its file name under `schemas/`.
 pub fn published() -> Vec<(&'static str, serde_json::Value)> {
     vec![
@@ -46,5 +51,6 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("apply-stream.schema.json", apply_stream()),
         ("sessions-list.schema.json", sessions_list()),
         ("status.schema.json", status()),
+        ("events.schema.json", events()),
     ]
 }

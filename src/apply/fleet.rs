@@ -9,6 +9,7 @@ use super::precheck::{decide, Resumable};
 use super::report::{Outcome, Report, SessionReport};
 use super::roll::Roller;
 use crate::desired::policy::Identity;
+use crate::events::{Event, Subject};
 use crate::plan::gather::Observed;
 use crate::plan::{Action, Plan, SessionPlan};
 use crate::registry::Registry;
@@ -118,7 +119,10 @@ pub fn execute(
                 resumable,
             }),
             Err(reason) => {
-                roller.events.emit("session.left_alone", serde_json::json!({"ref": session.reference, "standing": session.standing, "reason": reason}));
+                roller.events.emit(Event::SessionLeftAlone {
+                    subject: Subject::planned(session.reference.clone(), session.standing.clone()),
+                    reason: reason.clone(),
+                });
                 slots[index] = Some(SessionReport::from_plan(
                     session,
                     Outcome::LeftAlone,

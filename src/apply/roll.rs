@@ -7,7 +7,7 @@ use super::precheck::{harness_binary, Resumable};
 use super::report::{Outcome, SessionReport};
 use crate::desired::config::Config;
 use crate::desired::policy::{Identity, Policy};
-use crate::events::EventLog;
+use crate::events::{Event, EventLog, Subject, Verification};
 use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::read_harness_environment;
@@ -17,7 +17,6 @@ use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
 use crate::runner::spawn::{respawn_pane, session_panes, set_remain_on_exit};
 use crate::runner::LaunchSpec;
 use crate::tmux::Tmux;
-use serde_json::json;
 use std::time::{Duration, Instant};
 
 /// The pieces one roll needs, shared by every worker.
@@ -35,7 +34,7 @@ pub struct Roller<'a> {
 /// The disruptive part of its roll is over; what is left only reads.
 pub struct Respawned {
     report: SessionReport,
-    fields: serde_json::Value,
+    subject: Subject,
     identity: Identity,
     target: String,
     pane_id: String,
@@ -87,7 +86,9 @@ impl Roller<'_> {
             return Respawn::Done(report);
         };
         let target = plan.tmux_target.as_str();
-        let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
+        let subject = Subject::planned(plan.reference.clone(), plan.standing.clone())
+            .target(target)
+            .pane(&pane_id);
 
         // Provenance: the pid must still be what tmux reports for this
         // loop-* pane, and the handle is taken before the check so a reused
@@ -123,7 +124,7 @@ impl Roller<'_> {
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return Respawn::Done(report);
         }
-        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &fields, Some(pid)) {
+        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &subject, Some(pid)) {
             Ok(spec) => spec,
             Err(reason) => {
                 report.detail = Some(reason);
@@ -156,10 +157,14 @@ impl Roller<'_> {
         }
         let grace = self.config.routing.tmux.harness_kill_grace;
         let ending = end_gracefully(&handle, grace);
-        self.events.emit(
-            "session.harness_terminated",
-            with(&fields, json!({"pid": pid, "ending": ending})),
-        );
+        self.events.emit(Event::SessionHarnessTerminated {
+            subject: subject.clone(),
+            pid: Some(pid),
+            ending: Some(ending),
+            panes: None,
+            result: None,
+            reason: None,
+        });
         if ending == Ending::Survived {
             journal.clear(target);
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
@@ -167,7 +172,7 @@ impl Roller<'_> {
         }
         crate::apply::interrupt::crash_point("after-signal");
 
-        self.relaunch(report, fields, identity, target, pane_id, (spec, dropped))
+        self.relaunch(report, subject, identity, target, pane_id, (spec, dropped))
     }
 
     /// The launch a respawn runs (and whether a model or effort was dropped), pre-launch
@@ -176,12 +181,12 @@ impl Roller<'_> {
         &self,
         identity: &Identity,
         resumable: &Resumable,
-        fields: &serde_json::Value,
+        subject: &Subject,
         pid: Option<i32>,
     ) -> Result<(LaunchSpec, bool), String> {
         let resolved =
             crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
-        crate::harness::models::report_dropped(self.events, fields, &resolved.dropped);
+        crate::harness::models::report_dropped(self.events, subject, &resolved.dropped);
         let launch = Launch::Resume {
             session_id: resumable.session_id.clone(),
         };
@@ -189,10 +194,10 @@ impl Roller<'_> {
             // Nothing has been signalled: the session runs on, stale, and
             // the next run meets the same refusal instead of a dead pane.
             let reason = format!("not restarted: the new launch cannot start: {err}");
-            self.events.emit(
-                "session.left_alone",
-                with(fields, json!({"reason": reason})),
-            );
+            self.events.emit(Event::SessionLeftAlone {
+                subject: subject.clone(),
+                reason: reason.clone(),
+            });
             return Err(reason);
         }
         crate::harness::prepare::before_spawn(
@@ -219,7 +224,7 @@ impl Roller<'_> {
     fn relaunch(
         &self,
         report: SessionReport,
-        fields: serde_json::Value,
+        subject: Subject,
         identity: &Identity,
         target: &str,
         pane_id: String,
@@ -229,14 +234,14 @@ impl Roller<'_> {
         if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
             return Respawn::Done(self.resume_failed(
                 report,
-                &fields,
+                &subject,
                 format!("tmux respawn-pane failed: {err}"),
             ));
         }
         self.record_launched(dropped, identity, &spec, target);
         Respawn::Waiting(Respawned {
             report,
-            fields,
+            subject,
             identity: identity.clone(),
             target: target.to_owned(),
             pane_id,
@@ -267,7 +272,9 @@ impl Roller<'_> {
         };
         report.old_pid = Some(entry.old_pid);
         let pane_id = entry.pane_id;
-        let fields = json!({"ref": plan.reference, "standing": plan.standing, "tmux_target": target, "pane_id": pane_id});
+        let subject = Subject::planned(plan.reference.clone(), plan.standing.clone())
+            .target(target)
+            .pane(&pane_id);
         // Only the dead pane the journal names: a live one is someone else's since.
         match session_panes(self.tmux, target) {
             Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.dead) => {}
@@ -286,18 +293,21 @@ impl Roller<'_> {
             }
         }
         // The old harness is gone: the new process starts from our own environment.
-        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &fields, None) {
+        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &subject, None) {
             Ok(spec) => spec,
             Err(reason) => {
                 report.detail = Some(reason);
                 return Respawn::Done(report);
             }
         };
-        self.events.emit(
-            "session.interrupted_respawn_completing",
-            with(&fields, json!({"since": entry.since, "old_pid": entry.old_pid, "harness_session_id": resumable.session_id})),
-        );
-        self.relaunch(report, fields, identity, target, pane_id, (spec, dropped))
+        self.events
+            .emit(Event::SessionInterruptedRespawnCompleting {
+                subject: subject.clone(),
+                since: entry.since,
+                old_pid: entry.old_pid,
+                harness_session_id: resumable.session_id.clone(),
+            });
+        self.relaunch(report, subject, identity, target, pane_id, (spec, dropped))
     }
 
     /// The pre-signal check: the environment the new process starts from is
@@ -330,7 +340,7 @@ impl Roller<'_> {
     pub fn probe_and_verify(&self, respawned: Respawned) -> SessionReport {
         let Respawned {
             mut report,
-            fields,
+            subject,
             identity,
             target,
             pane_id,
@@ -342,22 +352,22 @@ impl Roller<'_> {
                 Some(_) => {
                     return self.resume_failed(
                         report,
-                        &fields,
+                        &subject,
                         "the harness exited: the conversation did not resume".into(),
                     )
                 }
-                None => return self.resume_failed(report, &fields, "the pane is gone".into()),
+                None => return self.resume_failed(report, &subject, "the pane is gone".into()),
             },
             Err(err) => {
                 return self.resume_failed(
                     report,
-                    &fields,
+                    &subject,
                     format!("tmux did not answer the probe ({err})"),
                 )
             }
         };
         report.new_pid = Some(new_pid);
-        let report = self.verify(report, &fields, &identity, new_pid);
+        let report = self.verify(report, &subject, &identity, new_pid);
         // Fulfilled; a failed resume keeps its entry, so the dead pane stays reported.
         Journal::under(&self.config.state_root).clear(&target);
         report
@@ -366,13 +376,15 @@ impl Roller<'_> {
     fn resume_failed(
         &self,
         mut report: SessionReport,
-        fields: &serde_json::Value,
+        subject: &Subject,
         reason: String,
     ) -> SessionReport {
-        self.events.emit(
-            "session.resume_failed",
-            with(fields, json!({"reason": reason, "fresh_started": false})),
-        );
+        self.events.emit(Event::SessionResumeFailed {
+            subject: subject.clone(),
+            reason: reason.clone(),
+            resumed: None,
+            fresh_started: false,
+        });
         report.outcome = Outcome::ResumeFailed;
         report.detail = Some(reason);
         report
@@ -383,7 +395,7 @@ impl Roller<'_> {
     fn verify(
         &self,
         mut report: SessionReport,
-        fields: &serde_json::Value,
+        subject: &Subject,
         identity: &Identity,
         pid: i32,
     ) -> SessionReport {
@@ -397,37 +409,40 @@ impl Roller<'_> {
             }
             std::thread::sleep(Duration::from_millis(25));
         };
-        let base = with(
-            fields,
-            json!({"old_pid": report.old_pid, "new_pid": pid, "resumed": true, "harness_session_id": report.harness_session_id}),
-        );
+        let respawned = |verification, reason| Event::SessionRespawned {
+            subject: subject.clone(),
+            dispatch: None,
+            old_pid: report.old_pid,
+            new_pid: Some(pid),
+            resumed: Some(true),
+            harness_session_id: report.harness_session_id.clone(),
+            verification: Some(verification),
+            reason,
+            boot_prompt: None,
+        };
         match read {
             EnvRead::Read(env) => {
                 let mismatches = self.policy.diff(&self.policy.desired_for(identity), &env);
                 if mismatches.is_empty() {
                     report.outcome = Outcome::Restarted;
-                    self.events.emit(
-                        "session.respawned",
-                        with(&base, json!({"verification": "verified"})),
-                    );
+                    self.events.emit(respawned(Verification::Verified, None));
                 } else {
                     report.outcome = Outcome::Mismatch;
-                    self.events.emit(
-                        "env.verify_mismatch",
-                        with(&base, json!({"changes": mismatches})),
-                    );
+                    self.events.emit(Event::EnvVerifyMismatch {
+                        subject: subject.clone(),
+                        old_pid: report.old_pid,
+                        new_pid: pid,
+                        resumed: true,
+                        harness_session_id: report.harness_session_id.clone(),
+                        changes: mismatches.clone(),
+                    });
                     report.mismatches = mismatches;
                 }
             }
             EnvRead::Unverified(reason) => {
                 report.outcome = Outcome::RestartedUnverified;
-                self.events.emit(
-                    "session.respawned",
-                    with(
-                        &base,
-                        json!({"verification": "unverified", "reason": reason}),
-                    ),
-                );
+                self.events
+                    .emit(respawned(Verification::Unverified, Some(reason.clone())));
                 report.detail = Some(reason);
             }
         }
@@ -440,13 +455,4 @@ fn sleep_until(deadline: Instant) {
     if deadline > now {
         std::thread::sleep(deadline - now);
     }
-}
-
-/// Merges two JSON objects (for event fields).
-fn with(base: &serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
-    let mut merged = base.clone();
-    if let (Some(m), serde_json::Value::Object(e)) = (merged.as_object_mut(), extra) {
-        m.extend(e);
-    }
-    merged
 }

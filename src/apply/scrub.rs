@@ -184,10 +184,10 @@ pub fn scrub(
             .cloned()
             .collect();
     }
-    events.emit(
-        "tmux_env.scrubbed",
-        serde_json::json!({"unset": report.unset, "remaining": report.remaining}),
-    );
+    events.emit(crate::events::Event::TmuxEnvScrubbed {
+        unset: report.unset.clone(),
+        remaining: report.remaining.clone(),
+    });
     report
 }
 

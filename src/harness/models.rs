@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// A model or effort level that was asked for and will not be passed on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Dropped {
     /// `model` or `effort`.
     pub what: &'static str,
@@ -114,10 +114,10 @@ pub fn resolve(requested: &LaunchArgs, models: &BTreeMap<String, Vec<String>>) -
 /// Says each drop aloud: a warning, and the event beside it.
 pub fn report_dropped(
     events: &crate::events::EventLog,
-    subject: &serde_json::Value,
+    subject: &crate::events::Subject,
     dropped: &[Dropped],
 ) {
-    let who = subject["tmux_target"].as_str().unwrap_or("session");
+    let who = subject.tmux_target.as_deref().unwrap_or("session");
     for d in dropped {
         tracing::warn!("{who}: {d}; launching without it");
     }
@@ -128,15 +128,14 @@ pub fn report_dropped(
 /// (which session) beside it.
 pub fn report_dropped_events(
     events: &crate::events::EventLog,
-    subject: &serde_json::Value,
+    subject: &crate::events::Subject,
     dropped: &[Dropped],
 ) {
     for d in dropped {
-        let mut fields = subject.clone();
-        if let Some(map) = fields.as_object_mut() {
-            map.insert("dropped".into(), serde_json::json!(d));
-        }
-        events.emit("session.launch_args_dropped", fields);
+        events.emit(crate::events::Event::SessionLaunchArgsDropped {
+            subject: subject.clone(),
+            dropped: d.clone(),
+        });
     }
 }
 

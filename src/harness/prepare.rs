@@ -11,8 +11,7 @@ use super::seed::{asks_for_bypass, seed_plugin, seed_trust, trust_seed, DirForms
 use super::user_files::{edit, HarnessHome};
 use super::LaunchArgs;
 use crate::desired::config::{BypassPermissions, Config, TrustScope};
-use crate::events::EventLog;
-use serde_json::json;
+use crate::events::{Event, EventLog};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -56,10 +55,13 @@ pub fn before_spawn(
         );
         match (seed, home.user_config()) {
             (Ok(seed), Some(file)) => match edit(&file, |existing| seed_trust(existing, &seed)) {
-                Ok(true) => events.emit(
-                    "workspace.trusted",
-                    json!({"directories": seed.directories(), "file": file, "bypass_accepted": seed.accept_bypass}),
-                ),
+                Ok(true) => events.emit(Event::WorkspaceTrusted {
+                    directories: Some(seed.directories()),
+                    plugin: None,
+                    marketplace_repo: None,
+                    file,
+                    bypass_accepted: Some(seed.accept_bypass),
+                }),
                 Ok(false) => {}
                 Err(err) => failed(events, "trust", Some(&file), &err.to_string()),
             },
@@ -72,10 +74,13 @@ pub fn before_spawn(
             Some(file) => {
                 let repo = plugins.marketplace_repo.as_str();
                 match edit(&file, |existing| seed_plugin(existing, repo)) {
-                    Ok(true) => events.emit(
-                        "workspace.trusted",
-                        json!({"plugin": PLUGIN, "marketplace_repo": repo, "file": file}),
-                    ),
+                    Ok(true) => events.emit(Event::WorkspaceTrusted {
+                        directories: None,
+                        plugin: Some(PLUGIN.into()),
+                        marketplace_repo: Some(repo.into()),
+                        file,
+                        bypass_accepted: None,
+                    }),
                     Ok(false) => {}
                     Err(err) => failed(events, "plugin", Some(&file), &err.to_string()),
                 }
@@ -92,10 +97,11 @@ fn failed(events: &EventLog, step: &str, file: Option<&Path>, reason: &str) {
     tracing::warn!(
         "could not prepare the harness's config ({step}): {reason}; the session may open on a dialog"
     );
-    events.emit(
-        "workspace.trust_failed",
-        json!({"step": step, "file": file, "reason": reason}),
-    );
+    events.emit(Event::WorkspaceTrustFailed {
+        step: step.into(),
+        file: file.map(Path::to_path_buf),
+        reason: reason.into(),
+    });
 }
 
 /// A directory as given (made absolute) and, when different, its real path.

@@ -9,13 +9,12 @@
 //! `routing.workspace.root`; anything else is reported and left alone.
 
 use super::close::{end_session, CloseOptions, CloseReport, Disposition, TmuxResult};
-use super::key::{self, fields, Record, SessionKey};
+use super::key::{self, Record, SessionKey};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::WorkItemRef;
 use crate::runner::close::PaneEnding;
 use serde::Serialize;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// Whether a checkout may be deleted.
@@ -173,17 +172,26 @@ pub fn cleanup(ctx: &Context, r: &WorkItemRef, record: Option<&Record>) -> Clean
             err.kind()
         )),
     }
-    ctx.events.emit(
-        "session.cleaned",
-        fields(
-            &key,
-            json!({
-                "endpoints": report.endpoints.iter().map(|e| json!({"tmux_target": e.tmux_target, "tmux": e.tmux})).collect::<Vec<_>>(),
-                "record_deleted": report.record_deleted,
-                "checkouts": report.checkouts.iter().map(|c| json!({"action": c.action, "verdict": c.verdict})).collect::<Vec<_>>(),
-            }),
-        ),
-    );
+    ctx.events.emit(crate::events::Event::SessionCleaned {
+        subject: key.subject(),
+        endpoints: report
+            .endpoints
+            .iter()
+            .map(|e| crate::events::CleanedEndpoint {
+                tmux_target: e.tmux_target.clone(),
+                tmux: e.tmux,
+            })
+            .collect(),
+        record_deleted: report.record_deleted,
+        checkouts: report
+            .checkouts
+            .iter()
+            .map(|c| crate::events::CleanedCheckout {
+                action: c.action,
+                verdict: c.verdict,
+            })
+            .collect(),
+    });
     report
 }
 
@@ -281,7 +289,7 @@ mod tests {
 }
 
 /// Why a closure did not clean up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Deferral {
     NoActor,

@@ -4,14 +4,14 @@
 //! (so a finished session is a record to read, not a live TUI a stray
 //! keystroke could resume), or killed.
 
-use super::key::{self, fields, Record, SessionKey};
+use super::key::{self, Record, SessionKey};
 use super::probe::probe;
+use crate::events::TerminateResult;
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::close::{end_harness, kill, CloseError, PaneEnding};
 use serde::Serialize;
-use serde_json::json;
 
 /// What happens to the tmux session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -104,10 +104,9 @@ pub fn close(
         match key::save(&ctx.registry, record) {
             Ok(_) => {
                 report.record_closed = true;
-                ctx.events.emit(
-                    "session.closed",
-                    fields(key, json!({"tmux_target": target})),
-                );
+                ctx.events.emit(crate::events::Event::SessionClosed {
+                    subject: key.subject().target(&target),
+                });
             }
             Err(err) => report
                 .problems
@@ -132,13 +131,12 @@ pub fn end_session(
     // Refused before tmux is asked anything about the target.
     if let Err(err) = crate::runner::close::guard(target) {
         report.problems.push(err.to_string());
-        ctx.events.emit(
-            "session.harness_terminated",
-            fields(
-                key,
-                json!({"tmux_target": target, "result": "refused", "reason": "not-a-loop-session"}),
-            ),
-        );
+        ctx.events.emit(terminated(
+            key,
+            target,
+            None,
+            Some((TerminateResult::Refused, Some("not-a-loop-session"))),
+        ));
         return;
     }
     report.probe = probe(&ctx.tmux, target).0;
@@ -161,20 +159,20 @@ pub fn end_session(
     if options.end_harness || options.disposition == Disposition::Kill {
         match end_harness(&ctx.tmux, target, grace) {
             Ok(endings) => {
-                ctx.events.emit(
-                    "session.harness_terminated",
-                    fields(key, json!({"tmux_target": target, "panes": endings})),
-                );
+                ctx.events
+                    .emit(terminated(key, target, Some(endings.clone()), None));
                 report.harness = endings;
             }
             Err(err) => {
                 report
                     .problems
                     .push(format!("the harness was not ended: {err}"));
-                ctx.events.emit(
-                    "session.harness_terminated",
-                    fields(key, json!({"tmux_target": target, "result": "failed"})),
-                );
+                ctx.events.emit(terminated(
+                    key,
+                    target,
+                    None,
+                    Some((TerminateResult::Failed, None)),
+                ));
                 if let CloseError::NoHarnessPane { .. } = err {
                     // A kill now would end the harness with SIGHUP, which can
                     // lose its conversation: leave the session as it is.
@@ -189,25 +187,38 @@ pub fn end_session(
     match options.disposition {
         Disposition::Keep => {
             report.tmux = TmuxResult::Retained;
-            ctx.events.emit(
-                "session.retained",
-                fields(
-                    key,
-                    json!({"tmux_target": target, "harness_ended": options.end_harness}),
-                ),
-            );
+            ctx.events.emit(crate::events::Event::SessionRetained {
+                subject: key.subject().target(target),
+                harness_ended: options.end_harness,
+            });
         }
         Disposition::Kill => match kill(&ctx.tmux, target) {
             Ok(()) => {
                 report.tmux = TmuxResult::Killed;
-                ctx.events.emit(
-                    "session.terminated",
-                    fields(key, json!({"tmux_target": target})),
-                );
+                ctx.events.emit(crate::events::Event::SessionTerminated {
+                    subject: key.subject().target(target),
+                });
             }
             Err(err) => report
                 .problems
                 .push(format!("the tmux session was not killed: {err}")),
         },
+    }
+}
+
+/// `session.harness_terminated` from a close: the panes it ended, or why none.
+fn terminated(
+    key: &SessionKey,
+    target: &str,
+    panes: Option<Vec<crate::runner::close::PaneEnding>>,
+    result: Option<(TerminateResult, Option<&str>)>,
+) -> crate::events::Event {
+    crate::events::Event::SessionHarnessTerminated {
+        subject: key.subject().target(target),
+        pid: None,
+        ending: None,
+        panes,
+        result: result.map(|(r, _)| r),
+        reason: result.and_then(|(_, why)| why.map(String::from)),
     }
 }

@@ -9,17 +9,17 @@
 //! recorded, so the same collision is not re-run every cycle.
 
 use super::decide::{on_delivery, Entry};
-use super::key::{self, fields, Record, SessionKey};
+use super::key::{self, Record, SessionKey};
 use super::probe::probe_harness;
 use super::queue;
 use super::respawn::{respawn, RespawnOutcome};
+use crate::events::{Dispatch, Event, Subject};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
-use serde_json::json;
 
 /// What happened to one delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -51,7 +51,7 @@ impl Outcome {
 }
 
 /// How a delivered text got in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Route {
     /// Pasted into the running harness.
@@ -127,18 +127,23 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         harness_session_id: None,
         reason: None,
     };
-    let base = fields(
-        key,
-        json!({"delivery_id": delivery.delivery_id, "via_pull_request": delivery.via_pull_request}),
-    );
-    let event = |name: &str, extra: serde_json::Value| ctx.events.emit(name, merge(&base, extra));
+    let dispatch = Dispatch {
+        delivery_id: delivery.delivery_id.map(String::from),
+        via_pull_request: delivery.via_pull_request.clone(),
+    };
+    let base = key.subject();
+    let event = |make: &dyn Fn(Subject, Dispatch) -> Event| {
+        ctx.events.emit(make(base.clone(), dispatch.clone()))
+    };
 
     if let Some(r) = key.as_work_item() {
         if super::control::last(&ctx.registry, r).as_deref() == Some(super::control::CLEANUP) {
-            event(
-                "dispatch.dropped",
-                json!({"reason": "cleaned-up", "level": "warn"}),
-            );
+            event(&|subject, dispatch| Event::DispatchDropped {
+                subject,
+                dispatch,
+                reason: "cleaned-up".into(),
+                level: "warn".into(),
+            });
             return Ok(finish(
                 report,
                 Outcome::Dropped,
@@ -151,14 +156,18 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
     };
     let name = key::target_of(key, Some(&record));
     report.tmux_target = name.clone();
-    let base = merge(&base, json!({"tmux_target": name}));
-    let event = |event_name: &str, extra: serde_json::Value| {
-        ctx.events.emit(event_name, merge(&base, extra))
+    let base = base.clone().target(&name);
+    let event = |make: &dyn Fn(Subject, Dispatch) -> Event| {
+        ctx.events.emit(make(base.clone(), dispatch.clone()))
     };
 
     if let Some(id) = delivery.delivery_id {
         if record.has_delivery(id) {
-            event("dispatch.skipped", json!({"reason": "duplicate"}));
+            event(&|subject, dispatch| Event::DispatchSkipped {
+                subject,
+                dispatch,
+                reason: "duplicate".into(),
+            });
             return Ok(finish(
                 report,
                 Outcome::Duplicate,
@@ -168,11 +177,19 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
     }
     match record.status() {
         Status::Closed => {
-            event("dispatch.skipped", json!({"reason": "closed"}));
+            event(&|subject, dispatch| Event::DispatchSkipped {
+                subject,
+                dispatch,
+                reason: "closed".into(),
+            });
             return Ok(finish(report, Outcome::Ignored, "the session is closed"));
         }
         Status::Paused => {
-            event("dispatch.suppressed", json!({"reason": "paused"}));
+            event(&|subject, dispatch| Event::DispatchSuppressed {
+                subject,
+                dispatch,
+                reason: "paused".into(),
+            });
             return Ok(finish(
                 report,
                 Outcome::Suppressed,
@@ -184,10 +201,11 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
 
     // Never paste into, or spawn under, a name that is not the-loop's own.
     if let Err(err) = crate::runner::close::guard(&name) {
-        event(
-            "dispatch.failed",
-            json!({"reason": "target-not-a-loop-session"}),
-        );
+        event(&|subject, dispatch| Event::DispatchFailed {
+            subject,
+            dispatch,
+            reason: "target-not-a-loop-session".into(),
+        });
         return Ok(finish(
             report,
             Outcome::Failed,
@@ -201,7 +219,11 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
             let into = match (pane, state) {
                 (Some(Ok(p)), Probe::Live) if !p.dead => {
                     if let Err(why) = super::ready::wait(&ctx.tmux, &p, delivery.ready_timeout) {
-                        event("dispatch.failed", json!({"reason": "harness-not-ready"}));
+                        event(&|subject, dispatch| Event::DispatchFailed {
+                            subject,
+                            dispatch,
+                            reason: "harness-not-ready".into(),
+                        });
                         return Ok(finish(report, Outcome::Failed, &not_ready(why, delivery)));
                     }
                     p.pane_id
@@ -209,15 +231,20 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 (Some(Ok(_)), Probe::Live) => {
                     // Another pane lives but the harness's is dead: pasting
                     // there could feed an operator's shell.
-                    event("dispatch.failed", json!({"reason": "harness-pane-dead"}));
+                    event(&|subject, dispatch| Event::DispatchFailed {
+                        subject,
+                        dispatch,
+                        reason: "harness-pane-dead".into(),
+                    });
                     return Ok(finish(report, Outcome::Failed, "the harness pane is dead while another pane of the session runs; not pasting into a pane that is not the harness"));
                 }
                 (Some(Err(why)), _) => {
                     // Text plus Enter in an operator's shell runs as a command.
-                    event(
-                        "dispatch.failed",
-                        json!({"reason": "harness-pane-not-found"}),
-                    );
+                    event(&|subject, dispatch| Event::DispatchFailed {
+                        subject,
+                        dispatch,
+                        reason: "harness-pane-not-found".into(),
+                    });
                     return Ok(finish(report, Outcome::Failed, &format!("no pane of {name} can be taken for the harness ({why}); not pasting into a pane that may be an operator's shell")));
                 }
                 // Unknown: tmux did not answer. Read as live: try the paste,
@@ -263,10 +290,17 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                     &ctx.config.routing.models,
                 );
                 record.set_launched_args(&launched.args);
-                event(
-                    "session.respawned",
-                    json!({"resumed": resumed, "harness_session_id": session_id, "boot_prompt": true}),
-                );
+                event(&|subject, dispatch| Event::SessionRespawned {
+                    subject,
+                    dispatch: Some(dispatch),
+                    old_pid: None,
+                    new_pid: None,
+                    resumed: Some(resumed),
+                    harness_session_id: Some(session_id.clone()),
+                    verification: None,
+                    reason: None,
+                    boot_prompt: Some(true),
+                });
                 report.resumed = Some(resumed);
                 report.harness_session_id = Some(session_id);
                 report.reason = resume_failure;
@@ -275,10 +309,12 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
             RespawnOutcome::DeliverInto => paste_into_occupant(ctx, &name, delivery),
             RespawnOutcome::Occupied => {
                 tracing::error!(session = %name, "a dead session holds the name and cannot be cleared; dropping the delivery");
-                event(
-                    "dispatch.dropped",
-                    json!({"reason": "session-occupied", "level": "error"}),
-                );
+                event(&|subject, dispatch| Event::DispatchDropped {
+                    subject,
+                    dispatch,
+                    reason: "session-occupied".into(),
+                    level: "error".into(),
+                });
                 // Kept on purpose: releasing it would re-run the collision every cycle.
                 if let Some(id) = delivery.delivery_id {
                     record.record_delivery(id);
@@ -292,7 +328,11 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
 
     match outcome {
         Pasted::Failed(reason) => {
-            event("dispatch.failed", json!({"reason": reason}));
+            event(&|subject, dispatch| Event::DispatchFailed {
+                subject,
+                dispatch,
+                reason: reason.clone(),
+            });
             Ok(finish(report, Outcome::Failed, &reason))
         }
         delivered => {
@@ -304,10 +344,11 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                     if !target_recorded {
                         record.set_tmux_target(&name);
                     }
-                    event(
-                        "session.respawn_averted",
-                        json!({"reason": "live-occupant"}),
-                    );
+                    event(&|subject, dispatch| Event::SessionRespawnAverted {
+                        subject,
+                        dispatch,
+                        reason: "live-occupant".into(),
+                    });
                     Route::RespawnAverted
                 }
                 Pasted::Failed(_) => unreachable!("handled above"),
@@ -318,7 +359,11 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
             record.set_pending_submit(None);
             record.touch();
             save_or_warn(ctx, &record);
-            event("dispatch.delivered", json!({"route": route}));
+            event(&|subject, dispatch| Event::DispatchDelivered {
+                subject,
+                dispatch,
+                route,
+            });
             report.route = Some(route);
             report.outcome = Outcome::Delivered;
             Ok(report)
@@ -384,12 +429,4 @@ fn finish(mut report: DeliveryReport, outcome: Outcome, reason: &str) -> Deliver
     report.outcome = outcome;
     report.reason = Some(reason.to_owned());
     report
-}
-
-fn merge(base: &serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
-    let mut merged = base.clone();
-    if let (Some(m), serde_json::Value::Object(e)) = (merged.as_object_mut(), extra) {
-        m.extend(e);
-    }
-    merged
 }

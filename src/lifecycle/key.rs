@@ -162,12 +162,3 @@ pub fn target_of(key: &SessionKey, record: Option<&Record>) -> String {
         .and_then(Record::tmux_target)
         .unwrap_or_else(|| key.tmux_name())
 }
-
-/// Merges `extra` into the key's event fields.
-pub fn fields(key: &SessionKey, extra: Value) -> Value {
-    let mut merged = key.event_fields();
-    if let (Some(m), Value::Object(e)) = (merged.as_object_mut(), extra) {
-        m.extend(e);
-    }
-    merged
-}

@@ -10,16 +10,16 @@
 use super::decide::{
     after_clear, on_respawn_path, redecide_after_duplicate, AfterClear, Occupancy, SPAWN_ROUNDS,
 };
-use super::key::{fields, Record, SessionKey};
+use super::key::{Record, SessionKey};
 use super::probe::probe;
 use super::spawn::{attempt, AttemptError};
 use crate::apply::precheck::{check, RecordFacts};
+use crate::events::Event;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::{check_supported, new_session_id, Launch};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::runner::close::kill;
-use serde_json::json;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RespawnOutcome {
@@ -70,10 +70,10 @@ pub fn respawn(
             Err(AttemptError::Duplicate) if redecide_after_duplicate(round) => {
                 // tmux's answer is authoritative: the probe missed something
                 // (it went unanswered, or lost a race). Decide again, once.
-                ctx.events.emit(
-                    "session.spawn_collided",
-                    fields(key, json!({"tmux_target": name, "round": round})),
-                );
+                ctx.events.emit(Event::SessionSpawnCollided {
+                    subject: key.subject().target(name),
+                    round,
+                });
                 state = probe(&ctx.tmux, name).0;
             }
             Err(AttemptError::Duplicate) => {
@@ -96,10 +96,9 @@ fn clear(ctx: &Context, key: &SessionKey, name: &str) -> AfterClear {
     }
     let verdict = after_clear(probe(&ctx.tmux, name).0);
     if verdict == AfterClear::Spawn {
-        ctx.events.emit(
-            "session.occupant_cleared",
-            fields(key, json!({"tmux_target": name})),
-        );
+        ctx.events.emit(Event::SessionOccupantCleared {
+            subject: key.subject().target(name),
+        });
     }
     verdict
 }
@@ -180,13 +179,12 @@ fn spawn_verified(
         Err(reason) => reason,
     };
     let session_id = new_session_id();
-    ctx.events.emit(
-        "session.resume_failed",
-        fields(
-            key,
-            json!({"tmux_target": name, "reason": resume_failure, "resumed": false, "fresh_started": true}),
-        ),
-    );
+    ctx.events.emit(Event::SessionResumeFailed {
+        subject: key.subject().target(name),
+        reason: resume_failure.clone(),
+        resumed: Some(false),
+        fresh_started: true,
+    });
     let launch = Launch::Fresh {
         session_id: session_id.clone(),
         prompt: None,

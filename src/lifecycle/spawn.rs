@@ -67,7 +67,7 @@ pub fn attempt(
     // Recorded arguments are re-validated on every launch: a declaration the
     // operator withdrew is dropped, and said aloud.
     let resolved = crate::harness::models::resolve(args, &ctx.config.routing.models);
-    let subject = serde_json::json!({"tmux_target": name});
+    let subject = crate::events::Subject::tmux(name);
     crate::harness::models::report_dropped(&ctx.events, &subject, &resolved.dropped);
     let args = &resolved.args;
     // The launcher refuses an env file that does not parse, so a spawn
@@ -194,10 +194,11 @@ pub fn spawn_checked(
     // tmux's argv (which the server keeps for its whole life).
     match attempt(ctx, key, name, cwd, launch, args, prompt) {
         Ok(Probe::Live) => {}
-        Ok(Probe::Unknown) => ctx.events.emit(
-            "session.spawn_unverified",
-            super::key::fields(key, serde_json::json!({"tmux_target": name})),
-        ),
+        Ok(Probe::Unknown) => ctx
+            .events
+            .emit(crate::events::Event::SessionSpawnUnverified {
+                subject: key.subject().target(name),
+            }),
         Ok(_) => miette::bail!(
             code = "the_loop::spawn::exited",
             help = format!(

@@ -165,7 +165,7 @@ pub fn apply(
     sink.planned(&plan, will_scrub || selected > 0)?;
     if !options.dry_run {
         interrupt::install();
-        ctx.events.record(Event::ApplyStarted {
+        ctx.events.emit(Event::ApplyStarted {
             command: options.command,
             sessions: selected,
         });
@@ -208,7 +208,7 @@ pub fn apply(
             .collect();
         report.detached_residue = crate::plan::gather::detached_now(policy, &panes);
     }
-    ctx.events.record(Event::ApplyFinished {
+    ctx.events.emit(Event::ApplyFinished {
         command: options.command,
         failed: report.failed(),
         interrupted: report.interrupted,

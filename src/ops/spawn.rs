@@ -77,7 +77,9 @@ pub fn clear_occupant(ctx: &Context, name: &str) -> miette::Result<()> {
             if !crate::runner::spawn::confirm_absent(&ctx.tmux, name) {
                 miette::bail!(code = "the_loop::start::occupied", "the dead tmux session {name} could not be cleared");
             }
-            ctx.events.emit("session.occupant_cleared", serde_json::json!({"tmux_target": name}));
+            ctx.events.emit(crate::events::Event::SessionOccupantCleared {
+                subject: crate::events::Subject::tmux(name),
+            });
             Ok(())
         }
     }

@@ -62,8 +62,12 @@ pub fn web_terminal(ctx: &Context, serving: impl FnOnce(&Serving)) -> miette::Re
             e.kind()
         );
     }
-    let fields = serde_json::json!({"url": url(&settings), "ttyd_pid": child.id(), "pid": std::process::id()});
-    ctx.events.emit("web_terminal.started", fields.clone());
+    let (url_text, ttyd_pid, pid) = (url(&settings), child.id(), std::process::id());
+    ctx.events.emit(crate::events::Event::WebTerminalStarted {
+        url: url_text.clone(),
+        ttyd_pid,
+        pid,
+    });
     serving(&Serving {
         url: url(&settings),
         ttyd_pid: child.id(),
@@ -93,7 +97,11 @@ pub fn web_terminal(ctx: &Context, serving: impl FnOnce(&Serving)) -> miette::Re
     if running_pid(state_root) == Some(std::process::id() as i32) {
         let _ = std::fs::remove_file(&pidfile);
     }
-    ctx.events.emit("web_terminal.stopped", fields);
+    ctx.events.emit(crate::events::Event::WebTerminalStopped {
+        url: url_text,
+        ttyd_pid,
+        pid,
+    });
     outcome
 }
 

@@ -8,7 +8,6 @@
 use super::record::{StandingRecord, WorkItemRecord};
 use super::refs::{standing_tmux_name, validate_standing_name, RefError, WorkItemRef};
 use crate::harness::LaunchArgs;
-use serde_json::{json, Value};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -44,10 +43,10 @@ impl SessionKey {
     }
 
     /// `{"ref": …}` or `{"standing": …}`: how events name the session.
-    pub fn event_fields(&self) -> Value {
+    pub fn subject(&self) -> crate::events::Subject {
         match self {
-            SessionKey::WorkItem(r) => json!({"ref": r.to_string()}),
-            SessionKey::Standing(n) => json!({"standing": n}),
+            SessionKey::WorkItem(r) => crate::events::Subject::work_item(r.to_string()),
+            SessionKey::Standing(n) => crate::events::Subject::standing(n.clone()),
         }
     }
 

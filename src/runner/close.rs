@@ -30,7 +30,7 @@ pub enum CloseError {
 }
 
 /// How one pane's harness ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PaneEnding {
     pub pane_id: String,
     pub pid: i32,

@@ -12,7 +12,7 @@ use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 /// How the harness ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Ending {
     /// Exited within the grace period after SIGTERM.

@@ -13,13 +13,13 @@ use super::service::WatchGuard;
 use crate::apply::lock::LockError;
 use crate::apply::{interrupt, Outcome, SessionReport};
 use crate::desired::DesiredError;
+use crate::events::Event;
 use crate::ops::apply::ApplyError;
 use crate::ops::Context;
 use crate::plan::{Action, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
-use serde_json::json;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -126,18 +126,15 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     };
     watch.rewatch();
     let auto = watch.auto_apply();
-    watch.ctx.events.emit(
-        "watch.started",
-        json!({
-            "pid": std::process::id(),
-            "config": watch.config_path,
-            "env_file": watch.ctx.config.env.file,
-            "interval_seconds": watch.options.interval.as_secs(),
-            "debounce_ms": watch.options.debounce.as_millis() as u64,
-            "auto_apply": auto,
-            "metrics_listen": metrics_at,
-        }),
-    );
+    watch.ctx.events.emit(Event::WatchStarted {
+        pid: std::process::id(),
+        config: watch.config_path.clone(),
+        env_file: watch.ctx.config.env.file.clone(),
+        interval_seconds: watch.options.interval.as_secs(),
+        debounce_ms: u64::try_from(watch.options.debounce.as_millis()).unwrap_or(u64::MAX),
+        auto_apply: auto,
+        metrics_listen: metrics_at,
+    });
     if let Some(at) = metrics_at {
         tracing::info!("serving Prometheus metrics at http://{at}/metrics");
     }
@@ -159,10 +156,10 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     );
     watch.cycle("start");
     let stop = watch.wait_loop(&rx);
-    watch.ctx.events.emit(
-        "watch.stopped",
-        json!({"pid": std::process::id(), "reason": stop}),
-    );
+    watch.ctx.events.emit(Event::WatchStopped {
+        pid: std::process::id(),
+        reason: stop.into(),
+    });
     tracing::info!("watch stopped ({stop})");
     Ok(ExitCode::SUCCESS)
 }
@@ -177,7 +174,9 @@ impl Watch {
         self.metrics.plan_failed();
         if self.said.problem.as_deref() != Some(text.as_str()) {
             tracing::error!("watch cannot plan: {text}; nothing is rolled until this is fixed");
-            self.ctx.events.emit("watch.error", json!({"error": text}));
+            self.ctx.events.emit(Event::WatchError {
+                error: text.clone(),
+            });
             self.said.problem = Some(text);
         }
     }
@@ -262,16 +261,13 @@ impl Watch {
             if let Some(line) = report::hold_line(a) {
                 tracing::warn!("{line}");
                 let session = drifted.iter().find(|s| s.label() == a.label);
-                self.ctx.events.emit(
-                    "watch.held",
-                    json!({
-                        "ref": session.and_then(|s| s.reference.clone()),
-                        "standing": session.and_then(|s| s.standing.clone()),
-                        "label": a.label,
-                        "decision": a.decision,
-                        "desired": a.desired,
-                    }),
-                );
+                self.ctx.events.emit(Event::WatchHeld {
+                    reference: session.and_then(|s| s.reference.clone()),
+                    standing: session.and_then(|s| s.standing.clone()),
+                    label: a.label.clone(),
+                    decision: a.decision.clone(),
+                    desired: a.desired,
+                });
                 decide::mark_reported(&mut self.memory, &a.label, a.signature);
             }
         }

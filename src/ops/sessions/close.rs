@@ -4,13 +4,12 @@
 
 use crate::lifecycle::cleanup::{cleanup, closure_cleanup, CleanupReport, Deferral};
 use crate::lifecycle::close::{close as close_session, CloseOptions, CloseReport};
-use crate::lifecycle::key::{self, fields};
+use crate::lifecycle::key;
 use crate::lifecycle::links::owner_of;
 use crate::lifecycle::{queue, SessionKey};
 use crate::ops::Context;
 use crate::registry::WorkItemRef;
 use serde::Serialize;
-use serde_json::json;
 
 /// `--keep-tmux` / `--kill-tmux`: both false leaves it to
 /// routing.tmux.keepSessionOnClose.
@@ -160,10 +159,11 @@ pub fn close(ctx: &Context, options: &CloseItemOptions) -> miette::Result<Closed
     let (cleanup, cleanup_deferred) = match decision {
         Ok(()) => (Some(cleanup(ctx, reference, record.as_ref())), None),
         Err(reason) => {
-            ctx.events.emit(
-                "cleanup.deferred",
-                fields(&key, json!({"reason": reason, "actor": actor})),
-            );
+            ctx.events.emit(crate::events::Event::CleanupDeferred {
+                subject: key.subject(),
+                reason,
+                actor: actor.map(String::from),
+            });
             (None, Some(reason))
         }
     };

@@ -1,13 +1,12 @@
 //! `sessions link-pr`: events for a pull request go into the session of
 //! the work item it delivers (one tmux session per work item).
 
-use crate::lifecycle::key::{self, fields, Record};
+use crate::lifecycle::key::{self, Record};
 use crate::lifecycle::links::owner_of;
 use crate::lifecycle::{queue, SessionKey};
 use crate::ops::resolve::resolve_ref;
 use crate::ops::Context;
 use serde::Serialize;
-use serde_json::json;
 
 #[derive(Debug)]
 pub struct LinkOptions {
@@ -83,10 +82,10 @@ pub fn link_pr(ctx: &Context, options: &LinkOptions) -> miette::Result<Linked> {
             .get_or_insert_with(Vec::new)
             .push(serde_json::Value::String(text.clone()));
         ctx.registry.save_work_item(&record)?;
-        ctx.events.emit(
-            "session.pr_linked",
-            fields(&key, json!({"pull_request": text})),
-        );
+        ctx.events.emit(crate::events::Event::SessionPrLinked {
+            subject: key.subject(),
+            pull_request: text.clone(),
+        });
     }
     Ok(Linked {
         reference: item.to_string(),

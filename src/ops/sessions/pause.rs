@@ -3,13 +3,12 @@
 //! touched, so the conversation is intact on resume, and attaching
 //! (read-write included) works as before.
 
-use crate::lifecycle::key::{self, fields};
+use crate::lifecycle::key;
 use crate::lifecycle::queue;
 use crate::ops::resolve::resolve;
 use crate::ops::Context;
 use crate::registry::Status;
 use serde::Serialize;
-use serde_json::json;
 
 #[derive(Debug)]
 pub struct PauseOptions {
@@ -77,18 +76,12 @@ fn set_status(ctx: &Context, typed: &str, want: Status) -> miette::Result<Status
         record.set_status(want);
         record.touch();
         key::save(&ctx.registry, &record)?;
-        let event = if want == Status::Paused {
-            "session.paused"
+        let subject = key.subject().target(&key::target_of(&key, Some(&record)));
+        ctx.events.emit(if want == Status::Paused {
+            crate::events::Event::SessionPaused { subject }
         } else {
-            "session.resumed"
-        };
-        ctx.events.emit(
-            event,
-            fields(
-                &key,
-                json!({"tmux_target": key::target_of(&key, Some(&record))}),
-            ),
-        );
+            crate::events::Event::SessionResumed { subject }
+        });
     }
     Ok(StatusChange {
         reference: key.label(),

@@ -3,14 +3,13 @@
 //! and is read back with `tmux attach -r -t loop-<slug>`.
 
 use crate::lifecycle::close::{close, CloseOptions, CloseReport, Disposition};
-use crate::lifecycle::key::{self, fields};
+use crate::lifecycle::key;
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::Probe;
 use crate::ops::resolve::resolve_ref;
 use crate::ops::Context;
 use serde::Serialize;
-use serde_json::json;
 use std::path::PathBuf;
 
 /// One session's reset.
@@ -136,12 +135,10 @@ fn reset_one(
         Ok(deleted) => reset.record_deleted = deleted,
         Err(err) => reset.problem = Some(format!("the record was not deleted: {err}")),
     }
-    ctx.events.emit(
-        "session.reset",
-        fields(
-            key,
-            json!({"tmux_target": target, "ended_live_session": reset.ended_live_session, "record_deleted": reset.record_deleted}),
-        ),
-    );
+    ctx.events.emit(crate::events::Event::SessionReset {
+        subject: key.subject().target(&target),
+        ended_live_session: reset.ended_live_session,
+        record_deleted: reset.record_deleted,
+    });
     Ok(reset)
 }

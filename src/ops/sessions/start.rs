@@ -82,7 +82,7 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
     for dropped in &resolved.dropped {
         crate::errln!("warning: {dropped}; starting without it");
     }
-    let subject = serde_json::json!({"ref": reference.to_string(), "tmux_target": name});
+    let subject = crate::events::Subject::work_item(reference.to_string()).target(&name);
     let launch_args = resolved.args;
     // Trust the directory as given too, which may differ from its real path
     // (the spawn itself prepares the real path). A spelling with `..` names
@@ -139,10 +139,11 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
     }
     // An explicit start begins the item again after a cleanup.
     crate::lifecycle::control::clear(&ctx.registry, &reference);
-    ctx.events.emit(
-        "session.spawned",
-        serde_json::json!({"ref": reference.to_string(), "tmux_target": name, "harness_session_id": session_id, "resumed": resumed}),
-    );
+    ctx.events.emit(crate::events::Event::SessionSpawned {
+        subject: subject.clone(),
+        harness_session_id: session_id.clone(),
+        resumed,
+    });
     crate::harness::models::report_dropped_events(&ctx.events, &subject, &resolved.dropped);
     if first_spawn {
         crate::announce::announce(ctx.config.routing.announce, &reference, &name, &ctx.events);

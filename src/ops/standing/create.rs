@@ -2,14 +2,12 @@
 //! in a fresh conversation.
 
 use super::key;
-use crate::lifecycle::key::fields;
 use crate::lifecycle::queue;
 use crate::lifecycle::spawn::first_spawn;
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
 use crate::registry::{StandingRecord, Status};
 use serde::Serialize;
-use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(Debug)]
@@ -70,13 +68,11 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
         }
         return Err(e);
     }
-    ctx.events.emit(
-        "session.spawned",
-        fields(
-            &key,
-            json!({"tmux_target": name, "harness_session_id": session_id, "resumed": false}),
-        ),
-    );
+    ctx.events.emit(crate::events::Event::SessionSpawned {
+        subject: key.subject().target(&name),
+        harness_session_id: session_id.clone(),
+        resumed: false,
+    });
     Ok(Created {
         standing: options.name.clone(),
         tmux_target: name,

@@ -2,7 +2,7 @@
 //! conversation when it can; a running one is left as it is.
 
 use super::{key, not_registered};
-use crate::lifecycle::key::{self as records, fields};
+use crate::lifecycle::key as records;
 use crate::lifecycle::probe::probe;
 use crate::lifecycle::queue;
 use crate::lifecycle::respawn::{respawn, RespawnOutcome};
@@ -10,7 +10,6 @@ use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::Status;
 use serde::Serialize;
-use serde_json::json;
 
 #[derive(Debug)]
 pub struct StartOptions {
@@ -70,10 +69,17 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<StandingSt
     if let Some(id) = &session_id {
         record.set_harness_session_id(id);
         record.set_tmux_target(&name);
-        ctx.events.emit(
-            "session.respawned",
-            fields(&key, json!({"tmux_target": name, "resumed": resumed, "harness_session_id": id, "boot_prompt": false})),
-        );
+        ctx.events.emit(crate::events::Event::SessionRespawned {
+            subject: key.subject().target(&name),
+            dispatch: None,
+            old_pid: None,
+            new_pid: None,
+            resumed,
+            harness_session_id: Some(id.clone()),
+            verification: None,
+            reason: None,
+            boot_prompt: Some(false),
+        });
     }
     record.set_status(Status::Active);
     record.touch();

@@ -2,6 +2,8 @@
 //! sessions: once per change, not once per interval (the signatures in `Said`).
 
 use super::*;
+use crate::events::{DriftedSession, UnverifiedSession};
+use serde_json::json;
 
 impl Watch {
     pub(super) fn say_drift(
@@ -28,23 +30,26 @@ impl Watch {
                     "{}",
                     report::drift_line(drifted, &plan.env_fingerprints, rolling)
                 );
-                let sessions: Vec<_> = drifted
+                let sessions = drifted
                     .iter()
-                    .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "changes": s.changes, "args_changes": s.args_changes}))
+                    .map(|s| DriftedSession {
+                        reference: s.reference.clone(),
+                        standing: s.standing.clone(),
+                        tmux_target: s.tmux_target.clone(),
+                        changes: s.changes.clone(),
+                        args_changes: s.args_changes.clone(),
+                    })
                     .collect();
-                self.ctx.events.emit(
-                    "env.drift",
-                    json!({
-                        "count": drifted.len(),
-                        "sessions": sessions,
-                        "env_file": plan.env_file,
-                        "env_fingerprints": plan.env_fingerprints,
-                        "desired": desired,
-                        "fix_command": report::FIX_COMMAND,
-                        "auto_apply": rolling.is_some(),
-                        "rolling": rolling.unwrap_or(0),
-                    }),
-                );
+                self.ctx.events.emit(Event::EnvDrift {
+                    count: drifted.len(),
+                    sessions,
+                    env_file: plan.env_file.clone(),
+                    env_fingerprints: plan.env_fingerprints.clone(),
+                    desired,
+                    fix_command: report::FIX_COMMAND.into(),
+                    auto_apply: rolling.is_some(),
+                    rolling: rolling.unwrap_or(0),
+                });
             }
             None => {
                 let observed = plan
@@ -56,10 +61,10 @@ impl Watch {
                     "no drift: {observed} running session(s) hold the desired environment"
                 );
                 if matches!(self.said.drift, Some(Some(_))) {
-                    self.ctx.events.emit(
-                        "env.clean",
-                        json!({"sessions": observed, "desired": desired}),
-                    );
+                    self.ctx.events.emit(Event::EnvClean {
+                        sessions: observed,
+                        desired,
+                    });
                 }
             }
         }
@@ -79,13 +84,16 @@ impl Watch {
         }
         if signature.is_some() {
             tracing::warn!("{}", report::unverified_line(unverified));
-            let sessions: Vec<_> = unverified
+            let sessions = unverified
                 .iter()
-                .map(|s| json!({"ref": s.reference, "standing": s.standing, "tmux_target": s.tmux_target, "reason": s.reason}))
+                .map(|s| UnverifiedSession {
+                    reference: s.reference.clone(),
+                    standing: s.standing.clone(),
+                    tmux_target: s.tmux_target.clone(),
+                    reason: s.reason.clone(),
+                })
                 .collect();
-            self.ctx
-                .events
-                .emit("env.unverified", json!({"sessions": sessions}));
+            self.ctx.events.emit(Event::EnvUnverified { sessions });
         }
         self.said.unverified = signature;
     }
