@@ -16,6 +16,7 @@ mod config;
 mod config_deprecation;
 mod deliver_ready;
 mod envfile;
+mod events_schema;
 mod extreme_values;
 mod faults;
 mod fleet_ansible;
