@@ -49,10 +49,7 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         .corrupt
         .into_iter()
         .chain(standing.corrupt)
-        .map(|c| CorruptRecordNote {
-            path: c.path,
-            reason: c.reason,
-        })
+        .map(CorruptRecordNote::from)
         .collect();
     (sessions, corrupt)
 }

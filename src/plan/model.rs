@@ -39,6 +39,15 @@ pub struct CorruptRecordNote {
     pub reason: String,
 }
 
+impl From<crate::registry::CorruptRecord> for CorruptRecordNote {
+    fn from(c: crate::registry::CorruptRecord) -> Self {
+        CorruptRecordNote {
+            path: c.path,
+            reason: c.reason,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionKind {

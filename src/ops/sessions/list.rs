@@ -119,10 +119,7 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
         .corrupt
         .into_iter()
         .chain(standing.corrupt)
-        .map(|c| CorruptRecordNote {
-            path: c.path,
-            reason: c.reason,
-        })
+        .map(CorruptRecordNote::from)
         .collect();
     Ok(ListReport {
         list: SessionsList {
