@@ -6,6 +6,7 @@
 //! verifies and reports. [`registry`] holds the records that tie a tmux
 //! session to a work item and its conversation.
 
+pub mod activity;
 pub mod announce;
 pub mod apply;
 pub mod cli;

@@ -48,6 +48,7 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         .split_first()
         .expect("clap requires the harness");
     let mut command = std::process::Command::new(program);
+    command.args(hook_settings(&config));
     command.args(rest);
     if let Some(prompt) = args
         .prompt_file
@@ -65,4 +66,23 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         PathBuf::from(program).display(),
         err.kind()
     ))
+}
+
+/// `--settings <file>` for the harness's hooks, written now so it names this
+/// binary. A file that cannot be written costs the session its activity
+/// (`unknown`), never its start: the harness runs without the layer.
+fn hook_settings(config: &config::Config) -> Vec<OsString> {
+    let written = std::env::current_exe()
+        .and_then(|the_loop| crate::harness::hooks::write(&config.state_root, &the_loop, None));
+    match written {
+        Ok(words) => words,
+        Err(err) => {
+            crate::errln!(
+                "the-loop: starting without activity hooks: cannot write {}: {}",
+                crate::harness::hooks::settings_path(&config.state_root).display(),
+                crate::fsutil::describe(&err)
+            );
+            Vec::new()
+        }
+    }
 }

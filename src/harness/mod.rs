@@ -1,6 +1,7 @@
 //! Claude Code as a harness: its argv, its session ids and where it keeps
 //! its conversations.
 
+pub mod hooks;
 pub mod models;
 pub mod prepare;
 pub mod seed;

@@ -6,6 +6,7 @@
 
 mod support;
 
+mod activity_hooks;
 mod announce;
 mod apply;
 mod apply_pipeline;

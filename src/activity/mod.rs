@@ -1,0 +1,240 @@
+//! What each harness is doing, as its own hooks report it.
+//!
+//! The harness calls `the-loop hook` on each lifecycle event (see
+//! [`hook`]); the hook appends one line to a small file per harness process
+//! under `<state root>/activity/` ([`store`]). This module turns those
+//! lines into an [`Activity`] without any I/O, so the observation can read
+//! the whole directory once and the plan stays pure.
+//!
+//! Only the event name, the time, the conversation id, the `source` of a
+//! `SessionStart` and the harness pid are kept. A prompt, a tool input or a
+//! message never is: the hook's stdin can hold anything the agent saw.
+
+pub mod hook;
+pub mod store;
+
+use serde::{Deserialize, Serialize};
+
+/// The hook events the-loop subscribes to, named as Claude Code names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum HookEvent {
+    SessionStart,
+    UserPromptSubmit,
+    PreToolUse,
+    PostToolUse,
+    PermissionRequest,
+    Notification,
+    Stop,
+    StopFailure,
+    SessionEnd,
+}
+
+impl HookEvent {
+    pub const ALL: [HookEvent; 9] = [
+        HookEvent::SessionStart,
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PermissionRequest,
+        HookEvent::Notification,
+        HookEvent::Stop,
+        HookEvent::StopFailure,
+        HookEvent::SessionEnd,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::UserPromptSubmit => "UserPromptSubmit",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PermissionRequest => "PermissionRequest",
+            HookEvent::Notification => "Notification",
+            HookEvent::Stop => "Stop",
+            HookEvent::StopFailure => "StopFailure",
+            HookEvent::SessionEnd => "SessionEnd",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// Why a `SessionStart` fired. Anything else Claude Code may add later is
+/// `Other`, so a new source never makes a line unreadable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StartSource {
+    Startup,
+    Resume,
+    Clear,
+    Compact,
+    #[serde(other)]
+    Other,
+}
+
+impl StartSource {
+    pub fn from_name(name: &str) -> StartSource {
+        match name {
+            "startup" => StartSource::Startup,
+            "resume" => StartSource::Resume,
+            "clear" => StartSource::Clear,
+            "compact" => StartSource::Compact,
+            _ => StartSource::Other,
+        }
+    }
+}
+
+/// One recorded hook call: one line of an activity file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HookRecord {
+    pub event: HookEvent,
+    /// Milliseconds since the epoch when the hook ran.
+    pub at_ms: u64,
+    /// The harness's conversation id (checked against the session id rule
+    /// before it is written, so the file never holds arbitrary text).
+    pub session_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<StartSource>,
+    /// The harness process that called the hook.
+    pub pid: i32,
+    /// That process's start time (clock ticks after boot, `/proc/<pid>/stat`
+    /// field 22), so a reused pid is never taken for the old process.
+    pub start: u64,
+}
+
+/// What a harness is doing, for deciding whether it can be interrupted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Activity {
+    /// Started, or its last turn ended: a safe point.
+    Idle,
+    /// A turn is running (a prompt was submitted, or a tool is running).
+    Busy,
+    /// A turn is stopped on a person: a permission request or notification.
+    Waiting,
+    /// No hook data: a harness started before hooks were added, or one that
+    /// does not call them.
+    Unknown,
+}
+
+impl Activity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Activity::Idle => "idle",
+            Activity::Busy => "busy",
+            Activity::Waiting => "waiting",
+            Activity::Unknown => "unknown",
+        }
+    }
+}
+
+impl std::fmt::Display for Activity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The activity of one harness process, derived from its records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarnessActivity {
+    pub pid: i32,
+    /// The process's start time, as recorded (see [`HookRecord::start`]).
+    pub start: u64,
+    pub activity: Activity,
+    /// When the running turn began (the event that left idle), for
+    /// "busy since"; `None` when idle or unknown.
+    pub since_ms: Option<u64>,
+    /// The last conversation id the harness reported.
+    pub session_id: Option<String>,
+    /// Every conversation id this process reported resuming at its start.
+    pub resumed: Vec<String>,
+    /// The time of the last recorded event.
+    pub last_ms: Option<u64>,
+}
+
+/// Folds one process's records, oldest first, into its activity.
+///
+/// A `Notification` only counts as waiting during a turn: Claude Code also
+/// notifies when its prompt has sat idle for a while, and that must not
+/// make an idle harness look as if it needed a person. `SessionEnd` means
+/// the harness is exiting, which no turn survives, so it reads as idle.
+pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
+    let mut state = Activity::Unknown;
+    let mut since_ms = None;
+    let mut session_id = None;
+    let mut resumed: Vec<String> = Vec::new();
+    let mut last_ms = None;
+    for record in records.iter().filter(|r| r.pid == pid && r.start == start) {
+        last_ms = Some(record.at_ms);
+        session_id = Some(record.session_id.clone());
+        let next = match record.event {
+            HookEvent::SessionStart => {
+                if record.source == Some(StartSource::Resume)
+                    && !resumed.contains(&record.session_id)
+                {
+                    resumed.push(record.session_id.clone());
+                }
+                Activity::Idle
+            }
+            HookEvent::Stop | HookEvent::StopFailure | HookEvent::SessionEnd => Activity::Idle,
+            HookEvent::UserPromptSubmit | HookEvent::PreToolUse | HookEvent::PostToolUse => {
+                Activity::Busy
+            }
+            HookEvent::PermissionRequest => Activity::Waiting,
+            HookEvent::Notification => match state {
+                Activity::Busy | Activity::Waiting => Activity::Waiting,
+                Activity::Idle | Activity::Unknown => Activity::Idle,
+            },
+        };
+        let in_turn = |a: Activity| matches!(a, Activity::Busy | Activity::Waiting);
+        if in_turn(next) && !in_turn(state) {
+            since_ms = Some(record.at_ms);
+        } else if !in_turn(next) {
+            since_ms = None;
+        }
+        state = next;
+    }
+    HarnessActivity {
+        pid,
+        start,
+        activity: state,
+        since_ms,
+        session_id,
+        resumed,
+        last_ms,
+    }
+}
+
+impl HarnessActivity {
+    /// No records at all for a process: what a harness without hooks gets.
+    pub fn unknown(pid: i32) -> HarnessActivity {
+        HarnessActivity {
+            pid,
+            start: 0,
+            activity: Activity::Unknown,
+            since_ms: None,
+            session_id: None,
+            resumed: Vec::new(),
+            last_ms: None,
+        }
+    }
+
+    /// The readiness check: this process reported, through its harness,
+    /// that it resumed conversation `session_id`.
+    pub fn confirmed_resume(&self, session_id: &str) -> bool {
+        self.resumed.iter().any(|id| id == session_id)
+    }
+
+    /// When the running turn began, if one is running.
+    pub fn busy_since_ms(&self) -> Option<u64> {
+        match self.activity {
+            Activity::Busy | Activity::Waiting => self.since_ms,
+            Activity::Idle | Activity::Unknown => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,258 @@
+//! The activity files: `<state root>/activity/<pid>.jsonl`, one per harness
+//! process, one [`HookRecord`] per line.
+//!
+//! One file per process rather than one shared log, so the hook never
+//! waits for a lock: each harness appends to its own file, and a line is
+//! one `write` far below `PIPE_BUF`, so even two hooks of one harness firing
+//! at once (Claude Code runs hooks in parallel) cannot interleave.
+//! Reading every session's activity is then one directory read.
+
+use super::{derive, HarnessActivity, HookRecord};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The directory under the state root.
+pub const DIR: &str = "activity";
+
+/// A file past this size is started over by the next hook: a process that
+/// has recorded thousands of events loses at most the start time of a turn
+/// that outlived them, never its current state.
+pub const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// A directory holding more entries than this is not swept by the hook (it
+/// would cost the harness time); the-loop's own reads still bound their work
+/// by what they look up.
+const SWEEP_LIMIT: usize = 4096;
+
+pub fn dir(state_root: &Path) -> PathBuf {
+    state_root.join(DIR)
+}
+
+fn file_for(dir: &Path, pid: i32) -> PathBuf {
+    dir.join(format!("{pid}.jsonl"))
+}
+
+fn pid_of(name: &std::ffi::OsStr) -> Option<i32> {
+    let pid: i32 = name.to_str()?.strip_suffix(".jsonl")?.parse().ok()?;
+    (pid > 0).then_some(pid)
+}
+
+/// Appends one record to its process's file, creating the directory and
+/// the file (0600) as needed.
+pub fn append(dir: &Path, record: &HookRecord) -> std::io::Result<()> {
+    let path = file_for(dir, record.pid);
+    let mut line = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    let mut file = crate::fsutil::open_append(&path, 0o600)?;
+    if file.metadata()?.len() > MAX_FILE_BYTES {
+        file.set_len(0)?;
+    }
+    file.write_all(&line)
+}
+
+/// Parses one file's lines; a line that does not parse (a torn write, a
+/// future format) is skipped, not fatal.
+pub fn parse(bytes: &[u8]) -> Vec<HookRecord> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect()
+}
+
+/// Derives one process's activity from its file's records: those of the
+/// newest process recorded under that pid (the last line's start time).
+fn activity_of(pid: i32, records: &[HookRecord]) -> Option<HarnessActivity> {
+    let start = records.iter().rev().find(|r| r.pid == pid)?.start;
+    Some(derive(pid, start, records))
+}
+
+/// Every recorded harness process's activity, by pid, from one directory
+/// read. A missing directory is an empty map: no harness has called a hook.
+///
+/// A pid's entry is for the newest process recorded under it; a caller that
+/// must not mistake a reused pid compares [`HarnessActivity::start`] with
+/// [`process_start`] of the live process.
+pub fn read_all(state_root: &Path) -> BTreeMap<i32, HarnessActivity> {
+    let dir = dir(state_root);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return BTreeMap::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = pid_of(&entry.file_name())?;
+            let bytes = crate::fsutil::read_regular(&entry.path()).ok()?;
+            activity_of(pid, &parse(&bytes)).map(|a| (pid, a))
+        })
+        .collect()
+}
+
+/// One process's activity; `Unknown` when it recorded nothing.
+pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
+    crate::fsutil::read_regular(&file_for(&dir(state_root), pid))
+        .ok()
+        .and_then(|bytes| activity_of(pid, &parse(&bytes)))
+        .unwrap_or_else(|| HarnessActivity::unknown(pid))
+}
+
+/// A process's start time in clock ticks after boot (`/proc/<pid>/stat`
+/// field 22), which with the pid names one process for the machine's uptime.
+pub fn process_start(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(
+        crate::observed::proc_env::proc_root()
+            .join(pid.to_string())
+            .join("stat"),
+    )
+    .ok()?;
+    parse_start(&stat)
+}
+
+/// Field 22 of a `stat` line. The command name (field 2) may hold spaces
+/// and parentheses, so fields are counted after its last `)`.
+pub fn parse_start(stat: &str) -> Option<u64> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    // `rest` begins at field 3, so field 22 is the 20th word.
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// A process's parent pid, from its `stat`.
+pub fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(
+        crate::observed::proc_env::proc_root()
+            .join(pid.to_string())
+            .join("stat"),
+    )
+    .ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Removes the files of processes that no longer run, so the directory
+/// holds about one file per live harness. Best effort and bounded: the hook
+/// calls it at a harness's start, where a slow sweep would delay the prompt.
+pub fn sweep(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten().take(SWEEP_LIMIT) {
+        let Some(pid) = pid_of(&entry.file_name()) else {
+            continue;
+        };
+        let running = match process_start(pid) {
+            None => false,
+            Some(now) => crate::fsutil::read_regular(&entry.path())
+                .ok()
+                .and_then(|bytes| activity_of(pid, &parse(&bytes)))
+                .is_none_or(|a| a.start == now),
+        };
+        if !running {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::{Activity, HookEvent, StartSource};
+
+    fn rec(pid: i32, start: u64, event: HookEvent, at_ms: u64) -> HookRecord {
+        HookRecord {
+            event,
+            at_ms,
+            session_id: "abc".into(),
+            source: (event == HookEvent::SessionStart).then_some(StartSource::Resume),
+            pid,
+            start,
+        }
+    }
+
+    #[test]
+    fn stat_fields_after_a_strange_command_name() {
+        let stat = "4242 (we ird) (x) S 4000 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 3 0 987654 1000 200";
+        assert_eq!(parse_start(stat), Some(987654));
+        assert_eq!(parse_start("garbage"), None);
+        let own = process_start(std::process::id() as i32);
+        assert!(own.is_some_and(|t| t > 0));
+        let ppid = parent_of(std::process::id() as i32).unwrap();
+        assert_eq!(ppid, nix::unistd::getppid().as_raw());
+    }
+
+    #[test]
+    fn written_records_read_back_per_process() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        assert!(read_all(root.path()).is_empty());
+        append(&dir, &rec(10, 5, HookEvent::SessionStart, 1)).unwrap();
+        append(&dir, &rec(10, 5, HookEvent::UserPromptSubmit, 2)).unwrap();
+        append(&dir, &rec(11, 6, HookEvent::SessionStart, 3)).unwrap();
+        std::fs::write(dir.join("junk.txt"), "x").unwrap();
+        std::fs::write(dir.join("12.jsonl"), "{not json\n").unwrap();
+        let all = read_all(root.path());
+        assert_eq!(all.keys().copied().collect::<Vec<_>>(), vec![10, 11]);
+        assert_eq!(all[&10].activity, Activity::Busy);
+        assert_eq!(all[&10].busy_since_ms(), Some(2));
+        assert_eq!(all[&11].activity, Activity::Idle);
+        assert!(all[&11].confirmed_resume("abc"));
+        assert_eq!(read_one(root.path(), 99).activity, Activity::Unknown);
+        assert_eq!(read_one(root.path(), 10), all[&10]);
+        let mode = std::fs::metadata(dir.join("10.jsonl")).unwrap();
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o777,
+            0o600
+        );
+    }
+
+    #[test]
+    fn a_reused_pid_reads_as_its_newest_process() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        append(&dir, &rec(10, 5, HookEvent::SessionStart, 1)).unwrap();
+        append(&dir, &rec(10, 5, HookEvent::UserPromptSubmit, 2)).unwrap();
+        append(&dir, &rec(10, 9, HookEvent::Stop, 3)).unwrap();
+        let a = read_one(root.path(), 10);
+        assert_eq!((a.start, a.activity), (9, Activity::Idle));
+        assert!(
+            !a.confirmed_resume("abc"),
+            "the resume was the old process's"
+        );
+    }
+
+    #[test]
+    fn the_sweep_keeps_only_live_processes() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        let me = std::process::id() as i32;
+        let start = process_start(me).unwrap();
+        append(&dir, &rec(me, start, HookEvent::SessionStart, 1)).unwrap();
+        // A pid far above pid_max never runs; the second has our pid but
+        // another start time: a process that has gone.
+        append(&dir, &rec(i32::MAX - 1, 1, HookEvent::SessionStart, 1)).unwrap();
+        std::fs::write(
+            dir.join("1.jsonl"),
+            serde_json::to_vec(&rec(1, start + 1_000_000_000, HookEvent::Stop, 1)).unwrap(),
+        )
+        .unwrap();
+        sweep(&dir);
+        let left: Vec<i32> = read_all(root.path()).into_keys().collect();
+        assert_eq!(left, vec![me]);
+    }
+
+    #[test]
+    fn a_full_file_starts_over() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("10.jsonl"),
+            vec![b'\n'; MAX_FILE_BYTES as usize + 1],
+        )
+        .unwrap();
+        append(&dir, &rec(10, 5, HookEvent::Stop, 1)).unwrap();
+        let len = std::fs::metadata(dir.join("10.jsonl")).unwrap().len();
+        assert!(len < 1024, "{len}");
+        assert_eq!(read_one(root.path(), 10).activity, Activity::Idle);
+    }
+}

@@ -1,0 +1,121 @@
+use super::*;
+
+const ID: &str = "11111111-2222-4333-8444-555555555555";
+
+fn rec(event: HookEvent, at_ms: u64) -> HookRecord {
+    HookRecord {
+        event,
+        at_ms,
+        session_id: ID.into(),
+        source: None,
+        pid: 42,
+        start: 7,
+    }
+}
+
+fn start(source: StartSource, id: &str, at_ms: u64) -> HookRecord {
+    HookRecord {
+        source: Some(source),
+        session_id: id.into(),
+        ..rec(HookEvent::SessionStart, at_ms)
+    }
+}
+
+fn activity(records: &[HookRecord]) -> Activity {
+    derive(42, 7, records).activity
+}
+
+#[test]
+fn no_records_is_unknown() {
+    let a = derive(42, 7, &[]);
+    assert_eq!(a.activity, Activity::Unknown);
+    assert_eq!(a.busy_since_ms(), None);
+    assert!(!a.confirmed_resume(ID));
+}
+
+#[test]
+fn each_event_moves_the_state() {
+    use HookEvent::*;
+    let base = [start(StartSource::Startup, ID, 1)];
+    assert_eq!(activity(&base), Activity::Idle);
+    let cases = [
+        (vec![UserPromptSubmit], Activity::Busy),
+        (vec![UserPromptSubmit, PreToolUse], Activity::Busy),
+        (
+            vec![UserPromptSubmit, PreToolUse, PostToolUse],
+            Activity::Busy,
+        ),
+        (vec![UserPromptSubmit, PermissionRequest], Activity::Waiting),
+        (vec![UserPromptSubmit, Notification], Activity::Waiting),
+        (
+            vec![UserPromptSubmit, PermissionRequest, PostToolUse],
+            Activity::Busy,
+        ),
+        (vec![UserPromptSubmit, Stop], Activity::Idle),
+        (vec![UserPromptSubmit, StopFailure], Activity::Idle),
+        (vec![UserPromptSubmit, SessionEnd], Activity::Idle),
+        // Claude Code's "waiting for your input" notification after a
+        // finished turn: the prompt is idle, nobody is being asked anything.
+        (vec![UserPromptSubmit, Stop, Notification], Activity::Idle),
+    ];
+    for (events, want) in cases {
+        let mut records = base.to_vec();
+        records.extend(
+            events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| rec(*e, 10 + i as u64)),
+        );
+        assert_eq!(activity(&records), want, "{events:?}");
+    }
+}
+
+#[test]
+fn busy_since_is_the_start_of_the_turn() {
+    use HookEvent::*;
+    let records = [
+        start(StartSource::Startup, ID, 1),
+        rec(UserPromptSubmit, 100),
+        rec(PreToolUse, 150),
+        rec(PermissionRequest, 170),
+        rec(PostToolUse, 200),
+    ];
+    assert_eq!(derive(42, 7, &records).busy_since_ms(), Some(100));
+    let mut ended = records.to_vec();
+    ended.push(rec(Stop, 300));
+    ended.push(rec(UserPromptSubmit, 400));
+    assert_eq!(derive(42, 7, &ended).busy_since_ms(), Some(400));
+    ended.push(rec(StopFailure, 500));
+    assert_eq!(derive(42, 7, &ended).busy_since_ms(), None);
+}
+
+#[test]
+fn a_resume_is_confirmed_only_for_its_id_and_process() {
+    let other = "99999999-2222-4333-8444-555555555555";
+    let records = [start(StartSource::Resume, ID, 1)];
+    let a = derive(42, 7, &records);
+    assert!(a.confirmed_resume(ID));
+    assert!(!a.confirmed_resume(other));
+    // A fresh start is no resume.
+    assert!(!derive(42, 7, &[start(StartSource::Startup, ID, 1)]).confirmed_resume(ID));
+    // Another process (a reused pid has another start time) proves nothing.
+    assert!(!derive(42, 8, &records).confirmed_resume(ID));
+    assert_eq!(derive(42, 8, &records).activity, Activity::Unknown);
+    assert!(!derive(43, 7, &records).confirmed_resume(ID));
+}
+
+#[test]
+fn names_round_trip() {
+    for e in HookEvent::ALL {
+        assert_eq!(HookEvent::from_name(e.name()), Some(e));
+        let json = serde_json::to_string(&e).unwrap();
+        assert_eq!(json, format!("\"{}\"", e.name()));
+    }
+    assert_eq!(HookEvent::from_name("PreCompact"), None);
+    assert_eq!(StartSource::from_name("resume"), StartSource::Resume);
+    assert_eq!(StartSource::from_name("something-new"), StartSource::Other);
+    let line =
+        r#"{"event":"SessionStart","at_ms":5,"session_id":"a","source":"later","pid":1,"start":2}"#;
+    let parsed: HookRecord = serde_json::from_str(line).unwrap();
+    assert_eq!(parsed.source, Some(StartSource::Other));
+}
