@@ -4,6 +4,7 @@
 pub mod hooks;
 pub mod models;
 pub mod prepare;
+pub mod screens;
 pub mod seed;
 pub mod user_files;
 
