@@ -6,7 +6,7 @@
 //! names the screen instead of calling the session ready.
 //!
 //! The texts are Claude Code 2.1.328's, captured offline in tmux (the
-//! fixtures are in `tests/fixtures/screens/`), except the login prompt,
+//! fixtures are in `tests/it/fixtures/screens/`), except the login prompt,
 //! which needs the network to reach; its words come from the same binary.
 //! Matching is on phrases with all whitespace runs made one space, because
 //! the TUI wraps long lines at the pane's width.
@@ -98,7 +98,7 @@ mod tests {
 
     fn fixture(name: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/screens")
+            .join("tests/it/fixtures/screens")
             .join(name);
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }

@@ -2,10 +2,10 @@
 //! launcher adds `--settings`, the harness calls `the-loop hook`, and the
 //! activity files say what each harness process is doing.
 
+use crate::support::*;
 use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use crate::support::*;
 use the_loop::activity::{store, Activity, HarnessActivity};
 
 fn live_pane(w: &World, name: &str) -> Pane {

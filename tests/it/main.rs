@@ -36,6 +36,7 @@ mod plan_story;
 mod preflight;
 mod prepare;
 mod prespawn;
+mod real_claude;
 mod registry;
 mod residue;
 mod schemas;

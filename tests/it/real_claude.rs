@@ -8,11 +8,10 @@
 //! installs it. Without it the test says SKIP loudly and passes, unless
 //! THE_LOOP_REQUIRE_TOOLS is set (CI sets it), when it fails.
 
-mod support;
+use crate::support::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use support::*;
 use the_loop::activity::{store, Activity, HookEvent};
 
 const OLD: &str = "tok-OLD-canary-r3al";
