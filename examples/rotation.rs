@@ -17,6 +17,12 @@
 //! This binary doubles as the-loop itself (the pane launcher re-executes it),
 //! so the story runs the real CLI code without a separate install.
 
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a demo that tells its reader what happens, step by step"
+)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

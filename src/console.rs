@@ -5,6 +5,11 @@
 //! would leave a harness ended and its pane dead, so every line the-loop
 //! prints goes through these macros instead: a write that fails is dropped,
 //! and the command carries on to its own end and its own exit code.
+//!
+//! `clippy::print_stdout` and `clippy::print_stderr` are denied crate-wide
+//! (`[lints]` in Cargo.toml), so a stray `println!` fails the build instead
+//! of waiting for a closed pipe to find it. These helpers write through
+//! `std::io` handles, which those lints do not cover.
 
 use std::fmt;
 use std::io::Write;

@@ -16,6 +16,10 @@ extern "C" fn on_signal(_: nix::libc::c_int) {
 extern "C" fn on_file_size(_: nix::libc::c_int) {}
 
 /// Routes SIGINT, SIGTERM and SIGHUP to a flag instead of ending the process.
+#[allow(
+    unsafe_code,
+    reason = "sigaction is unsafe in nix; the handler only stores to an atomic"
+)]
 pub fn install() {
     let action = SigAction::new(
         SigHandler::Handler(on_signal),
@@ -35,6 +39,10 @@ pub fn install() {
 /// handled like any other write error. Caught rather than ignored: a caught
 /// signal is reset by exec, so the launcher's harness and any tmux server
 /// started from here do not inherit it.
+#[allow(
+    unsafe_code,
+    reason = "sigaction is unsafe in nix; the handler does nothing"
+)]
 pub fn catch_file_size_signal() {
     let action = SigAction::new(
         SigHandler::Handler(on_file_size),

@@ -44,7 +44,10 @@ pub struct Respawned {
 
 /// Where a roll stands after its disruptive part. One exists per session
 /// in flight, moved a few times, so the larger variant is not boxed.
-#[allow(clippy::large_enum_variant)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per session in flight, moved a few times: boxing buys nothing"
+)]
 pub enum Respawn {
     /// The pane runs the resuming launcher; probe it at `probe_at`.
     Waiting(Respawned),

@@ -132,6 +132,10 @@ fn ensure_hub(ctx: &Context) -> miette::Result<()> {
     Ok(())
 }
 
+#[allow(
+    unsafe_code,
+    reason = "pre_exec is unsafe; the closure only calls prctl, which is async-signal-safe"
+)]
 fn spawn_ttyd(args: &[String]) -> miette::Result<Child> {
     let mut command = Command::new("ttyd");
     command

@@ -46,10 +46,7 @@ impl<T> Default for Listing<T> {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum RegistryError {
     #[error("registry {path}: {kind}")]
-    Io {
-        path: PathBuf,
-        kind: std::io::ErrorKind,
-    },
+    Io { path: PathBuf, kind: io::ErrorKind },
     /// A directory, FIFO, link or socket sits where a record belongs. It is
     /// never opened blocking nor replaced: someone put it there.
     #[error("registry record {path} is {what}, not a regular file; the-loop leaves it alone")]

@@ -177,7 +177,7 @@ pub fn check(launch: &Prelaunch) -> Result<(), Unlaunchable> {
     resolve_harness(launch, &env)
 }
 
-const POINTER: usize = std::mem::size_of::<usize>();
+const POINTER: usize = size_of::<usize>();
 
 /// The base with withheld names removed and desired ones set, as the
 /// launcher's `apply_to` does. Desired values are checked for NUL here,

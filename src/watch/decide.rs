@@ -181,7 +181,10 @@ fn decide(entry: Option<&Entry>, signature: Fingerprint, now: u64) -> Decision {
 }
 
 /// Records the outcome of a roll (or of a pre-roll refusal) for one session.
-#[allow(clippy::too_many_arguments)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "each argument is one fact of the outcome being recorded"
+)]
 pub fn record(
     memory: &mut Memory,
     label: &str,

@@ -1,7 +1,6 @@
 //! `apply` and `sessions restart` on a real tmux with the stand-in harness:
 //! in-place respawns that resume the conversation, verified on /proc.
 
-use crate::support;
 use crate::support::*;
 
 const RETIRED: &str = "xoxb-RETIRED-canary-0b5e";
@@ -485,7 +484,7 @@ fn a_canary_that_died_is_retried_first_and_never_makes_another_canary() {
     for s in &sessions {
         let pane = w.pane(&s.name).unwrap();
         assert!(!pane.dead, "{} live", s.reference);
-        let argv = support::cmdline(pane.pid);
+        let argv = cmdline(pane.pid);
         assert!(
             argv.windows(2)
                 .any(|a| a[0] == "--resume" && a[1] == s.session_id),

@@ -79,6 +79,10 @@ fn audit(w: &World, moment: &str) {
 }
 
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the audit's coverage figures belong in the test log"
+)]
 fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() {
     let w = World::new();
     w.write_config("  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n");

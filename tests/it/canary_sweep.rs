@@ -546,6 +546,10 @@ fn run_row(row: &Row, trace: bool) -> usize {
 }
 
 #[test]
+#[allow(
+    clippy::print_stdout,
+    reason = "the sweep's coverage figures belong in the test log"
+)]
 fn no_canary_leaks_from_any_command_on_any_path() {
     let only = std::env::var("SWEEP_ONLY").ok();
     let cases: Vec<(&Row, bool)> = ROWS

@@ -123,6 +123,10 @@ struct TinyFs(PathBuf);
 
 impl TinyFs {
     /// `None` (the test then says it skipped) when not root or when mount fails.
+    #[allow(
+        clippy::print_stderr,
+        reason = "a skipped check must be seen in the test log"
+    )]
     fn mount(at: &Path) -> Option<TinyFs> {
         if !nix_is_root() {
             eprintln!("SKIPPED: mounting a tmpfs needs root (CI runs as root)");

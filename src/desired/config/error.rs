@@ -8,6 +8,7 @@
 //! as file, line, column and dotted key. Diagnostics carry no source snippet
 //! for the same reason.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// What kind of mistake a config holds.
@@ -268,7 +269,9 @@ fn dotted(path: &serde_path_to_error::Path) -> String {
     let mut out = String::new();
     for segment in path {
         match segment {
-            serde_path_to_error::Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            serde_path_to_error::Segment::Seq { index } => {
+                let _ = write!(out, "[{index}]");
+            }
             serde_path_to_error::Segment::Map { key } => {
                 if !out.is_empty() {
                     out.push('.');

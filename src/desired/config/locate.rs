@@ -9,6 +9,7 @@
 use super::error::printable_key;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
+use std::fmt::Write as _;
 
 /// One step down a key path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +36,9 @@ pub(super) fn dotted(steps: &[Step]) -> String {
                 }
                 out.push_str(if printable_key(key) { key } else { "?" });
             }
-            Step::Index(index) => out.push_str(&format!("[{index}]")),
+            Step::Index(index) => {
+                let _ = write!(out, "[{index}]");
+            }
         }
     }
     out

@@ -192,10 +192,13 @@ pub(super) struct RawHarnessArgs {
     pub claude: Option<Vec<String>>,
     // cursor-agent is refused at spawn, so its settings are type-checked only.
     #[serde(rename = "cursor-agent")]
-    #[allow(dead_code)]
+    #[allow(
+        dead_code,
+        reason = "type-checked only: cursor-agent is refused at spawn"
+    )]
     pub cursor_agent: Option<Vec<String>>,
     /// Older name of `cursor-agent`.
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "type-checked only, as cursor-agent")]
     pub cursor: Option<Vec<String>>,
 }
 
@@ -208,7 +211,7 @@ pub(super) struct RawHarnessBinary {
     #[schemars(extend("default" = "claude"))]
     pub claude: Option<String>,
     #[serde(rename = "cursor-agent")]
-    #[allow(dead_code)] // type-checked only, as in RawHarnessArgs
+    #[allow(dead_code, reason = "type-checked only, as in RawHarnessArgs")]
     pub cursor_agent: Option<String>,
 }
 
@@ -252,7 +255,7 @@ pub(super) struct RawWorkspace {
     /// Directory the checkouts live under.
     pub root: Option<String>,
     /// Read by the daemons; type-checked here.
-    #[allow(dead_code)]
+    #[allow(dead_code, reason = "read by the daemons; type-checked here")]
     pub keep_checkout_on_close: Option<bool>,
 }
 

@@ -2,7 +2,10 @@
 //! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
 //! stand-in harness on PATH as `claude`. tmux and /proc are always real.
 
-#![allow(dead_code)]
+#![allow(
+    dead_code,
+    reason = "each test module uses its own part of the support"
+)]
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -886,7 +889,7 @@ pub struct HungSocket {
 }
 
 impl HungSocket {
-    pub fn bind(tmux_tmpdir: &std::path::Path) -> HungSocket {
+    pub fn bind(tmux_tmpdir: &Path) -> HungSocket {
         let dir = tmux_tmpdir.join(format!("tmux-{}", nix::unistd::getuid().as_raw()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
@@ -901,7 +904,7 @@ impl HungSocket {
                 if let Ok((stream, _)) = listener.accept() {
                     held.push(stream);
                 }
-                std::thread::sleep(std::time::Duration::from_millis(10));
+                std::thread::sleep(Duration::from_millis(10));
             }
         });
         HungSocket {
