@@ -6,7 +6,7 @@ use super::interrupt;
 use super::journal::Journal;
 use super::pipeline::{not_attempted, roll_all, Job};
 use super::precheck::{decide, Resumable};
-use super::report::{Outcome, Report, SessionReport};
+use super::report::{Outcome, Report, SessionReport, Stop};
 use super::roll::Roller;
 use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
@@ -146,7 +146,7 @@ pub fn execute(
         if interrupt::requested() {
             slots[candidate.index] = Some(not_attempted(
                 &plan.sessions[candidate.index],
-                "interrupted",
+                Stop::Interrupted,
             ));
             continue;
         }
@@ -172,7 +172,7 @@ pub fn execute(
         for c in rest {
             slots[c.index] = Some(not_attempted(
                 &plan.sessions[c.index],
-                &format!("canary {canary} failed"),
+                Stop::CanaryFailed(canary.clone()),
             ));
         }
     } else {

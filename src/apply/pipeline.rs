@@ -19,7 +19,7 @@
 use super::deadline::{CloseOnDrop, DeadlineQueue};
 use super::interrupt;
 use super::precheck::Resumable;
-use super::report::{Outcome, SessionReport};
+use super::report::{Outcome, SessionReport, Stop};
 use super::roll::{Respawn, Respawned, Roller};
 use crate::desired::policy::Identity;
 use crate::plan::SessionPlan;
@@ -63,11 +63,11 @@ impl Slots {
 }
 
 /// Why no new respawn may start, once one is known.
-fn stop_reason(stopped: &Mutex<Option<String>>) -> Option<String> {
+fn stop_reason(stopped: &Mutex<Option<Stop>>) -> Option<Stop> {
     if let Some(reason) = stopped.lock().unwrap_or_else(|e| e.into_inner()).clone() {
         return Some(reason);
     }
-    interrupt::requested().then(|| "interrupted".to_owned())
+    interrupt::requested().then_some(Stop::Interrupted)
 }
 
 /// Rolls `jobs` and returns each report with its plan index, in the order
@@ -85,7 +85,7 @@ pub fn roll_all(
     let jobs = Mutex::new(jobs.into_iter());
     let probes: DeadlineQueue<(usize, Respawned)> = DeadlineQueue::new();
     let slots = Slots::new(workers);
-    let stopped: Mutex<Option<String>> = Mutex::new(None);
+    let stopped: Mutex<Option<Stop>> = Mutex::new(None);
     let done = Mutex::new(Vec::new());
     // Records a finished session; a failed respawn stops the roll before its
     // slot is given back, so no waiting respawner can slip past it.
@@ -94,7 +94,7 @@ pub fn roll_all(
             stopped
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .get_or_insert_with(|| format!("stopped after {} failed", report.label()));
+                .get_or_insert_with(|| Stop::AfterFailure(report.label().to_owned()));
         }
         progress(&report);
         done.lock()
@@ -121,7 +121,7 @@ pub fn roll_all(
                     while let Some(job) = next_job() {
                         slots.take();
                         if let Some(reason) = stop_reason(&stopped) {
-                            finish(job.index, not_attempted(job.plan, &reason));
+                            finish(job.index, not_attempted(job.plan, reason));
                             slots.give();
                             continue;
                         }
@@ -142,6 +142,9 @@ pub fn roll_all(
     done.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-pub fn not_attempted(plan: &SessionPlan, why: &str) -> SessionReport {
-    SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.into()))
+/// A session the roll did not reach; `detail` says why in words, `stop` in a type.
+pub fn not_attempted(plan: &SessionPlan, why: Stop) -> SessionReport {
+    let mut report = SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.to_string()));
+    report.stop = Some(why);
+    report
 }

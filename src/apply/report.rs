@@ -3,9 +3,9 @@
 use crate::desired::policy::Change;
 use crate::plan::SessionPlan;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Respawned, resumed, and the new process holds the desired environment.
@@ -51,6 +51,27 @@ impl Outcome {
     }
 }
 
+/// Why a session was not attempted: the roll stopped before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A signal (Ctrl-C, SIGTERM, SIGHUP) stopped new respawns.
+    Interrupted,
+    /// The canary (this label) failed, so nothing else was touched.
+    CanaryFailed(String),
+    /// An earlier session (this label) failed its verification.
+    AfterFailure(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Interrupted => f.write_str("interrupted"),
+            Stop::CanaryFailed(label) => write!(f, "canary {label} failed"),
+            Stop::AfterFailure(label) => write!(f, "stopped after {label} failed"),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SessionReport {
     #[serde(rename = "ref")]
@@ -69,6 +90,10 @@ pub struct SessionReport {
     pub planned_changes: Vec<Change>,
     /// After a mismatch: what the new process still holds wrong.
     pub mismatches: Vec<Change>,
+    /// For `not_attempted`: why, as a type (`detail` has it in words).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub stop: Option<Stop>,
 }
 
 impl SessionReport {
@@ -85,6 +110,7 @@ impl SessionReport {
             harness_session_id: None,
             planned_changes: plan.changes.clone(),
             mismatches: Vec::new(),
+            stop: None,
         }
     }
 

@@ -12,7 +12,7 @@
 //!
 //! Unverified sessions never reach this module: the plan skips them.
 
-use super::memory::{outcome_word, Entry, Memory};
+use super::memory::{Entry, Memory};
 use crate::apply::Outcome;
 use crate::desired::config::Config;
 use crate::plan::SessionPlan;
@@ -38,14 +38,14 @@ pub enum Decision {
     /// Roll it now: first seen for this desired state, or retried after a change.
     Roll { retry: bool },
     /// Already respawned for this desired state; never again for it.
-    AlreadyRolled { outcome: String },
+    AlreadyRolled { outcome: Outcome },
     /// Its last attempt failed and nothing about it has changed since.
     Unchanged {
-        outcome: String,
+        outcome: Outcome,
         detail: Option<String>,
     },
     /// It changed since its last attempt failed; retried once the backoff ends.
-    Backoff { until: u64, outcome: String },
+    Backoff { until: u64, outcome: Outcome },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -162,19 +162,19 @@ fn decide(entry: Option<&Entry>, signature: Fingerprint, now: u64) -> Decision {
     };
     if entry.respawned {
         return Decision::AlreadyRolled {
-            outcome: entry.outcome.clone(),
+            outcome: entry.outcome,
         };
     }
     if entry.signature == signature {
         return Decision::Unchanged {
-            outcome: entry.outcome.clone(),
+            outcome: entry.outcome,
             detail: entry.detail.clone(),
         };
     }
     if now < entry.retry_after {
         return Decision::Backoff {
             until: entry.retry_after,
-            outcome: entry.outcome.clone(),
+            outcome: entry.outcome,
         };
     }
     Decision::Roll { retry: true }
@@ -209,7 +209,7 @@ pub fn record(
         Entry {
             desired,
             signature,
-            outcome: outcome_word(outcome),
+            outcome,
             detail,
             respawned: outcome.respawned(),
             failures,

@@ -38,8 +38,8 @@ pub struct Entry {
     pub desired: Fingerprint,
     /// What was observed of the session when it was last acted on.
     pub signature: Fingerprint,
-    /// The last attempt's outcome, as the apply report spells it.
-    pub outcome: String,
+    /// The last attempt's outcome (written as the apply report spells it).
+    pub outcome: Outcome,
     /// Why, in words (never a value).
     pub detail: Option<String>,
     /// The pane was respawned for `desired`: it is never respawned again for it.
@@ -59,13 +59,6 @@ impl Entry {
     pub fn succeeded(&self) -> bool {
         self.failures == 0
     }
-}
-
-pub fn outcome_word(outcome: Outcome) -> String {
-    serde_json::to_value(outcome)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 pub fn path(state_root: &Path) -> PathBuf {

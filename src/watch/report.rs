@@ -2,7 +2,7 @@
 //! and labels only, so they can be snapshot-tested and never hold a value.
 
 use super::decide::{Assessment, Decision};
-use crate::apply::SessionReport;
+use crate::apply::{Outcome, SessionReport};
 use crate::desired::policy::{Change, ChangeCase};
 use crate::plan::SessionPlan;
 use crate::secret::Fingerprint;
@@ -43,9 +43,12 @@ pub fn labels(labels: &[&str]) -> String {
     text
 }
 
-/// `left_alone` → `left alone`.
-fn words(outcome: &str) -> String {
-    outcome.replace('_', " ")
+/// `left_alone` → `left alone`: the report's word, spaced for a sentence.
+fn words(outcome: &Outcome) -> String {
+    serde_json::to_value(outcome)
+        .ok()
+        .and_then(|v| v.as_str().map(|w| w.replace('_', " ")))
+        .unwrap_or_default()
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -310,15 +313,15 @@ mod tests {
     fn hold_lines_say_why_and_what_to_do() {
         let lines: Vec<String> = [
             Decision::AlreadyRolled {
-                outcome: "mismatch".into(),
+                outcome: Outcome::Mismatch,
             },
             Decision::Unchanged {
-                outcome: "left_alone".into(),
+                outcome: Outcome::LeftAlone,
                 detail: Some("unresumable: no transcript".into()),
             },
             Decision::Backoff {
                 until: 1_796_000_000,
-                outcome: "left_alone".into(),
+                outcome: Outcome::LeftAlone,
             },
         ]
         .into_iter()

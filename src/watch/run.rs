@@ -11,6 +11,7 @@ use super::reconcile::{self, Snapshot};
 use super::report;
 use super::service::WatchGuard;
 use crate::apply::lock::LockError;
+use crate::apply::report::Stop;
 use crate::apply::{interrupt, Outcome, SessionReport};
 use crate::desired::DesiredError;
 use crate::events::Event;
@@ -308,9 +309,7 @@ impl Watch {
                 let now = epoch_now();
                 for s in &rolled.sessions {
                     // Not reached because of our own stop: the next watch decides afresh.
-                    if s.outcome == Outcome::NotAttempted
-                        && s.detail.as_deref() == Some("interrupted")
-                    {
+                    if s.stop == Some(Stop::Interrupted) {
                         continue;
                     }
                     let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
