@@ -10,7 +10,7 @@ use crate::desired::policy::{Identity, Policy};
 use crate::events::{Event, EventLog, Subject, Verification};
 use crate::harness::Launch;
 use crate::observed::EnvRead;
-use crate::plan::gather::read_harness_environment;
+use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher};
 use crate::plan::{Action, SessionPlan};
 use crate::runner::prelaunch::{self, Prelaunch, Unlaunchable};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
@@ -405,12 +405,13 @@ impl Roller<'_> {
         let launcher = std::env::current_exe().ok();
         let deadline = Instant::now() + Duration::from_secs(3);
         let read = loop {
-            let read = read_harness_environment(pid, launcher.as_deref());
-            let waiting = matches!(&read, EnvRead::Unverified(r) if r.contains("launcher"));
-            if !waiting || Instant::now() >= deadline {
-                break read;
+            match read_harness(pid, launcher.as_deref()) {
+                Ok(read) => break read,
+                Err(StillLauncher) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(25))
+                }
+                Err(StillLauncher) => break read_harness_environment(pid, launcher.as_deref()),
             }
-            std::thread::sleep(Duration::from_millis(25));
         };
         let respawned = |verification, reason| Event::SessionRespawned {
             subject: subject.clone(),

@@ -113,17 +113,33 @@ fn read_in_parallel(pids: &[i32], read: impl Fn(i32) -> EnvRead + Sync) -> BTree
 /// The harness's environment, refusing to read the launcher's: until the
 /// launcher has exec'd, the pid still holds the tmux server's environment.
 pub fn read_harness_environment(pid: i32, launcher: Option<&std::path::Path>) -> EnvRead {
+    read_harness(pid, launcher).unwrap_or_else(|StillLauncher| {
+        EnvRead::Unverified("the launcher has not started the harness yet".into())
+    })
+}
+
+/// The pane's process is still the launcher: it has not exec'd the harness
+/// yet, so there is no harness environment to read (a respawn waits it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StillLauncher;
+
+/// Like [`read_harness_environment`], but says apart that the launcher has
+/// not started the harness yet, for a caller that waits for it.
+pub fn read_harness(
+    pid: i32,
+    launcher: Option<&std::path::Path>,
+) -> Result<EnvRead, StillLauncher> {
     if !cfg!(target_os = "linux") {
-        return proc_env::read_environ(pid);
+        return Ok(proc_env::read_environ(pid));
     }
     let process = match proc_env::ProcessDir::open(pid) {
         Ok(process) => process,
-        Err(reason) => return EnvRead::Unverified(reason),
+        Err(reason) => return Ok(EnvRead::Unverified(reason)),
     };
     if is_launcher(&process, launcher) {
-        return EnvRead::Unverified("the launcher has not started the harness yet".into());
+        return Err(StillLauncher);
     }
-    process.environ()
+    Ok(process.environ())
 }
 
 /// The launcher is recognised by its image (this binary) or, when another
