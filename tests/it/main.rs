@@ -42,6 +42,7 @@ mod residue;
 mod schemas;
 mod sessions;
 mod start_faults;
+mod texts;
 mod tmux_call_count;
 mod tmux_compat;
 mod watch;

@@ -6,22 +6,6 @@
 use crate::support::*;
 use clap::CommandFactory;
 
-/// Every subcommand path, e.g. `["sessions", "restart"]`, hidden ones excluded.
-fn subcommand_paths() -> Vec<Vec<String>> {
-    fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
-        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-            let mut path = prefix.to_vec();
-            path.push(sub.get_name().to_owned());
-            out.push(path.clone());
-            walk(sub, &path, out);
-        }
-    }
-    let mut out = Vec::new();
-    let root = the_loop::cli::Cli::command();
-    walk(&root, &[], &mut out);
-    out
-}
-
 #[test]
 fn no_command_argument_or_subcommand_has_an_empty_help_text() {
     fn check(cmd: &clap::Command, path: &str, empty: &mut Vec<String>) {

@@ -945,3 +945,19 @@ impl World {
         sessions
     }
 }
+
+/// Every subcommand path, e.g. `["sessions", "restart"]`, hidden ones excluded.
+pub fn subcommand_paths() -> Vec<Vec<String>> {
+    fn walk(cmd: &clap::Command, prefix: &[String], out: &mut Vec<Vec<String>>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let mut path = prefix.to_vec();
+            path.push(sub.get_name().to_owned());
+            out.push(path.clone());
+            walk(sub, &path, out);
+        }
+    }
+    let mut out = Vec::new();
+    let root = <the_loop::cli::Cli as clap::CommandFactory>::command();
+    walk(&root, &[], &mut out);
+    out
+}
