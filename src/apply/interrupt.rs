@@ -5,34 +5,50 @@
 //! respawn.
 
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, LazyLock};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// Set once a stop signal arrives; a roll starts no new respawn after it.
+static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
 
-extern "C" fn on_signal(_: nix::libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
+/// The signals that stop a roll (and `watch`): Ctrl-C, SIGTERM, a closed terminal.
+pub const STOP_SIGNALS: [i32; 3] = [SIGINT, SIGTERM, SIGHUP];
 
 extern "C" fn on_file_size(_: nix::libc::c_int) {}
 
-/// Routes SIGINT, SIGTERM and SIGHUP to a flag instead of ending the process.
-#[allow(
-    unsafe_code,
-    reason = "sigaction is unsafe in nix; the handler only stores to an atomic"
-)]
+/// Routes SIGINT, SIGTERM and SIGHUP to a flag instead of ending the
+/// process (through signal-hook, so the watch loop's own registration
+/// ([`forward`]) and this one both see every signal). Idempotent.
 pub fn install() {
-    let action = SigAction::new(
-        SigHandler::Handler(on_signal),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        if let Err(err) = unsafe { sigaction(signal, &action) } {
-            tracing::warn!(error = %err, "cannot install the interrupt handler");
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in STOP_SIGNALS {
+            if let Err(err) = signal_hook::flag::register(signal, Arc::clone(&INTERRUPTED)) {
+                tracing::warn!(error = %err, "cannot install the interrupt handler");
+            }
         }
-    }
+    });
     report_panics();
+}
+
+/// Delivers each stop signal as a message on a channel (`wrap` makes the
+/// message), so a loop blocked on that channel wakes at once instead of
+/// polling a flag. The flag of [`install`] is set as well, so a roll in
+/// progress when the signal arrives stops as `apply` does.
+pub fn forward<T: Send + 'static>(tx: mpsc::Sender<T>, wrap: fn(i32) -> T) -> std::io::Result<()> {
+    install();
+    let mut signals = signal_hook::iterator::Signals::new(STOP_SIGNALS)?;
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                if tx.send(wrap(signal)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    Ok(())
 }
 
 /// Catches SIGXFSZ, so a write past `RLIMIT_FSIZE` fails with EFBIG and is

@@ -28,11 +28,11 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// How often the loop looks at the signal flag while it waits.
 mod say;
 mod wait;
 
-const SIGNAL_POLL: Duration = Duration::from_millis(200);
+use wait::Wake;
+
 /// How soon to try again when a manual apply holds the apply lock.
 const LOCK_RETRY: Duration = Duration::from_secs(5);
 
@@ -99,11 +99,13 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         Some(addr) => Some(metrics::serve(addr, metrics.clone())?),
         None => None,
     };
-    interrupt::install();
-
+    // File events and stop signals arrive on one channel, so the loop
+    // sleeps until either (or its next deadline) without polling.
     let (tx, rx) = mpsc::channel();
+    interrupt::forward(tx.clone(), Wake::Signal)
+        .map_err(|e| miette::miette!("cannot route signals to the watch loop: {e}"))?;
     let fs = match notify::recommended_watcher(move |event| {
-        let _ = tx.send(event);
+        let _ = tx.send(Wake::File(event));
     }) {
         Ok(watcher) => Some(watcher),
         Err(err) => {

@@ -4,15 +4,23 @@
 
 use super::*;
 
+/// What wakes the loop besides its own deadlines.
+pub(super) enum Wake {
+    /// A change in a watched directory (or the watcher's error).
+    File(notify::Result<notify::Event>),
+    /// SIGINT, SIGTERM or SIGHUP: stop.
+    Signal(i32),
+}
+
 impl Watch {
     /// Waits for changes and ticks until a signal arrives; returns why it stopped.
-    pub(super) fn wait_loop(
-        &mut self,
-        rx: &mpsc::Receiver<notify::Result<notify::Event>>,
-    ) -> &'static str {
+    pub(super) fn wait_loop(&mut self, rx: &mpsc::Receiver<Wake>) -> &'static str {
         let mut debouncer = Debouncer::new(self.options.debounce);
         let mut next_tick = crate::clock::deadline(self.options.interval);
-        let mut listening = self.fs.is_some();
+        // The signal thread holds a sender for the life of the process, so
+        // the channel only closes if that thread could not run; the flag is
+        // then looked at between short sleeps instead.
+        let mut connected = true;
         loop {
             if interrupt::requested() {
                 return "signal";
@@ -23,23 +31,24 @@ impl Watch {
                 .flatten()
                 .min()
                 .unwrap_or(next_tick);
-            let wait = wake.saturating_duration_since(now).min(SIGNAL_POLL);
-            if listening {
+            let wait = wake.saturating_duration_since(now);
+            if connected {
                 match rx.recv_timeout(wait) {
-                    Ok(Ok(event)) => {
+                    Ok(Wake::Signal(signal)) => {
+                        tracing::debug!(signal, "stop signal");
+                        return "signal";
+                    }
+                    Ok(Wake::File(Ok(event))) => {
                         if self.relevant(&event) {
                             debouncer.note(Instant::now());
                         }
                     }
-                    Ok(Err(err)) => self.fs_trouble(format!("file watch error: {err}")),
+                    Ok(Wake::File(Err(err))) => self.fs_trouble(format!("file watch error: {err}")),
                     Err(mpsc::RecvTimeoutError::Timeout) => {}
-                    Err(mpsc::RecvTimeoutError::Disconnected) => {
-                        self.fs_trouble("the file watcher stopped".into());
-                        listening = false;
-                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => connected = false,
                 }
             } else {
-                std::thread::sleep(wait);
+                std::thread::sleep(wait.min(Duration::from_millis(200)));
             }
             let now = Instant::now();
             let trigger = if let Some(events) = debouncer.take_due(now) {
