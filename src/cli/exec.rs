@@ -48,7 +48,10 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         .split_first()
         .expect("clap requires the harness");
     let mut command = std::process::Command::new(program);
-    command.args(hook_settings(&config));
+    let helper = policy
+        .helper_value(crate::harness::hooks::HELPER_DELIVERED)
+        .is_some();
+    command.args(hook_settings(&config, helper));
     command.args(rest);
     if let Some(prompt) = args
         .prompt_file
@@ -71,9 +74,15 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
 /// `--settings <file>` for the harness's hooks, written now so it names this
 /// binary. A file that cannot be written costs the session its activity
 /// (`unknown`), never its start: the harness runs without the layer.
-fn hook_settings(config: &config::Config) -> Vec<OsString> {
-    let written = std::env::current_exe()
-        .and_then(|the_loop| crate::harness::hooks::write(&config.state_root, &the_loop, None));
+///
+/// With `key_helper`, the layer also makes the-loop's key helper Claude
+/// Code's `apiKeyHelper` (the name itself is withheld from the environment
+/// by the desired state).
+fn hook_settings(config: &config::Config, key_helper: bool) -> Vec<OsString> {
+    let written = std::env::current_exe().and_then(|the_loop| {
+        let helper = key_helper.then(|| crate::harness::hooks::key_helper(&the_loop, &config.path));
+        crate::harness::hooks::write(&config.state_root, &the_loop, helper.as_deref())
+    });
     match written {
         Ok(words) => words,
         Err(err) => {

@@ -1,5 +1,6 @@
 //! The command line: argument definitions and dispatch, one file per command.
 
+mod api_key_helper;
 pub(crate) mod apply;
 pub(crate) mod complete;
 mod duration;
@@ -114,6 +115,9 @@ pub enum Command {
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
     #[command(hide = true)]
     Exec(exec::ExecArgs),
+    /// (internal) Claude Code's apiKeyHelper: prints the delivered API key to the harness alone.
+    #[command(hide = true, name = "api-key-helper")]
+    ApiKeyHelper(api_key_helper::ApiKeyHelperArgs),
 }
 
 #[derive(Debug, Args)]
@@ -159,6 +163,7 @@ pub fn run() -> ExitCode {
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
+        Command::ApiKeyHelper(args) => api_key_helper::run(args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
         Command::Completions(args) => {

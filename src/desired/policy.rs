@@ -86,6 +86,10 @@ pub struct Policy {
 pub struct DesiredEnv {
     pub withheld: BTreeSet<String>,
     pub set: BTreeMap<String, SecretValue>,
+    /// Delivered names the harness gets from the-loop's key helper rather
+    /// than its environment (they are also in `withheld`, so no pane holds
+    /// them): see [`crate::harness::hooks::HELPER_DELIVERED`].
+    pub by_helper: BTreeSet<String>,
 }
 
 impl Policy {
@@ -177,6 +181,15 @@ impl Policy {
         self.credentials.clone()
     }
 
+    /// The current value of a name the key helper hands the harness, when
+    /// the config delivers it and the env file declares it.
+    pub fn helper_value(&self, name: &str) -> Option<&SecretValue> {
+        if name != crate::harness::hooks::HELPER_DELIVERED || !self.deliver.contains(name) {
+            return None;
+        }
+        self.env_file.as_ref()?.get(name)
+    }
+
     pub fn desired_for(&self, identity: &SessionKey) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
         if let Some(file) = &self.env_file {
@@ -186,6 +199,11 @@ impl Policy {
                 .cloned()
                 .collect();
             for name in &self.deliver {
+                if name == crate::harness::hooks::HELPER_DELIVERED {
+                    desired.withheld.insert(name.clone());
+                    desired.by_helper.insert(name.clone());
+                    continue;
+                }
                 if let Some(value) = file.get(name) {
                     desired.set.insert(name.clone(), value.clone());
                 }

@@ -270,6 +270,7 @@ mod tests {
                 .iter()
                 .map(|(n, v)| (n.to_string(), SecretValue::new(v.to_vec())))
                 .collect(),
+            ..DesiredEnv::default()
         }
     }
 

@@ -8,6 +8,7 @@ mod support;
 
 mod activity_hooks;
 mod announce;
+mod api_key_helper;
 mod apply;
 mod apply_pipeline;
 mod argv_audit;
