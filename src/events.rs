@@ -84,6 +84,14 @@ pub struct Dispatch {
     pub via_pull_request: Option<String>,
 }
 
+/// How loud a dropped delivery is in the log.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    Warn,
+    Error,
+}
+
 /// How a respawned process's environment was checked.
 #[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -334,7 +342,7 @@ pub enum Event {
         #[serde(flatten)]
         dispatch: Dispatch,
         reason: String,
-        level: String,
+        level: Level,
     },
     #[serde(rename = "dispatch.skipped")]
     DispatchSkipped {

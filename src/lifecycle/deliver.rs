@@ -13,7 +13,7 @@ use super::key::{self, Record, SessionKey};
 use super::probe::probe_harness;
 use super::queue;
 use super::respawn::{respawn, RespawnOutcome};
-use crate::events::{Dispatch, Event, Subject};
+use crate::events::{Dispatch, Event, Level, Subject};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::Status;
@@ -142,7 +142,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 subject,
                 dispatch,
                 reason: "cleaned-up".into(),
-                level: "warn".into(),
+                level: Level::Warn,
             });
             return Ok(finish(
                 report,
@@ -313,7 +313,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                     subject,
                     dispatch,
                     reason: "session-occupied".into(),
-                    level: "error".into(),
+                    level: Level::Error,
                 });
                 // Kept on purpose: releasing it would re-run the collision every cycle.
                 if let Some(id) = delivery.delivery_id {
