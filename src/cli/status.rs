@@ -2,8 +2,8 @@
 
 use super::output::print_json;
 use crate::apply::journal::{left_behind, InterruptedRespawn, Journal};
+use crate::observed::{observe, Wanted};
 use crate::ops::Context;
-use crate::plan::gather::{observe_sessions, read_environments};
 use crate::plan::{compute, Action, Targets};
 use clap::Args;
 use serde::Serialize;
@@ -83,21 +83,20 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
             }
         },
     };
-    // Without a policy there is nothing to compare, so no environment is read.
-    let mut observed = observe_sessions(&ctx.registry, &ctx.tmux);
-    if policy.is_some() {
-        observed.envs = read_environments(&observed.fleet, &observed.sessions);
-    }
-    let plan = policy.as_ref().map(|p| {
-        compute(
-            p,
-            &observed.sessions,
-            &observed.fleet,
-            &observed.envs,
-            &Targets::all(),
-            Vec::new(),
-        )
-    });
+    // Without a policy there is nothing to compare, so no environment is
+    // read; status reports no residue, so tmux's layers are not read.
+    let observed = observe(
+        &ctx.registry,
+        &ctx.tmux,
+        &Wanted {
+            environments: policy.is_some(),
+            ..Wanted::default()
+        },
+    );
+    // The same computation as `plan`'s.
+    let plan = policy
+        .as_ref()
+        .map(|p| compute(p, &observed, &Targets::all()));
     let journal = Journal::under(&ctx.config.state_root).entries();
     let sessions: Vec<SessionFacts> = observed
         .sessions
@@ -130,9 +129,13 @@ pub fn run(config: Option<&Path>, args: StatusArgs) -> miette::Result<ExitCode> 
                 standing,
                 tmux_target: s.tmux_target.clone(),
                 probe,
+                // About the environment only: launch-argument drift alone
+                // leaves it clean.
                 environment: planned.and_then(|p| match p.action {
-                    Action::Respawn => Some(EnvironmentState::Stale),
-                    Action::None => Some(EnvironmentState::Clean),
+                    Action::Respawn | Action::None if !p.changes.is_empty() => {
+                        Some(EnvironmentState::Stale)
+                    }
+                    Action::Respawn | Action::None => Some(EnvironmentState::Clean),
                     Action::Skip if p.is_unverified() => Some(EnvironmentState::Unverified),
                     Action::Skip | Action::Resume => None,
                 }),

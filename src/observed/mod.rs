@@ -1,10 +1,17 @@
-//! Actual state: the panes tmux reports and the environments their processes hold.
+//! Actual state: the registry's records, the panes tmux reports, the
+//! layers tmux keeps and the environments their processes hold, read once
+//! into one [`Observation`].
 
 pub mod detached;
 pub mod fleet;
+pub mod harness;
 pub mod harness_pane;
+pub mod observation;
 pub mod proc_env;
+pub mod registered;
 pub mod residue;
 
 pub use fleet::{Fleet, FleetView, Pane, Probe};
+pub use observation::{observe, Observation, Wanted};
 pub use proc_env::{EnvRead, ProcessEnv};
+pub use registered::ManagedSession;

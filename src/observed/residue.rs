@@ -3,8 +3,9 @@
 //! own environment, and the server process's own environment and argv.
 //!
 //! Everything is read in ONE tmux invocation (commands chained with `;`,
-//! each session's output introduced by a marker line), so a plan's tmux cost
-//! stays constant whatever the number of sessions. Values are held as
+//! each block closed by a marker line), the pane listing's own when a plan
+//! observes, so a plan's tmux cost stays constant whatever the number of
+//! sessions. Values are held as
 //! [`SecretValue`]s from the moment they are parsed.
 
 use super::proc_env::{self, EnvRead, ProcessEnv};
@@ -12,10 +13,18 @@ use crate::secret::SecretValue;
 use crate::tmux::{means_no_server, Tmux};
 use std::collections::BTreeMap;
 
-/// Introduces each block of the combined output. A marker is printed by
-/// `display-message -p`, outside any quoted value, so the stream parser
-/// below can never mistake a value's text for one.
-const MARKER: &str = "the-loop-residue";
+/// The marker closing the pane listing starts so, followed by a nonce
+/// drawn for each call: no session name or pane command can end the
+/// listing early. The layers' markers (`@p PID`, `@g`, `@N`) need none:
+/// `show-environment` writes only `NAME="…"; export NAME;` and
+/// `unset NAME;` entries, which never equal a marker line, and the parser
+/// reads quoted values whole.
+const MARKER: &str = "tl";
+
+/// tmux refuses a command sequence longer than one message to its server
+/// (16 KiB of arguments, each with its NUL): the sessions' environments
+/// are asked in as few calls as fit under this.
+const ARGV_BUDGET: usize = 15_500;
 
 /// What tmux's layers hold, or why they could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,58 +52,184 @@ pub struct TmuxLayers {
     pub server_argv: Result<Vec<SecretValue>, String>,
 }
 
-/// The argv of the one tmux invocation: server pid, global environment,
-/// then each session's environment, each block behind a marker line.
-pub fn query_args(sessions: &[String]) -> Vec<String> {
-    let mut args: Vec<String> = vec![
-        "display-message".into(),
-        "-p".into(),
-        format!("{MARKER} server #{{pid}}"),
-        ";".into(),
-        "display-message".into(),
-        "-p".into(),
-        format!("{MARKER} global"),
-        ";".into(),
-        "show-environment".into(),
-        "-g".into(),
-        "-s".into(),
-    ];
+/// The marker lines of one call.
+#[derive(Debug, Clone)]
+pub struct Markers {
+    prefix: String,
+}
+
+impl Markers {
+    pub fn new() -> Self {
+        let nonce = uuid::Uuid::new_v4().simple().to_string();
+        Markers::with_nonce(&nonce[..12])
+    }
+
+    pub fn with_nonce(nonce: &str) -> Self {
+        Markers {
+            prefix: format!("{MARKER}-{nonce}"),
+        }
+    }
+
+    fn line(&self, what: &str) -> String {
+        format!("{} {what}", self.prefix)
+    }
+
+    /// The command that prints a marker, chained after the previous one.
+    fn print(&self, what: &str) -> [String; 4] {
+        print_line(self.line(what))
+    }
+}
+
+/// `; display -p LINE`, by the short alias, for the argv budget.
+fn print_line(line: String) -> [String; 4] {
+    [";".into(), "display".into(), "-p".into(), line]
+}
+
+/// One marker line of the layers' output.
+enum LayerMarker {
+    Server(Option<i32>),
+    Global,
+    Session(usize),
+}
+
+impl LayerMarker {
+    fn parse(line: &str) -> Option<LayerMarker> {
+        let rest = line.strip_prefix('@')?;
+        if rest == "g" {
+            return Some(LayerMarker::Global);
+        }
+        if let Some(pid) = rest.strip_prefix("p ") {
+            return Some(LayerMarker::Server(pid.parse().ok()));
+        }
+        (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| rest.parse().ok().map(LayerMarker::Session))
+            .flatten()
+    }
+}
+
+impl Default for Markers {
+    fn default() -> Self {
+        Markers::new()
+    }
+}
+
+/// The argv of one tmux invocation. With `panes`, the pane listing
+/// comes first, closed by a `panes` marker. Then the server pid, the global
+/// environment and each session's environment, each block CLOSED by its
+/// marker: a command that fails stops the chain before its marker, so a
+/// block without one is never read as an empty (clean-looking) answer.
+/// Commands go by their short aliases, for the argv budget.
+pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = Vec::new();
+    if let Some(format) = panes {
+        args.extend(["list-panes".into(), "-a".into(), "-F".into(), format.into()]);
+        args.extend(markers.print("panes"));
+    }
+    // `#{pid}` is tmux's to expand: the server's pid.
+    args.extend(print_line("@p #{pid}".into()));
+    args.extend([";".into(), "showenv".into(), "-gs".into()]);
+    args.extend(print_line("@g".into()));
     for (i, session) in sessions.iter().enumerate() {
-        // The index, not the name, goes in the marker: a name is tmux's to
-        // format, and `#` in it would be expanded.
-        args.extend([
-            ";".into(),
-            "display-message".into(),
-            "-p".into(),
-            format!("{MARKER} session {i}"),
-            ";".into(),
-            "show-environment".into(),
-            "-s".into(),
-            "-t".into(),
-            format!("={session}"),
-        ]);
+        args.extend(session_args(i, session));
+    }
+    if panes.is_none() {
+        // The chain must not start with `;`.
+        args.remove(0);
     }
     args
 }
 
-/// One tmux call for every layer tmux itself keeps, then `/proc` for the
+/// One session's environment and its closing marker. The index, not the
+/// name, goes in the marker: a name is tmux's to format, and `#` in it
+/// would be expanded.
+fn session_args(i: usize, session: &str) -> Vec<String> {
+    let mut args = vec![";".into(), "showenv".into(), format!("-st={session}")];
+    args.extend(print_line(format!("@{i}")));
+    args
+}
+
+fn argv_len(args: &[String]) -> usize {
+    args.iter().map(|a| a.len() + 1).sum()
+}
+
+/// How many of `sessions` fit in one call after the fixed part of it.
+pub fn fitting(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> usize {
+    let mut used = argv_len(&query_args(markers, panes, &[]));
+    for (i, session) in sessions.iter().enumerate() {
+        used += argv_len(&session_args(i, session));
+        if used > ARGV_BUDGET {
+            return i;
+        }
+    }
+    sessions.len()
+}
+
+/// Every layer tmux itself keeps, in as few tmux calls as the argv budget
+/// allows (one for up to about two hundred sessions), then `/proc` for the
 /// server process. `sessions` are the managed sessions to read.
 pub fn observe(tmux: &Tmux, sessions: &[String]) -> ResidueView {
-    let out = match tmux.run(query_args(sessions)) {
+    let markers = Markers::new();
+    let first = fitting(&markers, None, sessions).max(1).min(sessions.len());
+    let out = match tmux.run(query_args(&markers, None, &sessions[..first])) {
         Ok(out) => out,
         Err(err) => return ResidueView::Unanswered(err.to_string()),
     };
-    if !out.success && means_no_server(&out.stderr) {
+    let view = layers_from(&out.stdout, &out.stderr, out.success, &sessions[..first]);
+    match view {
+        ResidueView::Observed(mut layers) => {
+            more_sessions(tmux, &mut layers, &sessions[first..]);
+            ResidueView::Observed(layers)
+        }
+        other => other,
+    }
+}
+
+/// Adds the environments of `rest` to `view`, in further calls that ask
+/// about sessions only.
+pub fn more_sessions(tmux: &Tmux, layers: &mut TmuxLayers, rest: &[String]) {
+    let mut rest = rest;
+    while !rest.is_empty() {
+        let markers = Markers::new();
+        let fixed = argv_len(&query_args(&markers, None, &[]));
+        let mut used = fixed;
+        let mut n = 0;
+        while n < rest.len() {
+            used += argv_len(&session_args(n, &rest[n]));
+            if used > ARGV_BUDGET && n > 0 {
+                break;
+            }
+            n += 1;
+        }
+        let (chunk, after) = rest.split_at(n);
+        rest = after;
+        let answer = tmux
+            .run(query_args(&markers, None, chunk))
+            .map(|out| layers_from(&out.stdout, &out.stderr, out.success, chunk));
+        match answer {
+            Ok(ResidueView::Observed(more)) => {
+                layers.sessions.extend(more.sessions);
+                layers.unobserved_sessions.extend(more.unobserved_sessions);
+            }
+            // The server answered a moment ago: whatever this is, these
+            // sessions were not read.
+            _ => layers.unobserved_sessions.extend(chunk.iter().cloned()),
+        }
+    }
+}
+
+/// The layers from the part of tmux's answer after the pane listing.
+pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String]) -> ResidueView {
+    if !success && means_no_server(stderr) {
         return ResidueView::NoServer;
     }
-    let blocks = match parse_blocks(&out.stdout) {
+    let blocks = match parse_blocks(stdout) {
         Ok(blocks) => blocks,
         Err(why) => return ResidueView::Unanswered(why),
     };
-    if blocks.server_pid.is_none() && !out.success {
+    if blocks.server_pid.is_none() && !success {
         // tmux refused the first command, so nothing below it ran: say so
         // rather than report an empty (clean-looking) set of layers.
-        return ResidueView::Unanswered(format!("tmux show-environment failed: {}", out.stderr));
+        return ResidueView::Unanswered(format!("tmux show-environment failed: {stderr}"));
     }
     let mut layers = TmuxLayers {
         server_pid: blocks.server_pid,
@@ -123,6 +258,23 @@ pub fn observe(tmux: &Tmux, sessions: &[String]) -> ResidueView {
     ResidueView::Observed(layers)
 }
 
+/// Splits the combined answer at the `panes` marker: the pane listing and
+/// the rest. `None` when the marker is missing: the listing failed, and
+/// nothing after it ran.
+pub fn split_panes<'a>(markers: &Markers, stdout: &'a str) -> Option<(&'a str, &'a str)> {
+    let marker = markers.line("panes");
+    let mut offset = 0;
+    // tmux escapes a newline in any listed field, so the listing is
+    // line-safe, and the nonce makes the marker line unforgeable.
+    for line in stdout.split_inclusive('\n') {
+        if line.strip_suffix('\n').unwrap_or(line) == marker {
+            return Some((&stdout[..offset], &stdout[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    None
+}
+
 /// The combined output, split back into its blocks.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Blocks {
@@ -131,46 +283,27 @@ pub struct Blocks {
     pub sessions: BTreeMap<usize, ProcessEnv>,
 }
 
-enum Block {
-    None,
-    Global,
-    Session(usize),
-}
-
-/// Parses the combined output: marker lines, and `show-environment -s`
-/// entries (`NAME="escaped value"; export NAME;` or `unset NAME;`), whose
-/// quoted values may span lines. Errors never quote the text.
+/// Parses the layers' output: `show-environment -s` entries
+/// (`NAME="escaped value"; export NAME;` or `unset NAME;`), whose quoted
+/// values may span lines, each block closed by its marker line. Entries
+/// not closed by a marker are dropped. Errors never quote the text.
 pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
     let mut blocks = Blocks::default();
-    let mut current = Block::None;
     let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
     let mut rest = text;
     let mut entry = 0usize;
-    let flush = |current: &Block, pairs: &mut Vec<(String, Vec<u8>)>, blocks: &mut Blocks| {
-        let env = ProcessEnv::from_pairs(std::mem::take(pairs));
-        match current {
-            Block::None => {}
-            Block::Global => blocks.global = Some(env),
-            Block::Session(i) => {
-                blocks.sessions.insert(*i, env);
-            }
-        }
-    };
     while !rest.is_empty() {
         entry += 1;
         let bad = || format!("unexpected tmux output at entry {entry}");
-        if let Some(marker) = rest.strip_prefix(MARKER).and_then(|r| r.strip_prefix(' ')) {
-            let (line, after) = marker.split_once('\n').unwrap_or((marker, ""));
-            flush(&current, &mut pairs, &mut blocks);
-            current = Block::None;
-            let mut words = line.split(' ');
-            match (words.next(), words.next()) {
-                (Some("server"), Some(pid)) => blocks.server_pid = pid.parse().ok(),
-                (Some("global"), None) => current = Block::Global,
-                (Some("session"), Some(i)) => {
-                    current = Block::Session(i.parse().map_err(|_| bad())?)
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        if let Some(marker) = LayerMarker::parse(line) {
+            let env = ProcessEnv::from_pairs(std::mem::take(&mut pairs));
+            match marker {
+                LayerMarker::Server(pid) => blocks.server_pid = pid,
+                LayerMarker::Global => blocks.global = Some(env),
+                LayerMarker::Session(i) => {
+                    blocks.sessions.insert(i, env);
                 }
-                _ => return Err(bad()),
             }
             rest = after;
         } else if let Some(unset) = rest.strip_prefix("unset ") {
@@ -186,13 +319,9 @@ pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
             let tail = format!("; export {name};");
             let after = after.strip_prefix(tail.as_str()).ok_or_else(bad)?;
             rest = after.strip_prefix('\n').unwrap_or(after);
-            if matches!(current, Block::None) {
-                return Err(bad());
-            }
             pairs.push((name.to_owned(), value));
         }
     }
-    flush(&current, &mut pairs, &mut blocks);
     Ok(blocks)
 }
 
@@ -226,45 +355,91 @@ mod tests {
         env.get(name).map(|v| v.expose_bytes().to_vec())
     }
 
+    fn markers() -> Markers {
+        Markers::with_nonce("n0")
+    }
+
     #[test]
     fn query_is_one_invocation_naming_sessions_exactly() {
-        let args = query_args(&["loop-a".into(), "loop-b".into()]);
+        let args = query_args(
+            &markers(),
+            Some("#{pane_id}"),
+            &["loop-a".into(), "loop-b".into()],
+        );
         insta::assert_debug_snapshot!(args);
+        assert_eq!(
+            query_args(&markers(), None, &[])[0],
+            "display",
+            "without the listing, the chain starts at the server marker"
+        );
+    }
+
+    #[test]
+    fn five_hundred_sessions_fit_in_two_calls_with_the_listing() {
+        let names: Vec<String> = (1..=500)
+            .map(|n| format!("loop-github-octo-fleet-{n}"))
+            .collect();
+        let m = markers();
+        let first = fitting(&m, Some(crate::observed::fleet::LIST_PANES_FORMAT), &names);
+        assert!(first >= 250, "{first} fit beside the listing");
+        let second = fitting(&m, None, &names[first..]);
+        assert_eq!(first + second, 500);
+        let argv: usize = query_args(&m, None, &names[first..])
+            .iter()
+            .map(|a| a.len() + 1)
+            .sum();
+        assert!(argv <= ARGV_BUDGET, "{argv}");
+    }
+
+    #[test]
+    fn the_listing_is_split_at_its_own_marker_only() {
+        let m = markers();
+        let out = "loop-a\t0\ntl-n1 panes\ntl-n0 panes\nrest\n";
+        assert_eq!(
+            split_panes(&m, out),
+            Some(("loop-a\t0\ntl-n1 panes\n", "rest\n"))
+        );
+        assert_eq!(split_panes(&m, "tl-n0 panes\nx"), Some(("", "x")));
+        assert_eq!(split_panes(&m, "loop-a\t0\n"), None, "the listing failed");
     }
 
     #[test]
     fn parses_markers_escapes_multiline_values_and_unsets() {
-        let out = "the-loop-residue server 4242\n\
-                   the-loop-residue global\n\
+        let out = "@p 4242\n\
                    HOME=\"/root\"; export HOME;\n\
-                   TOK=\"a\\$b\\\"c\\`d\\\\e\nthe-loop-residue session 0\nx\"; export TOK;\n\
+                   TOK=\"a\\$b\\\"c\\`d\\\\e\n@0\nx\"; export TOK;\n\
                    unset DISPLAY;\n\
-                   the-loop-residue session 0\n\
+                   @g\n\
                    unset SSH_AUTH_SOCK;\n\
                    S=\"one\"; export S;\n\
-                   the-loop-residue session 1\n";
+                   @0\n\
+                   @1\n\
+                   LEFT=\"unclosed\"; export LEFT;\n";
         let blocks = parse_blocks(out).unwrap();
         assert_eq!(blocks.server_pid, Some(4242));
         let global = blocks.global.as_ref().unwrap();
         assert_eq!(value(global, "HOME").unwrap(), b"/root");
         assert_eq!(
             value(global, "TOK").unwrap(),
-            b"a$b\"c`d\\e\nthe-loop-residue session 0\nx",
+            b"a$b\"c`d\\e\n@0\nx",
             "a marker inside a quoted value is value text"
         );
         assert_eq!(value(global, "DISPLAY"), None);
         assert_eq!(value(&blocks.sessions[&0], "S").unwrap(), b"one");
         assert_eq!(blocks.sessions[&1].names().count(), 0);
+        assert!(
+            !blocks.sessions.values().any(|e| e.get("LEFT").is_some()),
+            "a block with no closing marker is no answer"
+        );
     }
 
     #[test]
     fn garbage_is_refused_without_quoting_it() {
         for bad in [
             "NOT-A-LINE-secret-canary-9q\n",
-            "the-loop-residue global\nA=\"unterminated-secret-canary-9q",
-            "the-loop-residue global\nA=\"v\"; export B;\n",
-            "A=\"outside-any-block\"; export A;\n",
-            "the-loop-residue what\n",
+            "A=\"unterminated-secret-canary-9q",
+            "A=\"v\"; export B;\n@g\n",
+            "@what\n",
         ] {
             let err = parse_blocks(bad).unwrap_err();
             assert!(!err.contains("canary") && !err.contains("outside"), "{err}");

@@ -8,7 +8,7 @@
 //! This goes beyond environment drift, so the plan keeps the two apart:
 //! these changes are `args_changes`, never `changes`.
 
-use super::model::{Action, ArgsChange, ArgsField, Plan, SessionKind};
+use super::model::{ArgsChange, ArgsField};
 use crate::harness::models::Resolved;
 use crate::harness::{harness_argv, Launch, LaunchArgs, PROMPT_SEPARATOR};
 use std::collections::BTreeMap;
@@ -146,34 +146,21 @@ pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChang
     changes
 }
 
-/// Adds launch-argument drift to a computed plan: every managed session
-/// whose environment was read and whose record stored launch arguments
-/// (`wants`, by label) is compared with its harness's argv (`cmdlines`, by
-/// pid). A drifted session becomes a respawn.
-pub fn annotate(
-    plan: &mut Plan,
-    wants: &BTreeMap<String, Resolved>,
-    cmdlines: &BTreeMap<i32, Vec<String>>,
-) {
-    for session in &mut plan.sessions {
-        if session.kind == SessionKind::Unmanaged || session.action == Action::Skip {
-            continue;
-        }
-        let (Some(want), Some(cmdline)) = (
-            wants.get(session.label()),
-            session.pane_pid.and_then(|pid| cmdlines.get(&pid)),
-        ) else {
-            continue;
-        };
-        let Some(observed) = read_launch(cmdline) else {
-            continue;
-        };
-        session.args_changes = args_changes(&observed, want);
-        if !session.args_changes.is_empty() {
-            session.action = Action::Respawn;
-        }
+/// Launch-argument drift of one session whose record stored launch
+/// arguments (`recorded`, resolved against the config's `models`), from
+/// its harness's argv; empty when the argv shows no launch of the-loop's.
+pub fn drift(
+    recorded: &LaunchArgs,
+    argv: &[String],
+    models: &BTreeMap<String, Vec<String>>,
+) -> Vec<ArgsChange> {
+    match read_launch(argv) {
+        Some(observed) => args_changes(
+            &observed,
+            &crate::harness::models::resolve(recorded, models),
+        ),
+        None => Vec::new(),
     }
-    plan.summary = super::compute::summarise(&plan.sessions);
 }
 
 #[cfg(test)]

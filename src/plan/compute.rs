@@ -1,56 +1,15 @@
-//! Plan computation: a pure function of the policy, the registry's sessions
-//! and what tmux and `/proc` reported.
+//! Plan computation: a pure function of the policy and one observation.
+//! Environment drift, launch-argument drift and residue are decided here,
+//! in one pass; nothing is read and nothing is recounted afterwards.
 
 use super::model::*;
+use super::residue::Residue;
 use crate::desired::policy::Policy;
-use crate::observed::{EnvRead, FleetView, Probe};
-use crate::registry::{RecordFacts, SessionKey};
-use crate::secret::Fingerprint;
+use crate::observed::residue::ResidueView;
+pub use crate::observed::ManagedSession;
+use crate::observed::{EnvRead, FleetView, Observation, Probe};
+use crate::registry::SessionKey;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// A session the registry says is the-loop's.
-#[derive(Debug, Clone)]
-pub struct ManagedSession {
-    pub key: SessionKey,
-    /// The tmux session name, normalised.
-    pub tmux_target: String,
-    /// The record's status is active or paused.
-    pub record_live: bool,
-    pub record_fingerprint: Fingerprint,
-    /// What a respawn needs from the record.
-    pub facts: RecordFacts,
-    /// The launch arguments the record stored, if it stored any (older
-    /// records did not, and are never checked for argv drift).
-    pub recorded_args: Option<crate::harness::LaunchArgs>,
-    /// [`SessionKey::label`], kept so targets and claims compare without
-    /// formatting the ref again (set by [`ManagedSession::new`]).
-    label: String,
-}
-
-impl ManagedSession {
-    pub fn new(
-        key: SessionKey,
-        tmux_target: String,
-        record_live: bool,
-        record_fingerprint: Fingerprint,
-        facts: RecordFacts,
-        recorded_args: Option<crate::harness::LaunchArgs>,
-    ) -> Self {
-        ManagedSession {
-            recorded_args,
-            label: key.label(),
-            key,
-            tmux_target,
-            record_live,
-            record_fingerprint,
-            facts,
-        }
-    }
-
-    pub fn label(&self) -> &str {
-        &self.label
-    }
-}
 
 /// Which sessions a command is about: all when empty, otherwise those whose
 /// ref, standing name or tmux session name is listed.
@@ -75,14 +34,14 @@ impl Targets {
     }
 }
 
-pub fn compute(
-    policy: &Policy,
-    sessions: &[ManagedSession],
-    fleet: &FleetView,
-    envs: &BTreeMap<i32, EnvRead>,
-    targets: &Targets,
-    corrupt_records: Vec<CorruptRecordNote>,
-) -> Plan {
+pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) -> Plan {
+    let Observation {
+        sessions,
+        fleet,
+        envs,
+        argvs,
+        ..
+    } = observation;
     let mut plans = Vec::new();
     let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
     for session in sessions {
@@ -101,6 +60,17 @@ pub fn compute(
                 format!("tmux session is already claimed by {first_claim}"),
             );
         }
+        if plan.action != Action::Skip {
+            // Only a session whose environment was read is compared, so
+            // only argv of the-loop's own panes is looked at.
+            let argv = plan.pane_pid.and_then(|pid| argvs.get(&pid));
+            if let (Some(recorded), Some(argv)) = (&session.recorded_args, argv) {
+                plan.args_changes = super::args::drift(recorded, argv, policy.models());
+                if !plan.args_changes.is_empty() {
+                    plan.action = Action::Respawn;
+                }
+            }
+        }
         plans.push(plan);
     }
     if targets.is_all() {
@@ -118,6 +88,7 @@ pub fn compute(
         }
     }
     let summary = summarise(&plans);
+    let residue = residue(policy, observation, &plans);
     Plan {
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),
@@ -127,10 +98,47 @@ pub fn compute(
             FleetView::Unknown(reason) => Some(reason.clone()),
             FleetView::Answered(_) => None,
         },
-        corrupt_records,
+        corrupt_records: observation
+            .corrupt
+            .iter()
+            .cloned()
+            .map(CorruptRecordNote::from)
+            .collect(),
         summary,
-        residue: None,
+        residue,
     }
+}
+
+/// Residue in tmux's layers and in detached processes, when they were read.
+/// Only the planned managed sessions' own environments count.
+fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) -> Option<Residue> {
+    let mut view = observation.residue.clone()?;
+    if let ResidueView::Observed(layers) = &mut view {
+        let planned: BTreeSet<&str> = plans
+            .iter()
+            .filter(|s| s.kind != SessionKind::Unmanaged)
+            .filter(|s| matches!(s.probe, Probe::Live | Probe::Dead))
+            .map(|s| s.tmux_target.as_str())
+            .collect();
+        layers.sessions.retain(|s, _| planned.contains(s.as_str()));
+        layers
+            .unobserved_sessions
+            .retain(|s| planned.contains(s.as_str()));
+    }
+    let mut residue = match &observation.fleet {
+        FleetView::Unknown(reason) => {
+            return Some(Residue::not_asked(&format!(
+                "tmux did not answer the pane listing ({reason})"
+            )))
+        }
+        FleetView::Answered(_) => super::residue::compare(policy, &view),
+    };
+    residue.detached = observation
+        .detached
+        .as_deref()
+        .map(|found| super::detached::compare(policy, found))
+        .unwrap_or_default();
+    Some(residue)
 }
 
 fn plan_managed(
@@ -157,7 +165,7 @@ fn plan_managed(
         attached: fleet.attached(&session.tmux_target),
         action: Action::None,
         reason: None,
-        observation: Observation::Unverified,
+        observation: EnvReading::Unverified,
         changes: Vec::new(),
         args_changes: Vec::new(),
         record_fingerprint: Some(session.record_fingerprint),
@@ -188,7 +196,7 @@ fn plan_managed(
         Some(EnvRead::Read(env)) => {
             if let Some(why) = held_by_another(&session.key, env) {
                 return SessionPlan {
-                    observation: Observation::Read,
+                    observation: EnvReading::Read,
                     ..skipped(base, why)
                 };
             }
@@ -200,7 +208,7 @@ fn plan_managed(
             };
             SessionPlan {
                 action,
-                observation: Observation::Read,
+                observation: EnvReading::Read,
                 changes,
                 ..base
             }
@@ -253,7 +261,7 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         attached: 0,
         action: Action::Skip,
         reason: Some("unmanaged: no registry record; left alone".into()),
-        observation: Observation::Unverified,
+        observation: EnvReading::Unverified,
         changes: Vec::new(),
         args_changes: Vec::new(),
         record_fingerprint: None,

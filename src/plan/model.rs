@@ -69,9 +69,13 @@ pub enum Action {
     Resume,
 }
 
+/// Whether a session's environment was read (its `observation` field).
+/// Named apart from [`crate::observed::Observation`]; the schema keeps the
+/// name it was published under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum Observation {
+#[schemars(rename = "Observation")]
+pub enum EnvReading {
     Read,
     Unverified,
 }
@@ -98,7 +102,7 @@ pub struct SessionPlan {
     /// Contract: why a session is skipped.
     pub reason: Option<String>,
     /// Contract: read or unverified.
-    pub observation: Observation,
+    pub observation: EnvReading,
     /// Contract: each differing name, fingerprints only.
     pub changes: Vec<Change>,
     /// Launch-argument drift, kept apart from the environment's `changes`:

@@ -233,7 +233,7 @@ mod tests {
     use super::*;
     use crate::desired::policy::{Change, ChangeCase};
     use crate::observed::Probe;
-    use crate::plan::{Action, Observation, SessionKind};
+    use crate::plan::{Action, EnvReading, SessionKind};
 
     fn fp(text: &str) -> Fingerprint {
         Fingerprint::of(text.as_bytes())
@@ -251,7 +251,7 @@ mod tests {
             attached: 0,
             action: Action::Respawn,
             reason: None,
-            observation: Observation::Read,
+            observation: EnvReading::Read,
             args_changes: Vec::new(),
             changes: vec![Change {
                 name: "SLACK_BOT_TOKEN".into(),

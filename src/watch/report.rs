@@ -227,7 +227,7 @@ pub fn roll_line(report: &SessionReport) -> String {
 mod tests {
     use super::*;
     use crate::observed::Probe;
-    use crate::plan::{Action, Observation, SessionKind};
+    use crate::plan::{Action, EnvReading, SessionKind};
 
     fn fp(text: &str) -> Fingerprint {
         Fingerprint::of(text.as_bytes())
@@ -245,7 +245,7 @@ mod tests {
             attached: 0,
             action: Action::Respawn,
             reason: None,
-            observation: Observation::Read,
+            observation: EnvReading::Read,
             args_changes: Vec::new(),
             changes: vec![
                 Change {

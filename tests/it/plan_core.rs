@@ -8,7 +8,7 @@ use the_loop::desired::config::{Config, EnvSettings, Routing};
 use the_loop::desired::envfile::{parse, EnvFile};
 use the_loop::desired::policy::Policy;
 use the_loop::observed::fleet::PaneCommand;
-use the_loop::observed::{EnvRead, Fleet, FleetView, Pane, ProcessEnv};
+use the_loop::observed::{EnvRead, Fleet, FleetView, Observation, Pane, ProcessEnv};
 use the_loop::plan::render::{render_plan, Style};
 use the_loop::plan::{compute, ManagedSession, Targets};
 use the_loop::registry::SessionKey;
@@ -81,6 +81,18 @@ fn identified(n: u32, extra: &[(&str, &str)]) -> ProcessEnv {
     ProcessEnv::from_pairs(pairs)
 }
 
+/// The pure computation over an observation of just these parts.
+fn plan_of(
+    policy: &Policy,
+    sessions: &[ManagedSession],
+    fleet: &FleetView,
+    envs: &BTreeMap<i32, EnvRead>,
+    targets: &Targets,
+) -> the_loop::plan::Plan {
+    let observation = Observation::of(sessions.to_vec(), fleet.clone(), envs.clone());
+    compute(policy, &observation, targets)
+}
+
 fn fleet_of(panes: Vec<Pane>) -> FleetView {
     FleetView::Answered(Fleet::from_panes(panes))
 }
@@ -149,14 +161,7 @@ fn every_kind_of_session_in_one_plan() {
     ]);
     envs.insert(107, EnvRead::Read(standing_env));
 
-    let plan = compute(
-        &policy,
-        &sessions,
-        &fleet,
-        &envs,
-        &Targets::all(),
-        Vec::new(),
-    );
+    let plan = plan_of(&policy, &sessions, &fleet, &envs, &Targets::all());
     assert!(plan.has_drift());
     insta::assert_json_snapshot!("every_kind_json", plan);
     insta::assert_snapshot!("every_kind_text", render_plan(&plan, Style::PLAIN));
@@ -175,13 +180,12 @@ fn delivered_names_must_hold_the_files_value() {
         EnvRead::Read(identified(1, &[("SLACK_BOT_TOKEN", "old-token")])),
     );
     envs.insert(102, EnvRead::Read(identified(2, &[])));
-    let plan = compute(
+    let plan = plan_of(
         &policy,
         &[work_item(1), work_item(2)],
         &fleet,
         &envs,
         &Targets::all(),
-        Vec::new(),
     );
     insta::assert_snapshot!(render_plan(&plan, Style::PLAIN));
     let changes: Vec<_> = plan
@@ -194,13 +198,12 @@ fn delivered_names_must_hold_the_files_value() {
 
 #[test]
 fn unknown_tmux_is_never_absence_and_never_drift() {
-    let plan = compute(
+    let plan = plan_of(
         &policy(&[]),
         &[work_item(1)],
         &FleetView::Unknown("tmux did not answer within 5s".into()),
         &BTreeMap::new(),
         &Targets::all(),
-        Vec::new(),
     );
     assert!(!plan.has_drift());
     assert_eq!(plan.sessions[0].probe, the_loop::observed::Probe::Unknown);
@@ -218,13 +221,12 @@ fn targets_select_sessions_and_hide_unmanaged_ones() {
     let mut envs = BTreeMap::new();
     envs.insert(101, EnvRead::Read(identified(1, &[])));
     envs.insert(102, EnvRead::Read(identified(2, &[])));
-    let plan = compute(
+    let plan = plan_of(
         &policy(&[]),
         &[work_item(1), work_item(2)],
         &fleet,
         &envs,
         &Targets(vec!["github:octo/repo#2".into()]),
-        Vec::new(),
     );
     let labels: Vec<&str> = plan.sessions.iter().map(|s| s.label()).collect();
     assert_eq!(labels, ["github:octo/repo#2"]);
@@ -254,13 +256,12 @@ fn two_records_aliasing_one_tmux_name_act_once() {
             b"old".to_vec(),
         )])),
     );
-    let plan = compute(
+    let plan = plan_of(
         &policy(&[]),
         &[dotted, underscored],
         &fleet,
         &envs,
         &Targets::all(),
-        Vec::new(),
     );
     let actions: Vec<_> = plan
         .sessions
@@ -278,13 +279,12 @@ fn colour_only_when_asked() {
         101,
         EnvRead::Read(identified(1, &[("SLACK_BOT_TOKEN", "old-token")])),
     );
-    let plan = compute(
+    let plan = plan_of(
         &policy(&[]),
         &[work_item(1)],
         &fleet,
         &envs,
         &Targets::all(),
-        Vec::new(),
     );
     assert!(render_plan(&plan, Style { color: true }).contains("\x1b["));
     assert!(!render_plan(&plan, Style::PLAIN).contains('\x1b'));
@@ -301,13 +301,12 @@ fn no_value_reaches_plan_output() {
             &[("SLACK_BOT_TOKEN", "old-token"), ("GH_TOKEN", "gh-current")],
         )),
     );
-    let plan = compute(
+    let plan = plan_of(
         &policy(&["GH_TOKEN"]),
         &[work_item(1)],
         &fleet,
         &envs,
         &Targets::all(),
-        Vec::new(),
     );
     let text = render_plan(&plan, Style::PLAIN)
         + &serde_json::to_string(&plan).unwrap()

@@ -97,7 +97,7 @@ fn entries(plan: &serde_json::Value) -> Vec<(String, Option<String>, String, Str
 }
 
 #[test]
-fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_one_more_tmux_call() {
+fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_the_listings_own_call() {
     let Setup { w, managed, .. } = world_with_residue();
     let server = w.server_pid().expect("server runs");
     w.install_tmux_wrapper();
@@ -134,16 +134,17 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_one_more_tmux_call() {
     assert!(!found.iter().any(|e| e.2 == "DELIVERED_TOKEN"));
     assert!(!found.iter().any(|e| e.1.as_deref() == Some("loop-stray")));
 
-    // A plan's tmux cost is constant: the pane listing and one residue call.
-    // (Besides the preflight's `tmux -V`.)
+    // A plan's tmux cost is constant: the layers are read in the pane
+    // listing's own call. (Besides the preflight's `tmux -V`.)
     let calls: Vec<Vec<String>> = w
         .tmux_invocations()
         .into_iter()
         .filter(|argv| argv[0] != "-V")
         .collect();
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0][0], "list-panes");
-    assert!(calls[1].contains(&"show-environment".to_owned()));
+    assert!(calls[0].contains(&"showenv".to_owned()));
+    assert!(calls[0].contains(&"-gs".to_owned()));
 
     let text = w.the_loop(&["plan"]);
     let shown = stdout(&text);

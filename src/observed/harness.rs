@@ -1,0 +1,140 @@
+//! Reading a harness process: its environment and its launch argv, through
+//! one `/proc/<pid>` handle, refusing the launcher's own (until the launcher
+//! has exec'd, the pid still holds the tmux server's environment).
+
+use super::proc_env::{self, EnvRead, ProcessDir};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What one harness pane's process holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarnessProcess {
+    pub env: EnvRead,
+    /// The argv, for launch-argument drift; `None` when it could not be
+    /// read or the process is still the launcher.
+    pub argv: Option<Vec<String>>,
+}
+
+/// The pane's process is still the launcher: it has not exec'd the harness
+/// yet, so there is no harness environment to read (a respawn waits it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StillLauncher;
+
+const STILL_LAUNCHER: &str = "the launcher has not started the harness yet";
+
+/// The harness's environment, refusing to read the launcher's.
+pub fn read_harness_environment(pid: i32, launcher: Option<&Path>) -> EnvRead {
+    read_harness(pid, launcher)
+        .unwrap_or_else(|StillLauncher| EnvRead::Unverified(STILL_LAUNCHER.into()))
+}
+
+/// Like [`read_harness_environment`], but says apart that the launcher has
+/// not started the harness yet, for a caller that waits for it.
+pub fn read_harness(pid: i32, launcher: Option<&Path>) -> Result<EnvRead, StillLauncher> {
+    read_process(pid, launcher).map(|p| p.env)
+}
+
+/// The harness's environment and argv, read through one handle.
+pub fn read_process(pid: i32, launcher: Option<&Path>) -> Result<HarnessProcess, StillLauncher> {
+    if !cfg!(target_os = "linux") {
+        return Ok(HarnessProcess {
+            env: proc_env::read_environ(pid),
+            argv: None,
+        });
+    }
+    let process = match ProcessDir::open(pid) {
+        Ok(process) => process,
+        Err(reason) => {
+            return Ok(HarnessProcess {
+                env: EnvRead::Unverified(reason),
+                argv: None,
+            })
+        }
+    };
+    let argv = process.cmdline().ok();
+    if is_launcher(&process, argv.as_deref(), launcher) {
+        return Err(StillLauncher);
+    }
+    Ok(HarnessProcess {
+        env: process.environ(),
+        argv,
+    })
+}
+
+/// [`read_process`], with the launcher read as an unverified environment.
+pub fn read_process_or_unverified(pid: i32, launcher: Option<&Path>) -> HarnessProcess {
+    read_process(pid, launcher).unwrap_or_else(|StillLauncher| HarnessProcess {
+        env: EnvRead::Unverified(STILL_LAUNCHER.into()),
+        argv: None,
+    })
+}
+
+/// The launcher is recognised by its image (this binary) or, when another
+/// the-loop binary started the pane, by its argv shape (`… exec --config …`).
+fn is_launcher(process: &ProcessDir, argv: Option<&[String]>, launcher: Option<&Path>) -> bool {
+    let same_image = launcher.is_some_and(|l| process.executable().is_ok_and(|exe| exe == l));
+    same_image
+        || argv.is_some_and(|argv| {
+            argv.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
+                && argv.get(2).map(String::as_str) == Some("--config")
+        })
+}
+
+/// Fewer reads than this per thread are not worth a thread.
+const READS_PER_THREAD: usize = 64;
+
+/// Each `/proc` read costs tens of microseconds of kernel time (the
+/// environment is copied out of the other process's memory), so hundreds of
+/// sessions are split across the cores.
+pub fn read_in_parallel<T: Send>(pids: &[i32], read: impl Fn(i32) -> T + Sync) -> BTreeMap<i32, T> {
+    let wanted = pids.len().div_ceil(READS_PER_THREAD);
+    // Asking for the core count reads cgroup files, so only when it matters.
+    let threads = match wanted {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+    };
+    if threads == 1 {
+        return pids.iter().map(|&pid| (pid, read(pid))).collect();
+    }
+    let chunk = pids.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = pids
+            .chunks(chunk)
+            .map(|part| {
+                let read = &read;
+                scope.spawn(move || part.iter().map(|&pid| (pid, read(pid))).collect::<Vec<_>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parallel_reads_cover_every_pid_once_with_its_own_result() {
+        for count in [0, 1, READS_PER_THREAD, READS_PER_THREAD + 1, 1000] {
+            let pids: Vec<i32> = (1..=count as i32).collect();
+            let reads = read_in_parallel(&pids, |pid| EnvRead::Unverified(format!("pid {pid}")));
+            assert_eq!(reads.len(), count);
+            for pid in pids {
+                assert_eq!(reads[&pid], EnvRead::Unverified(format!("pid {pid}")));
+            }
+        }
+    }
+
+    #[test]
+    fn own_process_reads_environment_and_argv() {
+        let me = read_process_or_unverified(std::process::id() as i32, None);
+        assert!(matches!(me.env, EnvRead::Read(_)));
+        assert_eq!(me.argv, Some(std::env::args().collect::<Vec<_>>()));
+    }
+}

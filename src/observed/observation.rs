@@ -1,0 +1,209 @@
+//! The one observation a plan is computed from: the registry's records,
+//! tmux's panes (with their attached clients) and the layers tmux keeps,
+//! each harness process's environment and argv, and the processes a
+//! harness detached. Each is read once; tmux is asked once (twice when a
+//! registered session vanished from tmux, see [`observe`]).
+
+use super::detached::{self, Detached};
+use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
+use super::harness::{read_in_parallel, read_process_or_unverified, HarnessProcess};
+use super::registered::{managed_sessions, ManagedSession};
+use super::residue::{self, Markers, ResidueView};
+use super::{EnvRead, ProcessEnv};
+use crate::registry::{CorruptRecord, Registry};
+use crate::tmux::{means_no_server, Tmux};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Everything observed for one plan.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// Every registered session, each record read once.
+    pub sessions: Vec<ManagedSession>,
+    /// Record files that could not be parsed.
+    pub corrupt: Vec<CorruptRecord>,
+    pub fleet: FleetView,
+    /// The environment of each live managed harness pane, by pid (empty
+    /// when environments were not asked for).
+    pub envs: BTreeMap<i32, EnvRead>,
+    /// The argv of the same processes, where it could be read.
+    pub argvs: BTreeMap<i32, Vec<String>>,
+    /// tmux's own layers; `None` when not asked for.
+    pub residue: Option<ResidueView>,
+    /// Processes outside every pane launched under this config; `None`
+    /// when not asked for.
+    pub detached: Option<Vec<Detached>>,
+}
+
+/// What to read besides the records and the pane listing.
+#[derive(Default)]
+pub struct Wanted<'a> {
+    /// Each managed harness's environment and argv.
+    pub environments: bool,
+    /// tmux's global and session environments and the server process.
+    pub residue: bool,
+    /// Scan `/proc` for detached processes whose environment this accepts
+    /// (the policy's "launched under this config").
+    pub detached: Option<&'a (dyn Fn(&ProcessEnv) -> bool + Sync)>,
+}
+
+impl Observation {
+    /// An observation of given parts, with nothing else read (for the
+    /// pure core's tests and for callers that hold the parts already).
+    pub fn of(
+        sessions: Vec<ManagedSession>,
+        fleet: FleetView,
+        envs: BTreeMap<i32, EnvRead>,
+    ) -> Self {
+        Observation {
+            sessions,
+            corrupt: Vec::new(),
+            fleet,
+            envs,
+            argvs: BTreeMap::new(),
+            residue: None,
+            detached: None,
+        }
+    }
+
+    /// The pid of every pane tmux listed; `None` when tmux did not answer.
+    pub fn pane_pids(&self) -> Option<BTreeSet<i32>> {
+        match &self.fleet {
+            FleetView::Answered(fleet) => Some(fleet.pane_pids().collect()),
+            FleetView::Unknown(_) => None,
+        }
+    }
+}
+
+pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation {
+    // The records come first: their tmux names go into the one tmux call.
+    let (sessions, corrupt) = managed_sessions(registry);
+    let mut asked: Vec<String> = Vec::new();
+    if wanted.residue {
+        // Closed records' sessions are normally gone, and asking about a
+        // session that is gone stops tmux's chain there.
+        asked = sessions
+            .iter()
+            .filter(|s| s.record_live)
+            .map(|s| s.tmux_target.clone())
+            .collect();
+        asked.sort();
+        asked.dedup();
+    }
+    let (fleet, layers) = ask_tmux(tmux, wanted.residue, &asked);
+    let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
+    let (envs, argvs) = if wanted.environments {
+        read_processes(&fleet, &sessions)
+    } else {
+        Default::default()
+    };
+    let detached = match (wanted.detached, &fleet) {
+        (Some(ours), FleetView::Answered(listed)) => {
+            Some(detached::scan(&listed.pane_pids().collect(), ours))
+        }
+        _ => None,
+    };
+    Observation {
+        sessions,
+        corrupt,
+        fleet,
+        envs,
+        argvs,
+        residue,
+        detached,
+    }
+}
+
+/// The pane listing and, with `layers`, tmux's own layers, in one call.
+fn ask_tmux(tmux: &Tmux, layers: bool, asked: &[String]) -> (FleetView, Option<ResidueView>) {
+    if !layers {
+        return (fleet::observe(tmux), None);
+    }
+    let markers = Markers::new();
+    // The sessions that fit in the listing's own call; the rest (past about
+    // two hundred) follow in calls of their own.
+    let asked = &asked[..residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked)];
+    let out = match tmux.run(residue::query_args(
+        &markers,
+        Some(LIST_PANES_FORMAT),
+        asked,
+    )) {
+        Ok(out) => out,
+        Err(err) => return (FleetView::Unknown(err.to_string()), None),
+    };
+    if !out.success && (means_no_server(&out.stderr) || out.stderr.contains("no current target")) {
+        // "no current target": a server with no session left (it is exiting).
+        return (
+            FleetView::Answered(Fleet::default()),
+            Some(ResidueView::NoServer),
+        );
+    }
+    let Some((listing, rest)) = residue::split_panes(&markers, &out.stdout) else {
+        let why = format!("tmux list-panes failed: {}", out.stderr);
+        return (FleetView::Unknown(why), None);
+    };
+    let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
+    let view = residue::layers_from(rest, &out.stderr, out.success, asked);
+    (fleet, Some(view))
+}
+
+/// Drops sessions tmux does not have from the layers (they hold nothing),
+/// and asks about the sessions it has that the first call did not cover:
+/// those past the first call's argv budget, closed records' sessions still
+/// running, and those after a session that vanished, where tmux's chain
+/// stopped.
+fn complete_layers(
+    tmux: &Tmux,
+    view: ResidueView,
+    fleet: &FleetView,
+    sessions: &[ManagedSession],
+) -> ResidueView {
+    let (mut layers, listed) = match (view, fleet) {
+        (ResidueView::Observed(layers), FleetView::Answered(listed)) => (layers, listed),
+        (view, _) => return view,
+    };
+    let present = |name: &str| matches!(listed.probe(name), Probe::Live | Probe::Dead);
+    layers.unobserved_sessions.retain(|s| present(s));
+    layers.sessions.retain(|s, _| present(s));
+    let mut missing: Vec<String> = sessions
+        .iter()
+        .map(|s| s.tmux_target.clone())
+        .filter(|t| present(t) && !layers.sessions.contains_key(t))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    if missing.is_empty() {
+        return ResidueView::Observed(layers);
+    }
+    layers.unobserved_sessions.retain(|s| !missing.contains(s));
+    residue::more_sessions(tmux, &mut layers, &missing);
+    layers.unobserved_sessions.sort();
+    ResidueView::Observed(layers)
+}
+
+/// Reads the environment and argv of each managed session's live harness
+/// pane. Unmanaged `loop-*` sessions are never read.
+fn read_processes(
+    fleet: &FleetView,
+    sessions: &[ManagedSession],
+) -> (BTreeMap<i32, EnvRead>, BTreeMap<i32, Vec<String>>) {
+    let launcher = std::env::current_exe().ok();
+    let pids: Vec<i32> = sessions
+        .iter()
+        .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
+        .filter_map(|s| fleet.harness_pane(&s.tmux_target))
+        .filter(|p| !p.dead)
+        .map(|pane| pane.pid)
+        .collect();
+    let read: BTreeMap<i32, HarnessProcess> = read_in_parallel(&pids, |pid| {
+        read_process_or_unverified(pid, launcher.as_deref())
+    });
+    let mut envs = BTreeMap::new();
+    let mut argvs = BTreeMap::new();
+    for (pid, process) in read {
+        if let Some(argv) = process.argv {
+            argvs.insert(pid, argv);
+        }
+        envs.insert(pid, process.env);
+    }
+    (envs, argvs)
+}

@@ -1,0 +1,91 @@
+//! The registry as the observation holds it: every record read once, with
+//! its key, its tmux name and what a respawn needs from it.
+
+use crate::registry::{standing_tmux_name, CorruptRecord, RecordFacts, Registry, SessionKey};
+use crate::secret::Fingerprint;
+
+/// A session the registry says is the-loop's.
+#[derive(Debug, Clone)]
+pub struct ManagedSession {
+    pub key: SessionKey,
+    /// The tmux session name, normalised.
+    pub tmux_target: String,
+    /// The record's status is active or paused.
+    pub record_live: bool,
+    pub record_fingerprint: Fingerprint,
+    /// What a respawn needs from the record.
+    pub facts: RecordFacts,
+    /// The launch arguments the record stored, if it stored any (older
+    /// records did not, and are never checked for argv drift).
+    pub recorded_args: Option<crate::harness::LaunchArgs>,
+    /// [`SessionKey::label`], kept so targets and claims compare without
+    /// formatting the ref again (set by [`ManagedSession::new`]).
+    label: String,
+}
+
+impl ManagedSession {
+    pub fn new(
+        key: SessionKey,
+        tmux_target: String,
+        record_live: bool,
+        record_fingerprint: Fingerprint,
+        facts: RecordFacts,
+        recorded_args: Option<crate::harness::LaunchArgs>,
+    ) -> Self {
+        ManagedSession {
+            recorded_args,
+            label: key.label(),
+            key,
+            tmux_target,
+            record_live,
+            record_fingerprint,
+            facts,
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+/// Every registered session, with its tmux name resolved, plus the record
+/// files that could not be parsed.
+pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<CorruptRecord>) {
+    let items = registry.work_items();
+    let standing = registry.standing();
+    let mut sessions = Vec::new();
+    for (_, record) in &items.records {
+        // Listings only hold records whose ref parses.
+        let Ok(r) = record.work_item_ref() else {
+            continue;
+        };
+        let target = record.tmux_target().unwrap_or_else(|| r.tmux_name());
+        sessions.push(ManagedSession::new(
+            SessionKey::WorkItem(r),
+            target,
+            record.is_live(),
+            record_fingerprint(record),
+            record.into(),
+            record.stored_launch_args(),
+        ));
+    }
+    for (_, record) in &standing.records {
+        sessions.push(ManagedSession::new(
+            SessionKey::Standing(record.name.clone()),
+            record
+                .tmux_target()
+                .unwrap_or_else(|| standing_tmux_name(&record.name)),
+            record.is_live(),
+            record_fingerprint(record),
+            record.into(),
+            record.stored_launch_args(),
+        ));
+    }
+    let corrupt = items.corrupt.into_iter().chain(standing.corrupt).collect();
+    (sessions, corrupt)
+}
+
+/// Lets a saved plan notice that a record changed since.
+fn record_fingerprint<T: serde::Serialize>(record: &T) -> Fingerprint {
+    Fingerprint::of(&serde_json::to_vec(record).unwrap_or_default())
+}
