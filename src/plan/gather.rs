@@ -19,7 +19,8 @@ pub type Observed = Observation;
 
 /// Observes everything a plan compares, for this policy.
 pub fn observe_for(policy: &Policy, registry: &Registry, tmux: &Tmux) -> Observation {
-    let launched_here = |env: &ProcessEnv| policy.launched_here(env);
+    let launched_here: &(dyn Fn(&ProcessEnv) -> bool + Sync) =
+        &|env: &ProcessEnv| policy.launched_here(env);
     observe(
         registry,
         tmux,
@@ -28,10 +29,7 @@ pub fn observe_for(policy: &Policy, registry: &Registry, tmux: &Tmux) -> Observa
             residue: true,
             // Nothing is withheld or delivered without an env file: nothing
             // to look for in detached processes.
-            detached: policy
-                .env_file()
-                .is_some()
-                .then_some(&launched_here as &(dyn Fn(&ProcessEnv) -> bool + Sync)),
+            detached: policy.env_file().is_some().then_some(launched_here),
         },
     )
 }
