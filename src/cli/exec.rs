@@ -81,7 +81,9 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
 fn hook_settings(config: &config::Config, key_helper: bool) -> Vec<OsString> {
     let written = std::env::current_exe().and_then(|the_loop| {
         let helper = key_helper.then(|| crate::harness::hooks::key_helper(&the_loop, &config.path));
-        crate::harness::hooks::write(&config.state_root, &the_loop, helper.as_deref())
+        // The pane's launcher starts Claude Code, the one harness a record may name.
+        use crate::harness::Harness;
+        crate::harness::CLAUDE_CODE.hook_settings(&config.state_root, &the_loop, helper.as_deref())
     });
     match written {
         Ok(words) => words,

@@ -33,6 +33,84 @@ pub struct LaunchArgs {
     pub effort: Option<String>,
 }
 
+/// Everything about one kind of harness that the-loop depends on. A record's
+/// `harness` field picks the implementation ([`for_name`]); the config keys
+/// its settings by the same name (`routing.harnessArgs.<name>`,
+/// `routing.harnessBinary.<name>`).
+pub trait Harness: std::fmt::Debug + Sync {
+    /// The name records and config use.
+    fn name(&self) -> &'static str;
+    /// The binary run when the config names none.
+    fn default_binary(&self) -> &'static str;
+    /// The argv after the binary for a launch.
+    fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString>;
+    /// Where a conversation's transcript lives, with the harness's own
+    /// config directory and home.
+    fn transcript_path(
+        &self,
+        config_dir: Option<&Path>,
+        home: &Path,
+        cwd: &Path,
+        session_id: &str,
+    ) -> PathBuf;
+    /// Writes the-loop's hook settings under `state_root` and returns the
+    /// words that add them, placed right after the binary.
+    fn hook_settings(
+        &self,
+        state_root: &Path,
+        the_loop: &Path,
+        key_helper: Option<&[OsString]>,
+    ) -> std::io::Result<Vec<OsString>>;
+    /// The known screen, if any, that stops the harness before its prompt.
+    fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen>;
+}
+
+/// Claude Code.
+#[derive(Debug)]
+pub struct ClaudeCode;
+
+pub static CLAUDE_CODE: ClaudeCode = ClaudeCode;
+
+impl Harness for ClaudeCode {
+    fn name(&self) -> &'static str {
+        CLAUDE
+    }
+    fn default_binary(&self) -> &'static str {
+        CLAUDE
+    }
+    fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
+        harness_argv(launch, args)
+    }
+    fn transcript_path(
+        &self,
+        config_dir: Option<&Path>,
+        home: &Path,
+        cwd: &Path,
+        session_id: &str,
+    ) -> PathBuf {
+        transcript_path(config_dir, home, cwd, session_id)
+    }
+    fn hook_settings(
+        &self,
+        state_root: &Path,
+        the_loop: &Path,
+        key_helper: Option<&[OsString]>,
+    ) -> std::io::Result<Vec<OsString>> {
+        hooks::write(state_root, the_loop, key_helper)
+    }
+    fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen> {
+        screens::blocking_screen(screen)
+    }
+}
+
+/// The implementation a record's `harness` names; refuses harnesses that
+/// cannot be hosted in tmux with a pre-assigned id.
+pub fn for_name(harness: &str) -> Result<&'static dyn Harness, String> {
+    check_supported(harness)?;
+    let claude: &'static dyn Harness = &CLAUDE_CODE;
+    Ok(claude)
+}
+
 /// Refuses harnesses that cannot be hosted in tmux with a pre-assigned id.
 pub fn check_supported(harness: &str) -> Result<(), String> {
     match harness {
@@ -123,6 +201,30 @@ pub fn transcript_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_record_name_picks_the_implementation() {
+        let claude = for_name("claude").unwrap();
+        assert_eq!(
+            (claude.name(), claude.default_binary()),
+            ("claude", "claude")
+        );
+        let launch = Launch::Resume {
+            session_id: "abc".into(),
+        };
+        assert_eq!(
+            claude.argv(&launch, &LaunchArgs::default()),
+            harness_argv(&launch, &LaunchArgs::default())
+        );
+        assert_eq!(
+            claude.blocking_screen("No conversation found with session ID: abc"),
+            Some(screens::BlockingScreen::NoConversation)
+        );
+        assert!(for_name("cursor-agent")
+            .unwrap_err()
+            .contains("cannot be hosted"));
+        assert!(for_name("other").is_err());
+    }
 
     #[test]
     fn session_id_rule() {
