@@ -151,12 +151,12 @@ fn the_hook_never_fails_prints_or_blocks() {
             .stdin(Stdio::piped())
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        // A hook that refuses its arguments exits without reading stdin, so
+        // the write may meet a closed pipe: that is the hook not blocking,
+        // not a failure. What it did is judged by its exit code and output.
+        if let Err(err) = child.stdin.take().unwrap().write_all(input.as_bytes()) {
+            assert_eq!(err.kind(), std::io::ErrorKind::BrokenPipe, "{args:?}");
+        }
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(
