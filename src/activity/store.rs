@@ -89,6 +89,16 @@ pub fn read_all(state_root: &Path) -> BTreeMap<i32, HarnessActivity> {
         .collect()
 }
 
+/// What the live process `pid` is doing, from a [`read_all`] map: `Unknown`
+/// when it recorded nothing, or when the records under its pid are an
+/// earlier process's (the pid was reused, so they say nothing about it).
+pub fn live_activity(all: &BTreeMap<i32, HarnessActivity>, pid: i32) -> super::Activity {
+    match all.get(&pid) {
+        Some(a) if process_start(pid) == Some(a.start) => a.activity,
+        _ => super::Activity::Unknown,
+    }
+}
+
 /// One process's activity; `Unknown` when it recorded nothing.
 pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
     crate::fsutil::read_regular(&file_for(&dir(state_root), pid))

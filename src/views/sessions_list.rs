@@ -10,16 +10,15 @@ use std::path::{Path, PathBuf};
 
 const ELLIPSIS: char = '…';
 
-/// The table's columns, in order.
-///
-/// Activity (what the harness is doing now) becomes a column here once the
-/// safe-point work records it; until then there is nothing true to show, so
-/// there is no column.
+/// The table's columns, in order. What runs now (live, activity, attached
+/// clients) sits next to the status, before the record's history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Column {
     Session,
     Status,
     Live,
+    Activity,
+    Attached,
     Age,
     LastEvent,
     Cwd,
@@ -37,10 +36,12 @@ enum Cut {
     End,
 }
 
-const COLUMNS: [Column; 11] = [
+const COLUMNS: [Column; 13] = [
     Column::Session,
     Column::Status,
     Column::Live,
+    Column::Activity,
+    Column::Attached,
     Column::Age,
     Column::LastEvent,
     Column::Cwd,
@@ -57,6 +58,8 @@ impl Column {
             Column::Session => "SESSION",
             Column::Status => "STATUS",
             Column::Live => "LIVE",
+            Column::Activity => "ACTIVITY",
+            Column::Attached => "ATTACHED",
             Column::Age => "AGE",
             Column::LastEvent => "LAST EVENT",
             Column::Cwd => "CWD",
@@ -93,6 +96,15 @@ impl Column {
             },
             Column::Status => row.status.map(super::snake_name).unwrap_or_else(dash),
             Column::Live => row.live.map(|p| p.as_str().to_owned()).unwrap_or_else(dash),
+            Column::Activity => row
+                .activity
+                .map(|a| a.as_str().to_owned())
+                .unwrap_or_else(dash),
+            // No target: no session for a client to be attached to.
+            Column::Attached => match row.tmux_target {
+                Some(_) => row.attached.to_string(),
+                None => dash(),
+            },
             Column::Age => row.age_seconds.map(ago).unwrap_or_else(dash),
             Column::LastEvent => row
                 .last_event_seconds

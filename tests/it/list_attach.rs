@@ -118,6 +118,8 @@ fn list_shows_age_last_event_cwd_conversation_and_pull_requests_and_wide_names_k
     let names = [
         "STATUS",
         "LIVE",
+        "ACTIVITY",
+        "ATTACHED",
         "AGE",
         "LAST EVENT",
         "CWD",
@@ -151,16 +153,22 @@ fn list_shows_age_last_event_cwd_conversation_and_pull_requests_and_wide_names_k
     let cells: Vec<&str> = cells.split("  ").filter(|c| !c.is_empty()).collect();
     assert_eq!(cells[0].trim(), "active", "{text}");
     assert_eq!(cells[1].trim(), "live", "{text}");
-    assert!(cells[2].trim().ends_with('d'), "age in days: {text}");
-    assert!(cells[3].trim().ends_with("d ago"), "{text}");
+    // Idle once the harness's start hook ran, unknown just before it.
     assert!(
-        cells[4].trim().starts_with("~/src/")
-            && cells[4].contains('…')
-            && cells[4].trim().ends_with("agent"),
+        ["idle", "unknown"].contains(&cells[2].trim()),
+        "activity: {text}"
+    );
+    assert_eq!(cells[3].trim(), "0", "no client attached: {text}");
+    assert!(cells[4].trim().ends_with('d'), "age in days: {text}");
+    assert!(cells[5].trim().ends_with("d ago"), "{text}");
+    assert!(
+        cells[6].trim().starts_with("~/src/")
+            && cells[6].contains('…')
+            && cells[6].trim().ends_with("agent"),
         "cwd under HOME, shortened in the middle: {text}"
     );
-    assert_eq!(cells[5].trim(), &a.session_id[..8], "{text}");
-    assert_eq!(cells[6].trim(), "#16", "{text}");
+    assert_eq!(cells[7].trim(), &a.session_id[..8], "{text}");
+    assert_eq!(cells[8].trim(), "#16", "{text}");
     assert!(text.contains(&long.name[..15]), "{text}");
 }
 
@@ -217,9 +225,10 @@ fn a_record_without_a_tmux_target_is_not_shown_live_because_attach_refuses_it() 
     );
     let row = &listed["sessions"][0];
     assert!(
-        row["live"].is_null() && row["tmux_target"].is_null(),
+        row["live"].is_null() && row["tmux_target"].is_null() && row["activity"].is_null(),
         "{row}"
     );
+    assert_eq!(row["attached"], 0, "{row}");
     let text = stdout(&w.the_loop(&["sessions", "list"]));
     let line = text.lines().find(|l| l.starts_with(&s.reference)).unwrap();
     assert!(
@@ -418,4 +427,95 @@ fn pause_and_resume_work_with_tmux_absent_from_path() {
     // The contrast: a verb that drives tmux says tmux is missing.
     let out = w.the_loop_with(&["sessions", "list"], &[("PATH", &no_tmux)]);
     assert_eq!(out.status.code(), Some(1), "{}", explain(&out));
+}
+
+/// The row whose ref is `reference`, from a fresh `sessions list --json`.
+fn row_of(w: &World, reference: &str) -> serde_json::Value {
+    list_json(w, &[])["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["ref"] == reference)
+        .unwrap_or_else(|| panic!("{reference} not listed"))
+        .clone()
+}
+
+fn wait_row(w: &World, reference: &str, field: &str, want: serde_json::Value) {
+    wait_for(
+        || row_of(w, reference)[field] == want,
+        &format!("{reference} {field} {want}"),
+    );
+}
+
+fn type_line(w: &World, name: &str, text: &str) {
+    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "-l", text]);
+    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "Enter"]);
+}
+
+#[test]
+fn list_shows_what_each_harness_is_doing_and_how_many_clients_watch_it() {
+    let w = world();
+    let busy = w.started_session("github:octo/repo#31", "github-octo-repo-31");
+    let watched = w.started_session("github:octo/repo#32", "github-octo-repo-32");
+    // Started by hand, without the-loop's hook settings: nothing to report.
+    let hookless = w.legacy_session("github:octo/repo#33", "github-octo-repo-33");
+    let gone = w.started_session("github:octo/repo#34", "github-octo-repo-34");
+    w.tmux_ok(&["kill-session", "-t", &format!("={}", gone.name)]);
+
+    wait_row(&w, &busy.reference, "activity", "idle".into());
+    type_line(&w, &busy.name, "/busy");
+    wait_row(&w, &busy.reference, "activity", "busy".into());
+    type_line(&w, &watched.name, "/wait");
+    wait_row(&w, &watched.reference, "activity", "waiting".into());
+
+    assert!(w.clients().is_empty());
+    let client = w.the_loop_in_pty(&["sessions", "attach", &watched.reference]);
+    wait_for(|| !w.clients().is_empty(), "a real client attached");
+    let listed = list_json(&w, &[]);
+    let row = |r: &str| {
+        listed["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["ref"] == r)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row(&watched.reference)["attached"], 1, "{listed}");
+    assert_eq!(row(&watched.reference)["activity"], "waiting", "{listed}");
+    assert_eq!(row(&busy.reference)["attached"], 0, "{listed}");
+    assert_eq!(row(&busy.reference)["activity"], "busy", "{listed}");
+    assert_eq!(row(&hookless.reference)["activity"], "unknown", "{listed}");
+    assert_eq!(row(&hookless.reference)["live"], "live", "{listed}");
+    // Nothing runs in an absent session, so nothing is doing anything.
+    assert_eq!(row(&gone.reference)["live"], "absent", "{listed}");
+    assert!(row(&gone.reference)["activity"].is_null(), "{listed}");
+    assert_eq!(row(&gone.reference)["attached"], 0, "{listed}");
+
+    let out = w.the_loop(&["sessions", "list"]);
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = stdout(&out);
+    let header = text.lines().next().unwrap();
+    let starts = column_starts(header, &["ACTIVITY", "ATTACHED", "AGE"]);
+    let cells = |reference: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.starts_with(reference)).unwrap();
+        let chars: Vec<char> = line.chars().collect();
+        [(starts[0], starts[1]), (starts[1], starts[2])]
+            .iter()
+            .map(|(from, to)| {
+                chars[*from..*to]
+                    .iter()
+                    .collect::<String>()
+                    .trim()
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(cells(&busy.reference), ["busy", "0"], "{text}");
+    assert_eq!(cells(&watched.reference), ["waiting", "1"], "{text}");
+    assert_eq!(cells(&hookless.reference), ["unknown", "0"], "{text}");
+    assert_eq!(cells(&gone.reference), ["-", "0"], "{text}");
+    drop(client);
+    wait_for(|| w.clients().is_empty(), "detached");
+    wait_row(&w, &watched.reference, "attached", 0.into());
 }

@@ -55,6 +55,9 @@ fn the_sessions_list_schema_keeps_the_contract_fields() {
         "unmanaged",
         "conversation_id",
         "pull_requests",
+        "activity",
+        "attached",
+        "waiting",
     ] {
         assert!(schema.contains(field), "sessions-list schema lost {field}");
     }

@@ -2,6 +2,7 @@
 //! sessions nothing is registered for, from one `list-panes` call and one
 //! read of each record.
 
+use crate::activity::{store as activity_store, Activity, HarnessActivity};
 use crate::lifecycle::key::Record;
 use crate::observed::{fleet, FleetView, Probe};
 use crate::ops::resolve::resolve_all;
@@ -10,7 +11,7 @@ use crate::plan::model::CorruptRecordNote;
 use crate::registry::{standing_tmux_name, Status};
 use schemars::JsonSchema;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Bumped when a field changes meaning or goes away; new fields keep it.
@@ -64,6 +65,14 @@ pub struct Listed {
     pub status: Option<Status>,
     /// What tmux says about `tmux_target`; null when there is no target.
     pub live: Option<Probe>,
+    /// What the harness in the session is doing, as its hooks last said:
+    /// `unknown` when it recorded nothing (a harness started before hooks,
+    /// or one that does not call them) or tmux did not answer; null when no
+    /// harness runs (no target, or the session is absent or dead).
+    pub activity: Option<Activity>,
+    /// How many tmux clients are attached to the session (a person may be
+    /// watching it); 0 when it is absent or tmux did not answer.
+    pub attached: u32,
     pub model: Option<String>,
     pub effort: Option<String>,
     /// When the record was created, as stored.
@@ -92,6 +101,8 @@ pub struct ListReport {
 pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> {
     // One tmux call for every row, registered or not.
     let view = fleet::observe(&ctx.tmux);
+    // One directory read for every row's activity.
+    let activities = activity_store::read_all(&ctx.config.state_root);
     let now = crate::clock::now_secs();
     let works = ctx.registry.work_items();
     let standing = ctx.registry.standing();
@@ -112,8 +123,11 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
         Some(Some(text)) => Some(work_item_refs(&records, text)?),
         _ => None,
     };
-    let mut rows: Vec<Listed> = records.iter().map(|r| row(r, &view, now)).collect();
-    rows.extend(unmanaged(&view, &rows));
+    let mut rows: Vec<Listed> = records
+        .iter()
+        .map(|r| row(r, &view, &activities, now))
+        .collect();
+    rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
     let corrupt_records = works
         .corrupt
@@ -134,7 +148,12 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
     })
 }
 
-fn row(record: &Record, view: &FleetView, now: Option<u64>) -> Listed {
+fn row(
+    record: &Record,
+    view: &FleetView,
+    activities: &BTreeMap<i32, HarnessActivity>,
+    now: Option<u64>,
+) -> Listed {
     let since = |stamp: &Option<String>| {
         let then = crate::clock::parse_utc(stamp.as_deref()?)?;
         now?.checked_sub(then)
@@ -165,6 +184,10 @@ fn row(record: &Record, view: &FleetView, now: Option<u64>) -> Listed {
         // `attach` refuses a record without a target, so no liveness is
         // claimed for one, even when a session of the derived name runs.
         live: target.as_deref().map(|t| view.probe(t)),
+        activity: target
+            .as_deref()
+            .and_then(|t| activity(view, activities, t)),
+        attached: target.as_deref().map_or(0, |t| view.attached(t)),
         tmux_target: target,
         status: Some(record.status()),
         model: args.model,
@@ -180,7 +203,11 @@ fn row(record: &Record, view: &FleetView, now: Option<u64>) -> Listed {
 }
 
 /// `loop-*` sessions that no record points at or would be spawned as.
-fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
+fn unmanaged(
+    view: &FleetView,
+    activities: &BTreeMap<i32, HarnessActivity>,
+    rows: &[Listed],
+) -> Vec<Listed> {
     let FleetView::Answered(fleet) = view else {
         return Vec::new();
     };
@@ -209,6 +236,8 @@ fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
             tmux_target: Some(name.to_owned()),
             status: None,
             live: Some(fleet.probe(name)),
+            activity: activity(view, activities, name),
+            attached: fleet.attached(name),
             model: None,
             effort: None,
             created_at: None,
@@ -220,6 +249,27 @@ fn unmanaged(view: &FleetView, rows: &[Listed]) -> Vec<Listed> {
             pull_requests: Vec::new(),
         })
         .collect()
+}
+
+/// What the harness in tmux session `session` is doing; `None` when no
+/// harness runs there.
+fn activity(
+    view: &FleetView,
+    activities: &BTreeMap<i32, HarnessActivity>,
+    session: &str,
+) -> Option<Activity> {
+    let FleetView::Answered(fleet) = view else {
+        return Some(Activity::Unknown);
+    };
+    if fleet.probe(session) != Probe::Live {
+        return None;
+    }
+    // A live session whose harness pane cannot be told apart still runs
+    // something; what it is doing is not known.
+    Some(match fleet.harness_pane(session) {
+        Some(pane) if !pane.dead => activity_store::live_activity(activities, pane.pid),
+        _ => Activity::Unknown,
+    })
 }
 
 /// The canonical refs `--work-item TEXT` names: a full ref, or every
