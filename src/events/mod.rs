@@ -1,0 +1,73 @@
+//! The JSONL event log under the state root: one line per state change.
+//!
+//! Each line is an [`Event`], a typed value whose variants carry names,
+//! labels and fingerprints only. [`crate::secret::SecretValue`] is not
+//! serialisable, so a value cannot be put into an event by mistake.
+
+//! The event types are in [`kinds`]; this module writes them.
+
+mod kinds;
+
+pub use kinds::*;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One line of `events.jsonl`, as written: the time, then the event.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EventLine<'a> {
+    /// `YYYY-MM-DDTHH:MM:SSZ`.
+    pub ts: String,
+    #[serde(flatten)]
+    pub event: &'a Event,
+}
+
+pub struct EventLog {
+    path: PathBuf,
+    // Lines from parallel respawns must not interleave.
+    lock: Mutex<()>,
+}
+
+impl EventLog {
+    pub fn under(state_root: &Path) -> Self {
+        EventLog {
+            path: state_root.join("events.jsonl"),
+            lock: Mutex::new(()),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one typed event. Failure to log is reported through tracing
+    /// and never stops the work the event describes.
+    pub fn emit(&self, event: Event) {
+        let line = EventLine {
+            ts: crate::clock::now_utc(),
+            event: &event,
+        };
+        match serde_json::to_string(&line) {
+            Ok(text) => {
+                tracing::debug!(line = %text, "event");
+                self.append(text)
+            }
+            Err(err) => tracing::warn!(error = %err, "could not serialise an event"),
+        }
+    }
+
+    fn append(&self, mut text: String) {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let written = (|| -> std::io::Result<()> {
+            let mut file = crate::fsutil::open_append(&self.path, crate::fsutil::PRIVATE_FILE)?;
+            text.push('\n');
+            file.write_all(text.as_bytes())
+        })();
+        if let Err(err) = written {
+            tracing::warn!(path = %self.path.display(), error = %err, "could not write event");
+        }
+    }
+}
