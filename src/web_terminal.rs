@@ -57,10 +57,8 @@ pub fn running_pid(state_root: &Path) -> Option<i32> {
     let pid: i32 = text.trim().parse().ok().filter(|p| *p > 0)?;
     let cmdline = crate::observed::proc_env::cmdline(pid).ok()?;
     let ours = cmdline.iter().any(|w| w == SUBCOMMAND);
-    let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.starts_with('Z')))
-        .unwrap_or(false);
+    let zombie = crate::observed::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid)
+        .is_some_and(|stat| stat.is_zombie());
     (ours && !zombie).then_some(pid)
 }
 

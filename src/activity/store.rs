@@ -8,6 +8,7 @@
 //! Reading every session's activity is then one directory read.
 
 use super::{derive, HarnessActivity, HookRecord};
+use crate::observed::proc_env::{proc_root, ProcStat};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -110,33 +111,17 @@ pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
 /// A process's start time in clock ticks after boot (`/proc/<pid>/stat`
 /// field 22), which with the pid names one process for the machine's uptime.
 pub fn process_start(pid: i32) -> Option<u64> {
-    let stat = std::fs::read_to_string(
-        crate::observed::proc_env::proc_root()
-            .join(pid.to_string())
-            .join("stat"),
-    )
-    .ok()?;
-    parse_start(&stat)
+    ProcStat::read(&proc_root(), pid).map(|stat| stat.start)
 }
 
-/// Field 22 of a `stat` line. The command name (field 2) may hold spaces
-/// and parentheses, so fields are counted after its last `)`.
+/// Field 22 of a `stat` line.
 pub fn parse_start(stat: &str) -> Option<u64> {
-    let (_, rest) = stat.rsplit_once(')')?;
-    // `rest` begins at field 3, so field 22 is the 20th word.
-    rest.split_whitespace().nth(19)?.parse().ok()
+    ProcStat::parse(stat).map(|stat| stat.start)
 }
 
 /// A process's parent pid, from its `stat`.
 pub fn parent_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read_to_string(
-        crate::observed::proc_env::proc_root()
-            .join(pid.to_string())
-            .join("stat"),
-    )
-    .ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    ProcStat::read(&proc_root(), pid).map(|stat| stat.parent)
 }
 
 /// Removes the files of processes that no longer run, so the directory

@@ -42,6 +42,44 @@ pub enum EnvRead {
     Unverified(String),
 }
 
+/// The fields of `/proc/<pid>/stat` the-loop reads: one parser for the
+/// hook's parent walk, the activity's pid-reuse guard and the zombie checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Field 3: `R`, `S`, `Z`, …
+    pub state: char,
+    /// Field 4.
+    pub parent: i32,
+    /// Field 22: clock ticks after boot, which with the pid names one
+    /// process for the machine's uptime.
+    pub start: u64,
+}
+
+impl ProcStat {
+    /// Parses a `stat` line. The command name (field 2) may hold spaces and
+    /// parentheses, so fields are counted after its last `)`.
+    pub fn parse(line: &str) -> Option<ProcStat> {
+        let (_, rest) = line.rsplit_once(')')?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // `fields` begins at field 3.
+        Some(ProcStat {
+            state: fields.first()?.chars().next()?,
+            parent: fields.get(1)?.parse().ok()?,
+            start: fields.get(19)?.parse().ok()?,
+        })
+    }
+
+    /// Reads `<root>/<pid>/stat`.
+    pub fn read(root: &std::path::Path, pid: i32) -> Option<ProcStat> {
+        let line = std::fs::read_to_string(root.join(pid.to_string()).join("stat")).ok()?;
+        ProcStat::parse(&line)
+    }
+
+    pub fn is_zombie(&self) -> bool {
+        self.state == 'Z'
+    }
+}
+
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
 /// environment unreadable without needing a second user.
 pub(crate) fn proc_root() -> PathBuf {
@@ -152,6 +190,16 @@ fn describe(err: procfs::ProcError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stat_line_is_read_after_the_last_parenthesis() {
+        // A command name with a space and a `)` in it, as `comm` allows.
+        let line = "42 (a) b) Z 7 42 42 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0";
+        let stat = ProcStat::parse(line).unwrap();
+        assert_eq!((stat.state, stat.parent, stat.start), ('Z', 7, 987654));
+        assert!(stat.is_zombie());
+        assert_eq!(ProcStat::parse("42 (short) S 1"), None);
+    }
 
     #[test]
     fn reads_own_environment() {

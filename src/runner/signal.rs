@@ -4,6 +4,7 @@
 //! it. Signals go through a pidfd where the kernel has one, so a pid that
 //! exited and was reused between the read and the signal is never hit.
 
+use crate::observed::proc_env::ProcStat;
 use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -101,10 +102,7 @@ impl ProcessHandle {
 }
 
 fn is_zombie(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.starts_with('Z')))
-        .unwrap_or(false)
+    ProcStat::read(std::path::Path::new("/proc"), pid).is_some_and(|stat| stat.is_zombie())
 }
 
 /// SIGTERM, wait up to `grace`, then SIGKILL and wait a little more.
