@@ -150,24 +150,17 @@ fn sessions_list() {
     // Each harness reports its start through a hook a moment after the pane
     // is up; until then its activity reads `unknown`. Wait for both reports
     // so the text does not depend on that race.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let listed = json(&w.the_loop(&["sessions", "list", "--json"]));
-        let reported = listed["sessions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["ref"].is_string())
-            .all(|s| s["activity"] == "idle");
-        if reported {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the harnesses never reported their start: {listed}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    wait_for(
+        || {
+            json(&w.the_loop(&["sessions", "list", "--json"]))["sessions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["ref"].is_string())
+                .all(|s| s["activity"] == "idle")
+        },
+        "both harnesses report their start",
+    );
     let listed = text_of(&w, &["sessions", "list", "--no-color"], 0);
     insta::assert_snapshot!("sessions_list", r.apply(&listed));
 }
