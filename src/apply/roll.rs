@@ -3,19 +3,20 @@
 //! verify what the new process holds.
 
 use super::journal::{Entry, Journal};
-use super::precheck::{harness_binary, Resumable};
+use super::precheck::Resumable;
 use super::report::{Outcome, SessionReport};
 use crate::desired::config::Config;
 use crate::desired::policy::{Identity, Policy};
 use crate::events::{Event, EventLog, Subject, Verification};
+use crate::harness::user_files::HarnessHome;
 use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher};
 use crate::plan::{Action, SessionPlan};
-use crate::runner::prelaunch::{self, Prelaunch, Unlaunchable};
+use crate::runner::prelaunch;
+use crate::runner::respawn::{self, Ready};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
-use crate::runner::spawn::{respawn_pane, session_panes, set_remain_on_exit};
-use crate::runner::LaunchSpec;
+use crate::runner::spawn::{session_panes, set_remain_on_exit};
 use crate::tmux::Tmux;
 use std::time::{Duration, Instant};
 
@@ -127,8 +128,8 @@ impl Roller<'_> {
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return Respawn::Done(report);
         }
-        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &subject, Some(pid)) {
-            Ok(spec) => spec,
+        let ready = match self.prepared(identity, &resumable, &subject, Some(pid)) {
+            Ok(ready) => ready,
             Err(reason) => {
                 report.detail = Some(reason);
                 return Respawn::Done(report);
@@ -175,25 +176,40 @@ impl Roller<'_> {
         }
         crate::apply::interrupt::crash_point("after-signal");
 
-        self.relaunch(report, subject, identity, target, pane_id, (spec, dropped))
+        self.relaunch(report, subject, identity, target, pane_id, ready)
     }
 
-    /// The launch a respawn runs (and whether a model or effort was dropped), pre-launch
-    /// checked (`pid`: the harness whose environment it starts from), files prepared.
-    fn prepared_spec(
+    /// The launch a respawn runs, pre-launch checked (`pid`: the harness whose
+    /// environment it starts from; our own when it cannot be read), files prepared.
+    /// The environment it starts from is the session's own (its pane's, as the
+    /// harness holds it now), with the desired one applied over it.
+    fn prepared(
         &self,
         identity: &Identity,
         resumable: &Resumable,
         subject: &Subject,
         pid: Option<i32>,
-    ) -> Result<(LaunchSpec, bool), String> {
-        let resolved =
-            crate::harness::models::resolve(&resumable.args, &self.config.routing.models);
-        crate::harness::models::report_dropped(self.events, subject, &resolved.dropped);
-        let launch = Launch::Resume {
-            session_id: resumable.session_id.clone(),
+    ) -> Result<Ready, String> {
+        let base = match pid.map(crate::observed::proc_env::read_environ) {
+            Some(EnvRead::Read(env)) => prelaunch::base_of(&env),
+            Some(EnvRead::Unverified(_)) | None => prelaunch::base_of_caller(&[]),
         };
-        if let Err(err) = self.launchable(identity, pid, &resumable.cwd, &launch, &resolved.args) {
+        respawn::ready(respawn::Request {
+            config: self.config,
+            events: self.events,
+            subject,
+            identity,
+            cwd: &resumable.cwd,
+            launch: Launch::Resume {
+                session_id: resumable.session_id.clone(),
+            },
+            args: &resumable.args,
+            prompt: None,
+            desired: &self.policy.desired_for(identity),
+            base,
+            home: &HarnessHome::for_new_pane(self.tmux, &[]),
+        })
+        .map_err(|err| {
             // Nothing has been signalled: the session runs on, stale, and
             // the next run meets the same refusal instead of a dead pane.
             let reason = format!("not restarted: the new launch cannot start: {err}");
@@ -201,29 +217,12 @@ impl Roller<'_> {
                 subject: subject.clone(),
                 reason: reason.clone(),
             });
-            return Err(reason);
-        }
-        crate::harness::prepare::before_spawn(
-            self.config,
-            &crate::harness::user_files::HarnessHome::for_new_pane(self.tmux, &[]),
-            &resumable.cwd,
-            &resolved.args,
-            self.events,
-        );
-        let spec = LaunchSpec {
-            identity: identity.clone(),
-            cwd: resumable.cwd.clone(),
-            launch,
-            args: resolved.args,
-            config_path: self.config.path.clone(),
-            harness_binary: harness_binary(self.config),
-        };
-        Ok((spec, !resolved.dropped.is_empty()))
+            reason
+        })
     }
 
     /// Runs the prepared launch in the dead pane and starts its probe clock:
     /// the tail shared by a roll and the completion of an interrupted one.
-    /// `launch` is the spec and whether a model or effort was dropped.
     fn relaunch(
         &self,
         report: SessionReport,
@@ -231,17 +230,24 @@ impl Roller<'_> {
         identity: &Identity,
         target: &str,
         pane_id: String,
-        launch: (LaunchSpec, bool),
+        ready: Ready,
     ) -> Respawn {
-        let (spec, dropped) = launch;
-        if let Err(err) = respawn_pane(self.tmux, &pane_id, &spec) {
-            return Respawn::Done(self.resume_failed(
-                report,
-                &subject,
-                format!("tmux respawn-pane failed: {err}"),
-            ));
+        let place = respawn::Place::DeadPane { pane_id: &pane_id };
+        let started = match ready.start(self.tmux, &self.config.state_root, place) {
+            Ok(started) => started,
+            Err(err) => {
+                let reason = format!("tmux respawn-pane failed: {err}");
+                return Respawn::Done(self.resume_failed(report, &subject, reason));
+            }
+        };
+        if started.dropped {
+            // The record says what was launched.
+            let registry = crate::registry::Registry::new(&self.config.state_root);
+            let args = &started.spec.args;
+            if let Err(err) = crate::harness::models::record_launched(&registry, identity, args) {
+                tracing::warn!(session = target, error = %err, "the record still names the dropped launch arguments");
+            }
         }
-        self.record_launched(dropped, identity, &spec, target);
         Respawn::Waiting(Respawned {
             report,
             subject,
@@ -250,17 +256,6 @@ impl Roller<'_> {
             pane_id,
             probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe),
         })
-    }
-
-    /// After a relaunch that dropped a model or effort, the record says what was launched.
-    fn record_launched(&self, dropped: bool, identity: &Identity, spec: &LaunchSpec, target: &str) {
-        let registry = crate::registry::Registry::new(&self.config.state_root);
-        if !dropped {
-            return;
-        }
-        if let Err(err) = crate::harness::models::record_launched(&registry, identity, &spec.args) {
-            tracing::warn!(session = target, error = %err, "the record still names the dropped launch arguments");
-        }
     }
 
     /// Completes a roll an earlier run began: the journaled dead pane resumes its conversation.
@@ -296,8 +291,8 @@ impl Roller<'_> {
             }
         }
         // The old harness is gone: the new process starts from our own environment.
-        let (spec, dropped) = match self.prepared_spec(identity, &resumable, &subject, None) {
-            Ok(spec) => spec,
+        let ready = match self.prepared(identity, &resumable, &subject, None) {
+            Ok(ready) => ready,
             Err(reason) => {
                 report.detail = Some(reason);
                 return Respawn::Done(report);
@@ -310,32 +305,7 @@ impl Roller<'_> {
                 old_pid: entry.old_pid,
                 harness_session_id: resumable.session_id.clone(),
             });
-        self.relaunch(report, subject, identity, target, pane_id, (spec, dropped))
-    }
-
-    /// The pre-signal check: the environment the new process starts from is
-    /// the session's own (its pane's, as the harness holds it now; our own
-    /// when it cannot be read), with the desired one applied over it.
-    fn launchable(
-        &self,
-        identity: &Identity,
-        pid: Option<i32>,
-        cwd: &std::path::Path,
-        launch: &Launch,
-        args: &crate::harness::LaunchArgs,
-    ) -> Result<(), Unlaunchable> {
-        let base = match pid.map(crate::observed::proc_env::read_environ) {
-            Some(EnvRead::Read(env)) => prelaunch::base_of(&env),
-            Some(EnvRead::Unverified(_)) | None => prelaunch::base_of_caller(&[]),
-        };
-        let binary = harness_binary(self.config);
-        prelaunch::check(&Prelaunch {
-            harness_binary: &binary,
-            harness_args: &crate::harness::harness_argv(launch, args),
-            cwd,
-            desired: &self.policy.desired_for(identity),
-            base,
-        })
+        self.relaunch(report, subject, identity, target, pane_id, ready)
     }
 
     /// The rest of a roll, once `probe_at` has passed: is the harness still

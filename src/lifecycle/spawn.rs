@@ -7,12 +7,11 @@ use crate::desired::policy::Identity;
 use crate::harness::{Launch, LaunchArgs};
 use crate::observed::Probe;
 use crate::ops::Context;
-use crate::runner::launch::launcher_path;
-use crate::runner::prelaunch::{self, Prelaunch};
-use crate::runner::spawn::{new_session_running, SpawnError};
-use crate::runner::{boot_prompt, LaunchSpec};
+use crate::runner::boot_prompt;
+use crate::runner::prelaunch;
+use crate::runner::respawn::{self, StartError};
+use crate::runner::spawn::SpawnError;
 use std::path::Path;
-use std::time::Duration;
 
 /// Why a spawn attempt did not leave a running harness behind.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,99 +63,50 @@ pub fn attempt(
     args: &LaunchArgs,
     prompt: Option<&str>,
 ) -> Result<Probe, AttemptError> {
-    // Recorded arguments are re-validated on every launch: a declaration the
-    // operator withdrew is dropped, and said aloud.
-    let resolved = crate::harness::models::resolve(args, &ctx.config.routing.models);
-    let subject = crate::events::Subject::tmux(name);
-    crate::harness::models::report_dropped(&ctx.events, &subject, &resolved.dropped);
-    let args = &resolved.args;
     // The launcher refuses an env file that does not parse, so a spawn
     // with one would only leave a dead pane.
     let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
         AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
     })?;
-    let mut harness_args = crate::harness::harness_argv(&launch, args);
-    if let Some(text) = prompt {
-        // The launcher appends the boot prompt to the harness's argv.
-        harness_args.extend([crate::harness::PROMPT_SEPARATOR.into(), text.into()]);
-    }
-    let binary = crate::apply::precheck::harness_binary(&ctx.config);
-    prelaunch::check(&Prelaunch {
-        harness_binary: &binary,
-        harness_args: &harness_args,
+    let passthrough = passthrough(ctx);
+    let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough);
+    let ready = respawn::ready(respawn::Request {
+        config: &ctx.config,
+        events: &ctx.events,
+        subject: &crate::events::Subject::tmux(name),
+        identity,
         cwd,
+        launch,
+        args,
+        prompt,
         desired: &policy.desired_for(identity),
-        base: prelaunch::base_of_caller(&passthrough(ctx)),
+        base: prelaunch::base_of_caller(&passthrough),
+        home: &home,
     })
     .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
-    let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
-    crate::harness::prepare::before_spawn(&ctx.config, &home, cwd, args, &ctx.events);
-    let spec = LaunchSpec {
-        identity: identity.clone(),
-        cwd: cwd.to_path_buf(),
-        launch,
-        args: args.clone(),
-        config_path: ctx.config.path.clone(),
-        harness_binary: binary,
-    };
-    let launcher = launcher_path()
-        .map_err(|e| AttemptError::Failed(SpawnError::Launcher(e.kind()).to_string()))?;
-    let prompt_file = match prompt {
-        Some(text) => Some(
-            boot_prompt::write(&ctx.config.state_root, text).map_err(|e| {
-                AttemptError::Failed(format!("cannot write the boot prompt file: {}", e.kind()))
-            })?,
-        ),
-        None => None,
-    };
-    let argv = boot_prompt::pane_argv(&spec, &launcher, prompt_file.as_deref());
-    // new-session starts the tmux server when none runs, and the server
-    // would keep our caller's credentials (and copy them into its global
-    // environment) for its whole life: tmux is run without them.
-    let withheld = policy.credential_names();
-    let tmux = ctx.tmux.clone().withholding(withheld);
-    let passthrough = passthrough(ctx);
-    let spawn = || {
-        new_session_running(
-            &tmux,
+    let started = ready.start(
+        &ctx.tmux,
+        &ctx.config.state_root,
+        respawn::Place::NewSession {
             name,
-            cwd,
-            argv.clone(),
-            ctx.config.routing.tmux.remain_on_exit,
-            &passthrough,
-        )
+            remain_on_exit: ctx.config.routing.tmux.remain_on_exit,
+            passthrough: &passthrough,
+            // new-session starts the tmux server when none runs, and the server
+            // would keep our caller's credentials (and copy them into its global
+            // environment) for its whole life: tmux is run without them.
+            withheld: policy.credential_names().into_iter().collect(),
+        },
+    );
+    let prompt_file = match started {
+        Ok(started) => started.prompt_file,
+        Err(StartError::Tmux(SpawnError::Occupied(_))) => return Err(AttemptError::Duplicate),
+        Err(err) => return Err(AttemptError::Failed(err.to_string())),
     };
-    let spawned = match spawn() {
-        // The server was exiting (its last session had just been cleared)
-        // when the client reached it; the session died with it if it was
-        // made at all. A new server is started on the next try.
-        Err(SpawnError::Refused(why)) if why.contains("server exited unexpectedly") => {
-            std::thread::sleep(Duration::from_millis(100));
-            spawn()
-        }
-        other => other,
-    };
-    let discard = || {
-        if let Some(file) = &prompt_file {
-            boot_prompt::discard(file);
-        }
-    };
-    match spawned {
-        Ok(()) => {}
-        Err(SpawnError::Occupied(_)) => {
-            discard();
-            return Err(AttemptError::Duplicate);
-        }
-        Err(err) => {
-            discard();
-            return Err(AttemptError::Failed(err.to_string()));
-        }
-    }
     std::thread::sleep(ctx.config.routing.tmux.resume_probe);
     let (state, _) = probe(&ctx.tmux, name);
-    if matches!(state, Probe::Dead | Probe::Absent) {
+    if let (Probe::Dead | Probe::Absent, Some(file)) = (state, &prompt_file) {
         // The launcher has exited: nobody is left to take the prompt file.
-        discard();
+        boot_prompt::discard(file);
     }
     Ok(state)
 }

@@ -6,6 +6,7 @@ pub mod close;
 pub mod deliver;
 pub mod launch;
 pub mod prelaunch;
+pub mod respawn;
 pub mod signal;
 pub mod spawn;
 
