@@ -4,11 +4,13 @@
 //! labels and fingerprints only. [`crate::secret::SecretValue`] is not
 //! serialisable, so a value cannot be put into an event by mistake.
 
-//! The event types are in [`kinds`]; this module writes them.
+//! The event types are in [`kinds`] and [`parts`]; this module writes them.
 
 mod kinds;
+mod parts;
 
 pub use kinds::*;
+pub use parts::*;
 
 use schemars::JsonSchema;
 use serde::Serialize;
