@@ -117,6 +117,7 @@ pub struct HookRecord {
     Serialize,
     Deserialize,
     schemars::JsonSchema,
+    Default,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Activity {
@@ -127,11 +128,18 @@ pub enum Activity {
     /// A turn is stopped on a person: a permission request or notification.
     Waiting,
     /// No hook data: a harness started before hooks were added, or one that
-    /// does not call them.
+    /// does not call them. (Also what a plan saved before activity was
+    /// observed reads as.)
+    #[default]
     Unknown,
 }
 
 impl Activity {
+    /// A turn is running: ending the harness now would interrupt it.
+    pub fn in_turn(self) -> bool {
+        matches!(self, Activity::Busy | Activity::Waiting)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Activity::Idle => "idle",

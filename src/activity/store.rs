@@ -100,6 +100,22 @@ pub fn live_activity(all: &BTreeMap<i32, HarnessActivity>, pid: i32) -> super::A
     }
 }
 
+/// The activity of each of `pids` that is a live process which recorded
+/// hooks, from one directory read. A pid whose records are an earlier
+/// process's (the pid was reused) is left out: nothing is known of it.
+pub fn live_activities(
+    state_root: &Path,
+    pids: impl IntoIterator<Item = i32>,
+) -> BTreeMap<i32, HarnessActivity> {
+    let mut all = read_all(state_root);
+    pids.into_iter()
+        .filter_map(|pid| {
+            let found = all.remove(&pid)?;
+            (process_start(pid) == Some(found.start)).then_some((pid, found))
+        })
+        .collect()
+}
+
 /// One process's activity; `Unknown` when it recorded nothing.
 pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
     crate::fsutil::read_regular(&file_for(&dir(state_root), pid))

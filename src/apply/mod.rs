@@ -8,16 +8,18 @@
 //! through [`roll`], and collect a [`report`].
 
 pub mod deadline;
+pub mod drain;
 pub mod fleet;
 pub mod interrupt;
 pub mod journal;
 pub mod lock;
 pub mod pipeline;
 pub mod precheck;
+pub mod ready;
 pub mod report;
 pub mod roll;
 pub mod scrub;
 pub mod stream;
 
 pub use fleet::{execute, Mode, RollOptions};
-pub use report::{Outcome, Report, SessionReport};
+pub use report::{Conversation, Outcome, Report, SessionReport};

@@ -29,6 +29,26 @@ pub enum Outcome {
     NotAttempted,
     /// Dry run: this session would be respawned.
     WouldRestart,
+    /// Not touched, and still stale: its turn was still running at the end
+    /// of `--drain-timeout`, or a client is attached (without
+    /// `--include-attached`). `detail` says which, and since when.
+    Deferred,
+    /// Respawned, but the new harness stopped at a known blocking screen (a
+    /// dialog waiting for a person); `detail` names the screen.
+    Blocked,
+}
+
+/// Whether the respawned harness itself reported resuming the recorded
+/// conversation (its `SessionStart` hook with source `resume` and that id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Conversation {
+    /// The new process reported resuming the recorded conversation id
+    /// within the probe window.
+    Confirmed,
+    /// The pane is live, but no such report came (a harness without hooks,
+    /// or one that resumed something else). Distinct, not a failure.
+    Unconfirmed,
 }
 
 impl Outcome {
@@ -36,7 +56,7 @@ impl Outcome {
     pub fn is_failure(self) -> bool {
         matches!(
             self,
-            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone
+            Outcome::Mismatch | Outcome::ResumeFailed | Outcome::LeftAlone | Outcome::Blocked
         )
     }
 
@@ -47,6 +67,7 @@ impl Outcome {
                 | Outcome::RestartedUnverified
                 | Outcome::Mismatch
                 | Outcome::ResumeFailed
+                | Outcome::Blocked
         )
     }
 }
@@ -90,6 +111,9 @@ pub struct SessionReport {
     pub planned_changes: Vec<Change>,
     /// After a mismatch: what the new process still holds wrong.
     pub mismatches: Vec<Change>,
+    /// Contract (DESIGN.md "Readiness"): `confirmed` or `unconfirmed` for a
+    /// respawned session whose pane is live; null when not respawned.
+    pub conversation: Option<Conversation>,
     /// For `not_attempted`: why, as a type (`detail` has it in words).
     #[serde(skip)]
     #[schemars(skip)]
@@ -110,6 +134,7 @@ impl SessionReport {
             harness_session_id: None,
             planned_changes: plan.changes.clone(),
             mismatches: Vec::new(),
+            conversation: None,
             stop: None,
         }
     }
@@ -141,6 +166,8 @@ impl SessionReport {
             Outcome::UpToDate => "up to date".into(),
             Outcome::NotAttempted => format!("not attempted ({detail})"),
             Outcome::WouldRestart => format!("would restart ({detail})"),
+            Outcome::Deferred => format!("deferred ({detail})"),
+            Outcome::Blocked => format!("blocked ({detail})"),
         }
     }
 }
@@ -164,11 +191,11 @@ pub struct Report {
 
 impl Report {
     pub fn failed(&self) -> bool {
-        // A session not attempted (the canary failed, or Ctrl-C) is left as
-        // it was: the command did not do what it was asked for it.
-        self.sessions
-            .iter()
-            .any(|s| s.outcome.is_failure() || s.outcome == Outcome::NotAttempted)
-            || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
+        // A session not attempted (the canary failed, or Ctrl-C) or deferred
+        // (still busy, or attached) is left as it was, stale: the command
+        // did not do what it was asked for it.
+        self.sessions.iter().any(|s| {
+            s.outcome.is_failure() || matches!(s.outcome, Outcome::NotAttempted | Outcome::Deferred)
+        }) || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
     }
 }

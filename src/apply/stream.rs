@@ -112,9 +112,12 @@ pub fn respawning(plan: &SessionPlan) {
 pub fn session(report: &SessionReport) {
     let event = match report.outcome {
         Outcome::Restarted | Outcome::RestartedUnverified => EventType::Verified,
-        Outcome::Mismatch | Outcome::ResumeFailed => EventType::Failed,
+        Outcome::Mismatch | Outcome::ResumeFailed | Outcome::Blocked => EventType::Failed,
         Outcome::LeftAlone => EventType::LeftAlone,
-        Outcome::Skipped | Outcome::UpToDate | Outcome::NotAttempted => EventType::Skipped,
+        // Its `outcome` says `deferred`: held for its safe point, untouched.
+        Outcome::Skipped | Outcome::UpToDate | Outcome::NotAttempted | Outcome::Deferred => {
+            EventType::Skipped
+        }
         Outcome::WouldRestart => EventType::WouldRestart,
     };
     emit(&StreamEvent {

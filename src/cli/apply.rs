@@ -4,6 +4,7 @@
 
 use super::output::{print_json, stderr_style, stdout_style};
 use super::plan::resolve_targets;
+use crate::apply::drain::Drain;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::{Mode, SessionReport};
 use crate::ops::apply::{apply, ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
@@ -64,6 +65,35 @@ pub struct ApplyArgs {
     /// or restart to release the apply lock, instead of refusing at once.
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = crate::cli::duration::lock_timeout)]
     pub lock_timeout: std::time::Duration,
+    #[command(flatten)]
+    pub drain: DrainArgs,
+}
+
+/// Safe points, shared by `apply`, `sessions restart` and `standing restart`
+/// (DESIGN.md "Safe points and readiness"; docs/safe-points.md).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct DrainArgs {
+    /// How long to wait (30s, 5m, 1h; at most 24h) for busy or waiting
+    /// sessions to end their turn. Each is rolled the moment its turn ends;
+    /// one still in a turn at the end is reported `deferred` (exit 1).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::cli::duration::lock_timeout)]
+    pub drain_timeout: std::time::Duration,
+    /// Roll busy and waiting sessions at once, interrupting their turn.
+    #[arg(long)]
+    pub now: bool,
+    /// Also roll sessions a tmux client is attached to (otherwise deferred).
+    #[arg(long)]
+    pub include_attached: bool,
+}
+
+impl From<DrainArgs> for Drain {
+    fn from(args: DrainArgs) -> Drain {
+        Drain {
+            timeout: args.drain_timeout,
+            now: args.now,
+            include_attached: args.include_attached,
+        }
+    }
 }
 
 /// What differs between `apply` and the restarts, on the command line.
@@ -85,6 +115,8 @@ pub struct Roll<'a> {
     pub scrub_tmux_env: bool,
     /// `--lock-timeout`: how long to wait for another roll's lock.
     pub lock_timeout: std::time::Duration,
+    /// `--drain-timeout`, `--now`, `--include-attached`.
+    pub drain: Drain,
 }
 
 pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
@@ -105,6 +137,7 @@ pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
             ask: !args.auto_approve,
             scrub_tmux_env: args.scrub_tmux_env,
             lock_timeout: args.lock_timeout,
+            drain: args.drain.into(),
         },
     )
 }
@@ -122,6 +155,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
         parallelism: roll.parallelism,
         scrub_tmux_env: roll.scrub_tmux_env,
         lock_timeout: roll.lock_timeout,
+        drain: roll.drain,
     };
     let sink = Terminal {
         roll: &roll,
@@ -187,6 +221,31 @@ impl ApplySink for Terminal<'_> {
     fn respawning(&self, session: &SessionPlan) {
         if self.roll.json_stream {
             crate::apply::stream::respawning(session);
+        }
+    }
+
+    fn draining(&self, held: &[&SessionPlan], left: std::time::Duration) {
+        if !self.progress {
+            return;
+        }
+        let names: Vec<&str> = held.iter().map(|s| s.label()).collect();
+        crate::errln!(
+            "{} waiting for {} session(s) to end their turn ({}s left): {}",
+            stderr_style().dim("…"),
+            held.len(),
+            left.as_millis().div_ceil(1000),
+            names.join(", ")
+        );
+    }
+
+    fn interrupting(&self, session: &SessionPlan) {
+        // Said whatever the output: ending a running turn is never silent.
+        if !self.roll.json && !self.roll.json_stream {
+            crate::errln!(
+                "{} --now: interrupting the running turn of {}",
+                stderr_style().red("!"),
+                session.label()
+            );
         }
     }
 

@@ -91,6 +91,22 @@ pub enum Event {
         harness_session_id: Option<String>,
         changes: Vec<crate::desired::policy::Change>,
     },
+    /// A respawned harness stopped at a screen that waits for a person.
+    #[serde(rename = "session.blocked")]
+    SessionBlocked {
+        #[serde(flatten)]
+        subject: Subject,
+        /// The screen's name (never its text: the API-key dialog shows
+        /// the end of the key).
+        screen: String,
+    },
+    /// A session a roll did not touch because of its safe point.
+    #[serde(rename = "session.deferred")]
+    SessionDeferred {
+        #[serde(flatten)]
+        subject: Subject,
+        reason: String,
+    },
     #[serde(rename = "session.left_alone")]
     SessionLeftAlone {
         #[serde(flatten)]

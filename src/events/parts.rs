@@ -142,6 +142,10 @@ pub struct SessionOutcome {
     pub outcome: Outcome,
     /// Why, in words (never a value).
     pub detail: Option<String>,
+    /// Whether the respawned harness reported resuming the recorded
+    /// conversation; absent when it was not respawned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<crate::apply::Conversation>,
 }
 
 impl From<&SessionReport> for SessionOutcome {
@@ -152,6 +156,7 @@ impl From<&SessionReport> for SessionOutcome {
             tmux_target: s.tmux_target.clone(),
             outcome: s.outcome,
             detail: s.detail.clone(),
+            conversation: s.conversation,
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct Observation {
     /// Processes outside every pane launched under this config; `None`
     /// when not asked for.
     pub detached: Option<Vec<Detached>>,
+    /// What each live managed harness is doing, by pid, from its hooks
+    /// (one read of `<state root>/activity/`); a pid absent here is `unknown`.
+    pub activities: BTreeMap<i32, crate::activity::HarnessActivity>,
 }
 
 /// What to read besides the records and the pane listing.
@@ -62,6 +65,7 @@ impl Observation {
             argvs: BTreeMap::new(),
             residue: None,
             detached: None,
+            activities: BTreeMap::new(),
         }
     }
 
@@ -102,6 +106,10 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         }
         _ => None,
     };
+    let activities = crate::activity::store::live_activities(
+        registry.root(),
+        live_harness_pids(&fleet, &sessions),
+    );
     Observation {
         sessions,
         corrupt,
@@ -110,6 +118,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         argvs,
         residue,
         detached,
+        activities,
     }
 }
 
@@ -180,6 +189,17 @@ fn complete_layers(
     ResidueView::Observed(layers)
 }
 
+/// The pid of each managed session's live harness pane.
+fn live_harness_pids(fleet: &FleetView, sessions: &[ManagedSession]) -> Vec<i32> {
+    sessions
+        .iter()
+        .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
+        .filter_map(|s| fleet.harness_pane(&s.tmux_target))
+        .filter(|p| !p.dead)
+        .map(|pane| pane.pid)
+        .collect()
+}
+
 /// Reads the environment and argv of each managed session's live harness
 /// pane. Unmanaged `loop-*` sessions are never read.
 fn read_processes(
@@ -187,13 +207,7 @@ fn read_processes(
     sessions: &[ManagedSession],
 ) -> (BTreeMap<i32, EnvRead>, BTreeMap<i32, Vec<String>>) {
     let launcher = std::env::current_exe().ok();
-    let pids: Vec<i32> = sessions
-        .iter()
-        .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
-        .filter_map(|s| fleet.harness_pane(&s.tmux_target))
-        .filter(|p| !p.dead)
-        .map(|pane| pane.pid)
-        .collect();
+    let pids = live_harness_pids(fleet, sessions);
     let read: BTreeMap<i32, HarnessProcess> = read_in_parallel(&pids, |pid| {
         read_process_or_unverified(pid, launcher.as_deref())
     });

@@ -4,17 +4,18 @@
 //! the same stop at the first failure and the same events; what differs is
 //! only what it is told through its [`ApplySink`].
 
+use crate::apply::drain::{self, Drain, Waiting};
 use crate::apply::lock::{ApplyLock, LockError};
 use crate::apply::roll::Roller;
 use crate::apply::scrub::scrub;
-use crate::apply::{execute, interrupt, Mode, Report, RollOptions, SessionReport};
+use crate::apply::{interrupt, Mode, Report, RollOptions, SessionReport};
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
 use crate::events::Event;
 use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
 use crate::plan::saved::{self, SavedPlanError};
-use crate::plan::{Action, Plan, SessionPlan, Targets};
+use crate::plan::{Plan, SessionPlan, Targets};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -74,6 +75,8 @@ pub struct ApplyOptions<'a> {
     pub scrub_tmux_env: bool,
     /// `--lock-timeout`: how long to wait for another roll's lock; zero refuses at once.
     pub lock_timeout: Duration,
+    /// Safe points: `--drain-timeout`, `--now`, `--include-attached`.
+    pub drain: Drain,
 }
 
 /// What a caller is told as the roll goes. Called from the roll's worker
@@ -91,6 +94,22 @@ pub trait ApplySink: Sync {
     fn respawning(&self, _session: &SessionPlan) {}
     /// A session's outcome, as it is known.
     fn session(&self, _report: &SessionReport) {}
+    /// Sessions held until their turn ends; the drain gives up in `left`.
+    fn draining(&self, _held: &[&SessionPlan], _left: Duration) {}
+    /// `--now` is about to end this session's running turn.
+    fn interrupting(&self, _session: &SessionPlan) {}
+}
+
+/// The drain's progress goes to the caller's sink.
+struct Drained<'a>(&'a dyn ApplySink);
+
+impl Waiting for Drained<'_> {
+    fn draining(&self, held: &[&SessionPlan], left: Duration) {
+        self.0.draining(held, left)
+    }
+    fn interrupting(&self, session: &SessionPlan) {
+        self.0.interrupting(session)
+    }
 }
 
 /// Why a roll did not run.
@@ -152,10 +171,13 @@ pub fn apply(
             (*policy, plan, *observed)
         }
     };
+    let mut plan = plan;
+    // The plan shows what this roll, with its own flags, does at each safe point.
+    drain::annotate(&mut plan, options.mode, &options.drain);
     let selected = plan
         .sessions
         .iter()
-        .filter(|s| selects(options.mode, s.action))
+        .filter(|s| drain::selects(options.mode, s.action))
         .count();
     let will_scrub = options.scrub_tmux_env
         && plan
@@ -194,7 +216,16 @@ pub fn apply(
         dry_run: options.dry_run,
     };
     let progress = |r: &SessionReport| sink.session(r);
-    let mut report = execute(&roller, &ctx.registry, &plan, observed, roll, &progress);
+    let mut report = drain::run(
+        &roller,
+        &ctx.registry,
+        &plan,
+        observed,
+        roll,
+        &options.drain,
+        &Drained(sink),
+        &progress,
+    );
     report.tmux_env_scrub = scrubbed;
     if options.dry_run {
         return Ok(report);
@@ -215,14 +246,6 @@ pub fn apply(
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)
-}
-
-/// Whether a roll in `mode` acts on a session the plan gave `action`.
-fn selects(mode: Mode, action: Action) -> bool {
-    match mode {
-        Mode::Apply => action.acts(),
-        Mode::Restart => action != Action::Skip,
-    }
 }
 
 /// Re-reads the env file (the roll is against the file as it is now) and

@@ -38,7 +38,6 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     let Observation {
         sessions,
         fleet,
-        envs,
         argvs,
         ..
     } = observation;
@@ -51,7 +50,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         if !targets.selects(session) {
             continue;
         }
-        let mut plan = plan_managed(policy, session, fleet, envs);
+        let mut plan = plan_managed(policy, session, observation);
         if first_claim != session.label() && plan.action != Action::Skip {
             // Two records can alias one tmux name (`.` and `_` both become `_`);
             // only the first may act on it.
@@ -94,6 +93,11 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         env_file: policy.env_file().map(|f| f.path.clone()),
         env_fingerprints: policy.file_fingerprints(),
         sessions: plans,
+        delivered_by_helper: [crate::harness::hooks::HELPER_DELIVERED]
+            .into_iter()
+            .filter(|name| policy.helper_value(name).is_some())
+            .map(String::from)
+            .collect(),
         tmux_unanswered: match fleet {
             FleetView::Unknown(reason) => Some(reason.clone()),
             FleetView::Answered(_) => None,
@@ -144,9 +148,9 @@ fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) ->
 fn plan_managed(
     policy: &Policy,
     session: &ManagedSession,
-    fleet: &FleetView,
-    envs: &BTreeMap<i32, EnvRead>,
+    observation: &Observation,
 ) -> SessionPlan {
+    let Observation { fleet, envs, .. } = observation;
     let probe = fleet.probe(&session.tmux_target);
     let pane = fleet.harness_pane(&session.tmux_target);
     let (reference, standing) = session.key.ref_and_standing();
@@ -163,6 +167,12 @@ fn plan_managed(
         pane_pid: pane.map(|p| p.pid),
         probe,
         attached: fleet.attached(&session.tmux_target),
+        activity: pane
+            .filter(|p| !p.dead)
+            .and_then(|p| observation.activities.get(&p.pid))
+            .map(|a| a.activity)
+            .unwrap_or_default(),
+        apply_will: None,
         action: Action::None,
         reason: None,
         observation: EnvReading::Unverified,
@@ -259,6 +269,8 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         pane_pid: pane.map(|p| p.1),
         probe,
         attached: 0,
+        activity: crate::activity::Activity::Unknown,
+        apply_will: None,
         action: Action::Skip,
         reason: Some("unmanaged: no registry record; left alone".into()),
         observation: EnvReading::Unverified,

@@ -47,6 +47,12 @@ pub fn plan_now(
         &crate::apply::journal::Journal::under(registry.root()).entries(),
     );
     annotate_resumability(&mut plan, registry, &observed.envs);
+    // `plan` says what `apply`, with its defaults, does at each safe point.
+    crate::apply::drain::annotate(
+        &mut plan,
+        crate::apply::Mode::Apply,
+        &crate::apply::drain::Drain::default(),
+    );
     (plan, observed)
 }
 

@@ -15,5 +15,5 @@ pub mod saved;
 
 pub use compute::{compute, ManagedSession, Targets};
 pub use model::{
-    Action, ArgsChange, ArgsField, EnvReading, Plan, SessionKind, SessionPlan, Summary,
+    Action, ArgsChange, ArgsField, EnvReading, Plan, SafePoint, SessionKind, SessionPlan, Summary,
 };

@@ -1,6 +1,7 @@
 //! The plan as data. Field names marked "contract" are public (DESIGN.md):
 //! scripts read them from `plan --json`, so they are never renamed.
 
+use crate::activity::Activity;
 use crate::desired::policy::Change;
 use crate::observed::Probe;
 use crate::registry::{RecordFacts, SessionKey};
@@ -27,6 +28,11 @@ pub struct Plan {
     /// Registry files that could not be parsed (reported, never fatal).
     pub corrupt_records: Vec<CorruptRecordNote>,
     pub summary: Summary,
+    /// Names the harness gets from the-loop's key helper (Claude Code's
+    /// `apiKeyHelper`) instead of its environment: a rotation of their
+    /// value is no drift and needs no respawn.
+    #[serde(default)]
+    pub delivered_by_helper: Vec<String>,
     /// Withheld names still held by tmux's own layers (global and session
     /// environments, the server process); null when not checked.
     #[serde(default)]
@@ -97,6 +103,16 @@ pub struct SessionPlan {
     /// attached to the session; 0 when it is absent or tmux did not answer.
     #[serde(default)]
     pub attached: u32,
+    /// Contract (DESIGN.md "Safe points"): what the harness is doing, from
+    /// its own hooks: idle, busy, waiting or unknown (no hook data).
+    #[serde(default)]
+    pub activity: Activity,
+    /// What a roll does about this session's safe point: roll it now, wait
+    /// for its turn to end, or leave it alone while a client is attached.
+    /// Null for sessions no roll touches. `plan` assumes `apply`'s
+    /// defaults; `apply` and the restarts show it for their own flags.
+    #[serde(default)]
+    pub apply_will: Option<SafePoint>,
     /// Contract: respawn, none or skip; `resume` completes an interrupted respawn.
     pub action: Action,
     /// Contract: why a session is skipped.
@@ -134,6 +150,20 @@ pub struct SessionPlan {
     /// and conversation ids.
     #[serde(skip)]
     pub record: Option<RecordFacts>,
+}
+
+/// What a roll does about a selected session's safe point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SafePoint {
+    /// Idle or unknown (or `--now`): rolled at once.
+    RollNow,
+    /// A turn is running: rolled the moment it ends, within `--drain-timeout`.
+    WaitBusy,
+    /// The turn is asking a person: rolled once it ends, within `--drain-timeout`.
+    WaitWaiting,
+    /// A tmux client is attached: left alone (`deferred`) unless `--include-attached`.
+    LeaveAttached,
 }
 
 /// Which launch argument differs.

@@ -129,9 +129,17 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
         Some(path) => {
+            let helper = if plan.delivered_by_helper.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} delivered by helper",
+                    plan.delivered_by_helper.join(", ")
+                )
+            };
             let _ = writeln!(
                 out,
-                "env file: {} ({} names declared)",
+                "env file: {} ({} names declared{helper})",
                 path.display(),
                 plan.env_fingerprints.len()
             );
@@ -302,9 +310,10 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
     };
     let _ = writeln!(
         out,
-        "{symbol} {}  {}  {verdict}",
+        "{symbol} {}  {}  {verdict}{}",
         style.bold(session.label()),
-        style.dim(&format!("({pane})"))
+        style.dim(&format!("({pane})")),
+        safe_point(session, style)
     );
     for change in &session.changes {
         let _ = writeln!(out, "    {}", render_change(change, style));
@@ -312,6 +321,32 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
     for change in &session.args_changes {
         let _ = writeln!(out, "    {}", render_args_change(change, style));
     }
+}
+
+/// `  [busy, 1 attached: waits for its turn to end]`: what the harness is
+/// doing and what the roll does about it, for a session with a live
+/// harness; nothing for the rest.
+fn safe_point(session: &SessionPlan, style: Style) -> String {
+    if session.kind == SessionKind::Unmanaged
+        || session.pane_pid.is_none()
+        || session.action == Action::Skip
+    {
+        return String::new();
+    }
+    let mut facts = session.activity.to_string();
+    if session.attached > 0 {
+        let _ = write!(facts, ", {} attached", session.attached);
+    }
+    let will = match session.apply_will {
+        None => String::new(),
+        Some(SafePoint::RollNow) => ": rolls now".into(),
+        Some(SafePoint::WaitBusy) => ": waits for its turn to end".into(),
+        Some(SafePoint::WaitWaiting) => ": waits until the person it asks answers".into(),
+        Some(SafePoint::LeaveAttached) => {
+            ": deferred while attached (--include-attached rolls it)".into()
+        }
+    };
+    format!("  {}", style.dim(&format!("[{facts}{will}]")))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The apply report as text: one line per session, then a summary (the
 //! `--json` view is the report itself, serialised).
 
-use crate::apply::{Outcome, Report};
+use crate::apply::{Conversation, Outcome, Report};
 use crate::plan::render::{render_change, Style};
 use std::fmt::Write;
 
@@ -25,6 +25,15 @@ pub fn render(report: &Report, style: Style) -> String {
         let pids = match (s.old_pid, s.new_pid) {
             (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")),
             _ => String::new(),
+        };
+        let pids = match s.conversation {
+            Some(Conversation::Confirmed) => {
+                format!("{pids}{}", style.dim("  conversation confirmed"))
+            }
+            Some(Conversation::Unconfirmed) => {
+                format!("{pids}{}", style.yellow("  conversation unconfirmed"))
+            }
+            None => pids,
         };
         let _ = writeln!(out, "{:<width$}  {painted}{pids}", s.label());
         for change in &s.mismatches {
@@ -54,9 +63,18 @@ pub fn render(report: &Report, style: Style) -> String {
         );
         return out;
     }
+    // Only when there are any, so a roll of idle sessions reads as it always did.
+    let safe_points = [
+        (Outcome::Deferred, "deferred"),
+        (Outcome::Blocked, "blocked"),
+    ]
+    .into_iter()
+    .filter(|(o, _)| count(*o) > 0)
+    .map(|(o, word)| format!(", {} {word}", count(o)))
+    .collect::<String>();
     let _ = writeln!(
         out,
-        "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted.",
+        "\n{} {} restarted, {} unverified, {} mismatch, {} resume failed, {} left alone, {} skipped, {} not attempted{safe_points}.",
         style.bold("Apply:"),
         count(Outcome::Restarted),
         count(Outcome::RestartedUnverified),

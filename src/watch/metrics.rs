@@ -25,7 +25,7 @@ const STATES: [Probe; 4] = [Probe::Live, Probe::Dead, Probe::Absent, Probe::Unkn
 
 /// Every roll outcome, pre-created at 0: `increase()` in an alert rule only
 /// sees a first failure when the series existed before it.
-const OUTCOMES: [Outcome; 9] = [
+const OUTCOMES: [Outcome; 11] = [
     Outcome::Restarted,
     Outcome::RestartedUnverified,
     Outcome::Mismatch,
@@ -35,6 +35,8 @@ const OUTCOMES: [Outcome; 9] = [
     Outcome::UpToDate,
     Outcome::NotAttempted,
     Outcome::WouldRestart,
+    Outcome::Deferred,
+    Outcome::Blocked,
 ];
 
 /// The word an outcome goes by in `apply --json` and in events, so a
@@ -50,6 +52,8 @@ fn outcome_word(outcome: Outcome) -> &'static str {
         Outcome::UpToDate => "up_to_date",
         Outcome::NotAttempted => "not_attempted",
         Outcome::WouldRestart => "would_restart",
+        Outcome::Deferred => "deferred",
+        Outcome::Blocked => "blocked",
     }
 }
 

@@ -53,6 +53,12 @@ pub fn roll(
         parallelism,
         scrub_tmux_env: false,
         lock_timeout: Duration::ZERO,
+        // A busy session is not waited for here: watch's own loop rolls it
+        // when its turn ends (see `watch::run`), and meanwhile it is deferred.
+        drain: crate::apply::drain::Drain {
+            timeout: Duration::ZERO,
+            ..Default::default()
+        },
     };
     crate::ops::apply::apply(ctx, &options, &Log(progress))
 }

@@ -243,6 +243,8 @@ mod tests {
             pane_pid: Some(10),
             probe: Probe::Live,
             attached: 0,
+            activity: crate::activity::Activity::Idle,
+            apply_will: None,
             action: Action::Respawn,
             reason: None,
             observation: EnvReading::Read,

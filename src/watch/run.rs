@@ -17,7 +17,7 @@ use crate::desired::DesiredError;
 use crate::events::Event;
 use crate::ops::apply::ApplyError;
 use crate::ops::Context;
-use crate::plan::{Action, SessionKind, SessionPlan};
+use crate::plan::{Action, SafePoint, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
@@ -57,6 +57,8 @@ struct Said {
     problem: Option<String>,
     lock_busy: bool,
     fs_trouble: BTreeSet<String>,
+    /// The sessions last said to be held for their safe point.
+    held: BTreeSet<String>,
 }
 
 struct Watch {
@@ -74,6 +76,10 @@ struct Watch {
     retry_at: Option<Instant>,
     /// Kept whether or not they are served: updating them is cheap.
     metrics: Metrics,
+    /// Harness pids a roll deferred because their turn was running: a
+    /// write to the activity directory that shows one of them idle runs a
+    /// cycle at once (see `wait::Watch::turn_ended`).
+    in_turn: BTreeSet<i32>,
 }
 
 fn epoch_now() -> u64 {
@@ -126,6 +132,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         recheck: false,
         retry_at: None,
         metrics,
+        in_turn: BTreeSet::new(),
     };
     watch.rewatch();
     let auto = watch.auto_apply();
@@ -252,11 +259,12 @@ impl Watch {
             })
             .collect();
         let assessments = assess(&self.memory, desired, &facts, epoch_now());
-        let to_roll: BTreeSet<String> = assessments
+        let mut to_roll: BTreeSet<String> = assessments
             .iter()
             .filter(|a| auto && matches!(a.decision, Decision::Roll { .. }))
             .map(|a| a.label.clone())
             .collect();
+        self.hold_for_safe_points(&drifted, &mut to_roll);
         self.say_drift(snapshot, desired, &drifted, auto.then_some(to_roll.len()));
         self.say_unverified(&unverified);
         // Holds are about what watch would roll: said only when it rolls.
@@ -309,9 +317,19 @@ impl Watch {
                 self.metrics.count_rolls(&rolled.sessions);
                 self.said.lock_busy = false;
                 let now = epoch_now();
+                // A session that went busy between the plan and the roll was
+                // deferred by the roll itself: wait for its turn too.
+                self.in_turn.extend(
+                    rolled
+                        .sessions
+                        .iter()
+                        .filter(|s| s.outcome == Outcome::Deferred)
+                        .filter_map(|s| s.old_pid),
+                );
                 for s in &rolled.sessions {
-                    // Not reached because of our own stop: the next watch decides afresh.
-                    if s.stop == Some(Stop::Interrupted) {
+                    // Not reached because of our own stop, or held for its
+                    // safe point: the next cycle decides afresh.
+                    if s.stop == Some(Stop::Interrupted) || s.outcome == Outcome::Deferred {
                         continue;
                     }
                     let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
@@ -346,7 +364,12 @@ impl Watch {
                 } else {
                     tracing::info!("{summary}");
                 }
-                self.recheck = true;
+                // Re-plan at once to say whether the roll cleaned the fleet;
+                // a roll that only deferred changed nothing to look at.
+                self.recheck = rolled
+                    .sessions
+                    .iter()
+                    .any(|s| s.outcome != Outcome::Deferred);
             }
             Err(ApplyError::Lock(LockError::Held { holder, .. })) => {
                 if !self.said.lock_busy {
@@ -359,6 +382,50 @@ impl Watch {
             }
             Err(err) => self.problem(err.to_string()),
         }
+    }
+}
+
+impl Watch {
+    /// Takes the sessions that are not at a safe point out of this cycle's
+    /// roll: a running turn is rolled when it ends (a hook's write wakes the
+    /// loop, see `wait`), an attached session when it is detached (the next
+    /// cycle that finds it so). Says so once per change.
+    fn hold_for_safe_points(&mut self, drifted: &[&SessionPlan], to_roll: &mut BTreeSet<String>) {
+        let held: Vec<&SessionPlan> = drifted
+            .iter()
+            .copied()
+            .filter(|s| to_roll.contains(s.label()))
+            .filter(|s| !matches!(s.apply_will, None | Some(SafePoint::RollNow)))
+            .collect();
+        let in_turn: BTreeSet<i32> = held
+            .iter()
+            .filter(|s| s.activity.in_turn())
+            .filter_map(|s| s.pane_pid)
+            .collect();
+        let said: BTreeSet<String> = held.iter().map(|s| s.label().to_owned()).collect();
+        if said != self.said.held && !held.is_empty() {
+            for s in &held {
+                tracing::info!(
+                    "{}: {}; rolled {}",
+                    s.label(),
+                    if s.activity.in_turn() {
+                        format!("{} (its turn is running)", s.activity)
+                    } else {
+                        format!("{} tmux client(s) attached", s.attached)
+                    },
+                    if s.activity.in_turn() {
+                        "the moment its turn ends"
+                    } else {
+                        "once no client is attached"
+                    }
+                );
+            }
+        }
+        self.said.held = said;
+        for s in &held {
+            to_roll.remove(s.label());
+        }
+        self.in_turn = in_turn;
     }
 }
 

@@ -40,6 +40,7 @@ mod prespawn;
 mod real_claude;
 mod registry;
 mod residue;
+mod safe_points;
 mod schemas;
 mod sessions;
 mod start_faults;

@@ -160,7 +160,7 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
 
     // Rotate, apply.
     w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
-    let out = w.the_loop(&["apply", "--auto-approve"]);
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
     assert_no_canary(&out.stderr, &[OLD, NEW], "apply stderr");
     assert_eq!(
@@ -170,6 +170,11 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
         stdout(&out),
         stderr(&out)
     );
+    // The apply report says what the new process reported itself.
+    let report = json(&out);
+    let row = session_in(&report, "github:octo/repo#1");
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
     let now = w.pane(&name).expect("the pane");
     assert_eq!(now.id, first.id, "the same pane");
     assert_ne!(now.pid, first.pid, "a new harness");

@@ -62,3 +62,32 @@ fn the_sessions_list_schema_keeps_the_contract_fields() {
         assert!(schema.contains(field), "sessions-list schema lost {field}");
     }
 }
+
+/// DESIGN.md "Safe points and readiness": the fields scripts read.
+#[test]
+fn the_safe_point_contract_is_in_the_plan_apply_and_event_schemas() {
+    let plan = the_loop::schemas::plan().to_string();
+    for field in [
+        "\"activity\"",
+        "\"apply_will\"",
+        "\"wait_busy\"",
+        "\"leave_attached\"",
+        "\"delivered_by_helper\"",
+    ] {
+        assert!(plan.contains(field), "plan schema lacks {field}");
+    }
+    let report = the_loop::schemas::apply_report().to_string();
+    for field in [
+        "\"conversation\"",
+        "\"confirmed\"",
+        "\"unconfirmed\"",
+        "\"deferred\"",
+        "\"blocked\"",
+    ] {
+        assert!(report.contains(field), "apply report schema lacks {field}");
+    }
+    let events = the_loop::schemas::events().to_string();
+    for field in ["session.blocked", "session.deferred", "\"conversation\""] {
+        assert!(events.contains(field), "events schema lacks {field}");
+    }
+}

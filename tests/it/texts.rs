@@ -55,6 +55,7 @@ impl Redactions {
         self.add(format!("pid {pid})"), &format!("pid [{who}])"));
         self.add(format!("pid {pid} →"), &format!("pid [{who}] →"));
         self.add(format!("→ {pid}\n"), &format!("→ [{who}]\n"));
+        self.add(format!("→ {pid}  "), &format!("→ [{who}]  "));
     }
 
     fn apply(&self, text: &str) -> String {

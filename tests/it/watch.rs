@@ -667,3 +667,91 @@ fn the_unit_file_in_the_docs_is_the_example() {
     );
     assert!(unit.contains(" watch --interval"), "it runs watch");
 }
+
+/// The activity the plan shows for `reference`.
+fn activity_of(w: &World, reference: &str) -> serde_json::Value {
+    let out = w.the_loop(&["plan", "--json"]);
+    session_in(&json(&out), reference)["activity"].clone()
+}
+
+fn type_into(w: &World, s: &LegacySession, text: &str) {
+    w.tmux_ok(&["send-keys", "-t", &format!("={}:", s.name), "-l", text]);
+    w.tmux_ok(&["send-keys", "-t", &format!("={}:", s.name), "Enter"]);
+}
+
+/// Milliseconds since the epoch, as the hook records them.
+fn epoch_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+#[test]
+fn a_busy_session_is_rolled_within_a_second_of_its_turn_ending() {
+    let (w, sessions) = clean_delivering_fleet(1);
+    let s = &sessions[0];
+    wait_for(
+        || activity_of(&w, &s.reference) == "idle",
+        "hooks report idle",
+    );
+    type_into(&w, s, "/busy");
+    wait_for(|| activity_of(&w, &s.reference) == "busy", "busy");
+    let old = w.pane(&s.name).unwrap();
+    let signals = |w: &World| w.transcript_text(s).matches("\"type\":\"signal\"").count();
+    let signalled_before = signals(&w);
+    let mut watch = start_watch(
+        &w,
+        &["--apply", "--interval", "3600", "--debounce-ms", "300"],
+    );
+    save_env_like_an_editor(&w, &format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    watch.wait_for_log(
+        "(its turn is running); rolled the moment its turn ends",
+        Duration::from_secs(10),
+    );
+    std::thread::sleep(Duration::from_millis(1000));
+    assert_eq!(signals(&w), signalled_before, "a running turn was ended");
+    assert_eq!(w.pane(&s.name).unwrap().pid, old.pid);
+
+    type_into(&w, s, "/idle");
+    // The hook's own time of the turn's end, against the moment the old
+    // harness got its signal.
+    let activity = w.state.join(format!("activity/{}.jsonl", old.pid));
+    let stop_ms = || {
+        std::fs::read_to_string(&activity)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("\"Stop\""))
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|v| v["at_ms"].as_u64())
+            .next_back()
+    };
+    let mut signal_ms = None;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if signals(&w) > signalled_before {
+            signal_ms = Some(epoch_ms());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let signal_ms = signal_ms.expect("the held session was rolled");
+    let stop_ms = stop_ms().expect("the Stop hook ran");
+    assert!(
+        signal_ms.saturating_sub(stop_ms) < 1000,
+        "rolled {} ms after its turn ended:\n{}",
+        signal_ms.saturating_sub(stop_ms),
+        watch.text()
+    );
+    watch.wait_for_log(
+        "watch roll finished: 1 respawned, 0 failed",
+        Duration::from_secs(20),
+    );
+    let now = w.pane(&s.name).unwrap();
+    assert_ne!(now.pid, old.pid);
+    assert_eq!(
+        environ(now.pid).get("SLACK_BOT_TOKEN").map(String::as_str),
+        Some(ROTATED)
+    );
+    watch.stop();
+}

@@ -38,6 +38,8 @@ pub struct RestartArgs {
     /// or restart to release the apply lock, instead of refusing at once.
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = crate::cli::duration::lock_timeout)]
     lock_timeout: std::time::Duration,
+    #[command(flatten)]
+    drain: crate::cli::apply::DrainArgs,
 }
 
 pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
@@ -68,6 +70,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
             ask: false,
             scrub_tmux_env: false,
             lock_timeout: args.lock_timeout,
+            drain: args.drain.into(),
         },
     )
 }

@@ -41,6 +41,10 @@ impl Watch {
                     Ok(Wake::File(Ok(event))) => {
                         if self.relevant(&event) {
                             debouncer.note(Instant::now());
+                        } else if self.turn_ended(&event) {
+                            // A held session reached its safe point: roll it
+                            // now, not after the debounce.
+                            self.recheck = true;
                         }
                     }
                     Ok(Wake::File(Err(err))) => self.fs_trouble(format!("file watch error: {err}")),
@@ -54,7 +58,7 @@ impl Watch {
             let trigger = if let Some(events) = debouncer.take_due(now) {
                 Some(format!("change ({events} file events)"))
             } else if self.recheck {
-                Some("after a roll".to_owned())
+                Some("after a roll, or a held session's turn ended".to_owned())
             } else if self.retry_at.is_some_and(|at| now >= at) {
                 Some("retry".to_owned())
             } else if now >= next_tick {
@@ -82,6 +86,33 @@ impl Watch {
         change && event.paths.iter().any(|p| self.files.contains(p))
     }
 
+    /// A hook wrote to the activity directory, and a session a roll held
+    /// for its running turn is now between turns. One directory read, and
+    /// only while some session is held.
+    pub(super) fn turn_ended(&self, event: &notify::Event) -> bool {
+        if self.in_turn.is_empty() {
+            return false;
+        }
+        let dir = crate::activity::store::dir(&self.state_root);
+        let written = !matches!(
+            event.kind,
+            EventKind::Access(AccessKind::Open(_)) | EventKind::Access(AccessKind::Read)
+        );
+        if !written
+            || !event
+                .paths
+                .iter()
+                .any(|p| p.parent() == Some(dir.as_path()))
+        {
+            return false;
+        }
+        let now =
+            crate::activity::store::live_activities(&self.state_root, self.in_turn.iter().copied());
+        self.in_turn
+            .iter()
+            .any(|pid| now.get(pid).is_none_or(|a| !a.activity.in_turn()))
+    }
+
     pub(super) fn fs_trouble(&mut self, text: String) {
         if self.said.fs_trouble.insert(text.clone()) {
             tracing::warn!("{text}; re-planning every interval still catches changes");
@@ -99,9 +130,13 @@ impl Watch {
         .into_iter()
         .flatten()
         .collect();
+        // The hooks' directory too: a held session's turn ends there.
+        let activity = crate::activity::store::dir(&self.state_root);
+        let _ = crate::fsutil::create_private_dir(&activity);
         let dirs: BTreeSet<PathBuf> = files
             .iter()
             .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .chain([activity])
             .collect();
         self.files = files;
         if dirs == self.dirs {

@@ -1,0 +1,357 @@
+//! Safe points: a roll ends a harness only between turns.
+//!
+//! An idle (or unknown) session is rolled at once. A busy or waiting one is
+//! held and rolled the moment its own hooks say its turn ended, within
+//! `--drain-timeout`; what is still in a turn at the deadline is reported
+//! `deferred` and left as it was. A session a tmux client is attached to
+//! is someone's live work: it is deferred at once unless
+//! `--include-attached`. `--now` rolls busy sessions anyway, and says so.
+//!
+//! The wait is one watch on the activity directory for the whole fleet
+//! ([`Waker`]), not a loop per session: each wake-up re-reads the
+//! directory once and rolls every held session whose turn has ended.
+
+use super::fleet::{execute, Mode, RollOptions};
+use super::interrupt;
+use super::pipeline::not_attempted;
+use super::report::{Outcome, Report, SessionReport, Stop};
+use super::roll::Roller;
+use crate::activity::{store, Activity, HarnessActivity};
+use crate::events::{Event, Subject};
+use crate::plan::gather::Observed;
+use crate::plan::{Action, Plan, SafePoint, SessionPlan};
+use crate::registry::Registry;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// `--drain-timeout`'s default.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How a roll treats sessions that are not at a safe point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Drain {
+    /// `--drain-timeout`: how long to wait for running turns to end.
+    pub timeout: Duration,
+    /// `--now`: end busy and waiting harnesses without waiting.
+    pub now: bool,
+    /// `--include-attached`: also roll sessions a client is attached to.
+    pub include_attached: bool,
+}
+
+impl Default for Drain {
+    fn default() -> Self {
+        Drain {
+            timeout: DEFAULT_TIMEOUT,
+            now: false,
+            include_attached: false,
+        }
+    }
+}
+
+/// Whether a roll in `mode` acts on a session the plan gave `action`.
+pub fn selects(mode: Mode, action: Action) -> bool {
+    match mode {
+        Mode::Apply => action.acts(),
+        Mode::Restart => action != Action::Skip,
+    }
+}
+
+/// What a roll does about one selected session, given what it is doing.
+pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> SafePoint {
+    if session.action == Action::Resume {
+        // Its harness is already gone: nothing left to interrupt.
+        return SafePoint::RollNow;
+    }
+    if session.attached > 0 && !drain.include_attached {
+        return SafePoint::LeaveAttached;
+    }
+    match activity {
+        _ if drain.now => SafePoint::RollNow,
+        Activity::Busy => SafePoint::WaitBusy,
+        Activity::Waiting => SafePoint::WaitWaiting,
+        Activity::Idle | Activity::Unknown => SafePoint::RollNow,
+    }
+}
+
+/// Sets each session's `apply_will` for a roll in `mode` with `drain`:
+/// null where that roll does not touch the session.
+pub fn annotate(plan: &mut Plan, mode: Mode, drain: &Drain) {
+    for session in &mut plan.sessions {
+        session.apply_will = (selects(mode, session.action) && session.left_alone.is_none())
+            .then(|| safe_point(session, session.activity, drain));
+    }
+}
+
+/// What the operator is told while sessions are held.
+pub trait Waiting: Sync {
+    /// `held` are still in a turn; the drain gives up in `left`.
+    fn draining(&self, _held: &[&SessionPlan], _left: Duration) {}
+    /// `--now` is about to end this session's running turn.
+    fn interrupting(&self, _session: &SessionPlan) {}
+}
+
+/// The roll with safe points: everything at one now (through the one roll
+/// engine, canary first), then each held session as its turn ends. The
+/// report is in plan order.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the roll engine's own inputs plus the drain's: grouping them would only rename them"
+)]
+pub fn run(
+    roller: &Roller,
+    registry: &Registry,
+    plan: &Plan,
+    observed: &Observed,
+    options: RollOptions,
+    drain: &Drain,
+    waiting: &dyn Waiting,
+    progress: &(dyn Fn(&SessionReport) + Sync),
+) -> Report {
+    let state_root = roller.config.state_root.clone();
+    let mut reports: Vec<SessionReport> = Vec::new();
+    let mut now: Vec<usize> = Vec::new();
+    let mut held: Vec<usize> = Vec::new();
+    for (index, session) in plan.sessions.iter().enumerate() {
+        match session.apply_will {
+            Some(SafePoint::LeaveAttached) if !options.dry_run => {
+                let report = deferred(
+                    roller,
+                    session,
+                    format!(
+                        "attached: {} tmux client(s); --include-attached rolls it",
+                        session.attached
+                    ),
+                );
+                progress(&report);
+                reports.push(report);
+            }
+            Some(SafePoint::WaitBusy | SafePoint::WaitWaiting) if !options.dry_run => {
+                held.push(index)
+            }
+            Some(SafePoint::RollNow) if drain.now && session.activity.in_turn() => {
+                waiting.interrupting(session);
+                now.push(index);
+            }
+            _ => now.push(index),
+        }
+    }
+    let roll = |indices: &[usize]| {
+        let mut report = execute(
+            roller,
+            registry,
+            &subset(plan, indices),
+            observed,
+            options,
+            progress,
+        );
+        if !options.dry_run {
+            let window = roller.config.routing.tmux.resume_probe;
+            super::ready::confirm(roller, &mut report.sessions, window);
+        }
+        report
+    };
+    let mut first = roll(&now);
+    if options.dry_run {
+        for report in &mut first.sessions {
+            if let Some(hold) = plan
+                .sessions
+                .iter()
+                .find(|s| s.label() == report.label())
+                .and_then(|s| hold_words(s.apply_will?))
+            {
+                let why = report.detail.take().unwrap_or_default();
+                report.detail = Some(format!("{why}; {hold}"));
+            }
+        }
+    }
+    let mut interrupted = first.interrupted;
+    let mut stop = stop_after(&first.sessions);
+    reports.extend(std::mem::take(&mut first.sessions));
+
+    let deadline = crate::clock::deadline(drain.timeout);
+    let waker = (!held.is_empty()).then(|| Waker::new(&store::dir(&state_root)));
+    while !held.is_empty() {
+        if interrupt::requested() {
+            stop = Some(Stop::Interrupted);
+        }
+        if let Some(why) = &stop {
+            for index in held.drain(..) {
+                let report = not_attempted(&plan.sessions[index], why.clone());
+                progress(&report);
+                reports.push(report);
+            }
+            break;
+        }
+        let pids = held.iter().filter_map(|i| plan.sessions[*i].pane_pid);
+        let activities = store::live_activities(&state_root, pids);
+        let (ready, still): (Vec<usize>, Vec<usize>) = held.iter().partition(|i| {
+            !activity_of(&plan.sessions[**i], &activities)
+                .activity
+                .in_turn()
+        });
+        held = still;
+        if !ready.is_empty() {
+            let mut rolled = roll(&ready);
+            interrupted |= rolled.interrupted;
+            stop = stop.or_else(|| stop_after(&rolled.sessions));
+            reports.append(&mut rolled.sessions);
+            continue;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            for index in held.drain(..) {
+                let session = &plan.sessions[index];
+                let report = deferred(
+                    roller,
+                    session,
+                    busy_words(&activity_of(session, &activities)),
+                );
+                progress(&report);
+                reports.push(report);
+            }
+            break;
+        }
+        let sessions: Vec<&SessionPlan> = held.iter().map(|i| &plan.sessions[*i]).collect();
+        waiting.draining(&sessions, left);
+        if let Some(waker) = &waker {
+            // A second at most, so the progress line counts down and a
+            // signal is noticed.
+            waker.wait(left.min(Duration::from_secs(1)));
+        }
+    }
+    // Plan order, as every report is.
+    let order: BTreeMap<&str, usize> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.label(), i))
+        .collect();
+    reports.sort_by_key(|r| order.get(r.label()).copied().unwrap_or(usize::MAX));
+    Report {
+        interrupted: interrupted || interrupt::requested(),
+        sessions: reports,
+        ..first
+    }
+}
+
+/// The plan with only the sessions at `indices`.
+fn subset(plan: &Plan, indices: &[usize]) -> Plan {
+    Plan {
+        sessions: indices.iter().map(|i| plan.sessions[*i].clone()).collect(),
+        ..plan.clone()
+    }
+}
+
+/// The stop the roll engine's own rule calls for: after a session that
+/// was respawned and failed, nothing more is ended.
+fn stop_after(reports: &[SessionReport]) -> Option<Stop> {
+    reports
+        .iter()
+        .find(|r| r.outcome.respawned() && r.outcome.is_failure())
+        .map(|r| Stop::AfterFailure(r.label().to_owned()))
+        .or_else(|| {
+            reports
+                .iter()
+                .find_map(|r| (r.stop == Some(Stop::Interrupted)).then_some(Stop::Interrupted))
+        })
+}
+
+fn activity_of(session: &SessionPlan, all: &BTreeMap<i32, HarnessActivity>) -> HarnessActivity {
+    session
+        .pane_pid
+        .and_then(|pid| all.get(&pid).cloned())
+        .unwrap_or_else(|| HarnessActivity::unknown(session.pane_pid.unwrap_or(0)))
+}
+
+/// `busy since 2026-12-01T03:12:09Z`, for a turn still running at the deadline.
+pub fn busy_words(activity: &HarnessActivity) -> String {
+    let what = match activity.activity {
+        Activity::Waiting => "waiting for a person",
+        _ => "busy",
+    };
+    match activity.busy_since_ms() {
+        Some(ms) => format!("{what} since {}", crate::clock::format_utc(ms / 1000)),
+        None => what.to_owned(),
+    }
+}
+
+/// What a dry run adds to a held session's line.
+fn hold_words(point: SafePoint) -> Option<&'static str> {
+    match point {
+        SafePoint::RollNow => None,
+        SafePoint::WaitBusy => Some("waits for its running turn to end"),
+        SafePoint::WaitWaiting => Some("waits for the person it is asking"),
+        SafePoint::LeaveAttached => Some("deferred: a client is attached"),
+    }
+}
+
+fn deferred(roller: &Roller, session: &SessionPlan, reason: String) -> SessionReport {
+    roller.events.emit(Event::SessionDeferred {
+        subject: Subject::planned(session.reference.clone(), session.standing.clone())
+            .target(&session.tmux_target),
+        reason: reason.clone(),
+    });
+    SessionReport::from_plan(session, Outcome::Deferred, Some(reason))
+}
+
+/// Wakes a waiting roll when a hook writes to the activity directory: one
+/// inotify watch for the fleet. Without one (the directory cannot be
+/// watched), [`Waker::wait`] just sleeps its timeout, so a drain still
+/// notices a turn's end within a second.
+pub struct Waker {
+    rx: mpsc::Receiver<()>,
+    /// Kept for its watch; `None` when the directory cannot be watched.
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Waker {
+    pub fn new(dir: &Path) -> Waker {
+        use notify::Watcher;
+        let (tx, rx) = mpsc::channel();
+        // The hook creates it on a harness's first event; watching needs it now.
+        let _ = crate::fsutil::create_private_dir(dir);
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if event.is_ok_and(|e| changes(&e.kind)) {
+                let _ = tx.send(());
+            }
+        })
+        .and_then(|mut w| {
+            w.watch(dir, notify::RecursiveMode::NonRecursive)
+                .map(|()| w)
+        });
+        if let Err(err) = &watcher {
+            tracing::debug!(
+                "cannot watch {} ({err}); checking every second",
+                dir.display()
+            );
+        }
+        Waker {
+            rx,
+            _watcher: watcher.ok(),
+        }
+    }
+
+    /// Returns when a hook wrote a line, or after `timeout`.
+    pub fn wait(&self, timeout: Duration) {
+        if self._watcher.is_none() {
+            std::thread::sleep(timeout);
+            return;
+        }
+        if self.rx.recv_timeout(timeout).is_ok() {
+            // A turn's end writes a burst (Stop, a notification): one re-read covers it.
+            while self.rx.try_recv().is_ok() {}
+        }
+    }
+}
+
+/// A write to an activity file (reads, ours included, are not).
+fn changes(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        notify::EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        notify::EventKind::Access(_) => false,
+        _ => true,
+    }
+}

@@ -1,0 +1,324 @@
+//! Safe points and readiness on a real tmux with the stand-in harness, whose
+//! hooks report its activity: a running turn is never ended without
+//! `--now`, an attached session is left alone without `--include-attached`,
+//! the drain's deadline defers, and each respawn says whether the harness
+//! itself reported resuming the recorded conversation.
+
+use crate::support::*;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// A world whose sessions hold `EXTRA` from the env file, so rewriting it
+/// is drift.
+fn world() -> World {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    w
+}
+
+/// A session started by the-loop (so its harness has the hooks), idle at
+/// its prompt, then made stale by a rotation.
+fn stale_session(w: &World, n: u32) -> LegacySession {
+    let s = w.started_session(
+        &format!("github:octo/repo#{n}"),
+        &format!("github-octo-repo-{n}"),
+    );
+    wait_plan(w, &s, "activity", "idle");
+    s
+}
+
+fn rotate(w: &World) {
+    w.write_env("EXTRA=two\n");
+}
+
+fn plan_row(w: &World, s: &LegacySession) -> serde_json::Value {
+    let out = w.the_loop(&["plan", "--json"]);
+    session_in(&json(&out), &s.reference).clone()
+}
+
+fn wait_plan(w: &World, s: &LegacySession, field: &str, want: &str) {
+    wait_for(
+        || plan_row(w, s)[field] == want,
+        &format!("{} {field} {want}", s.reference),
+    );
+}
+
+fn type_line(w: &World, s: &LegacySession, text: &str) {
+    w.tmux_ok(&["send-keys", "-t", &format!("={}:", s.name), "-l", text]);
+    w.tmux_ok(&["send-keys", "-t", &format!("={}:", s.name), "Enter"]);
+}
+
+/// Whether the harness was sent a signal (the stand-in records each).
+fn signalled(w: &World, s: &LegacySession) -> bool {
+    w.transcript_text(s).contains("\"type\":\"signal\"")
+}
+
+fn spawn(w: &World, args: &[&str]) -> Child {
+    w.the_loop_command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the-loop")
+}
+
+#[test]
+fn a_busy_session_is_not_interrupted_and_is_rolled_the_moment_its_turn_ends() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let row = plan_row(&w, &s);
+    assert_eq!(row["action"], "respawn", "{row}");
+    assert_eq!(row["apply_will"], "wait_busy", "{row}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(
+        text.contains("will be respawned  [busy: waits for its turn to end]"),
+        "{text}"
+    );
+    let old = w.pane(&s.name).unwrap();
+
+    let apply = spawn(
+        &w,
+        &[
+            "apply",
+            "--auto-approve",
+            "--json",
+            "--drain-timeout",
+            "60s",
+        ],
+    );
+    // The roll has planned and is holding the session: nothing was ended.
+    wait_for(
+        || w.events_named("apply.started").len() == 1,
+        "the roll started",
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!signalled(&w, &s), "a running turn was interrupted");
+    assert_eq!(w.pane(&s.name).unwrap().pid, old.pid);
+
+    type_line(&w, &s, "/idle");
+    let out = apply.wait_with_output().unwrap();
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+    let now = w.pane(&s.name).unwrap();
+    assert_ne!(now.pid, old.pid);
+    assert_eq!(
+        environ(now.pid).get("EXTRA").map(String::as_str),
+        Some("two")
+    );
+    // The signal came after the turn's end, never inside it.
+    let transcript = w.transcript_text(&s);
+    let idle = transcript.find("L2lkbGU=").expect("the /idle line"); // base64 of "/idle"
+    let signal = transcript.find("\"type\":\"signal\"").expect("signalled");
+    assert!(idle < signal, "{transcript}");
+}
+
+#[test]
+fn the_drain_deadline_defers_a_running_turn_and_exits_1() {
+    let w = world();
+    let busy = stale_session(&w, 1);
+    let waiting = stale_session(&w, 2);
+    let idle = stale_session(&w, 3);
+    rotate(&w);
+    type_line(&w, &busy, "/busy");
+    type_line(&w, &waiting, "/wait");
+    wait_plan(&w, &busy, "activity", "busy");
+    wait_plan(&w, &waiting, "activity", "waiting");
+    assert_eq!(plan_row(&w, &waiting)["apply_will"], "wait_waiting");
+    let before = (w.pane(&busy.name).unwrap(), w.pane(&waiting.name).unwrap());
+
+    let started = Instant::now();
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "2s"]);
+    assert!(
+        started.elapsed() >= Duration::from_secs(2),
+        "the drain waited"
+    );
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &busy.reference);
+    assert_eq!(row["outcome"], "deferred", "{report}");
+    assert!(
+        row["detail"].as_str().unwrap().starts_with("busy since 20"),
+        "{report}"
+    );
+    assert!(row["conversation"].is_null(), "{report}");
+    let row = session_in(&report, &waiting.reference);
+    assert_eq!(row["outcome"], "deferred", "{report}");
+    assert!(
+        row["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("waiting for a person since 20"),
+        "{report}"
+    );
+    // The idle one was rolled at once, in the same run.
+    let row = session_in(&report, &idle.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+    assert!(!signalled(&w, &busy) && !signalled(&w, &waiting));
+    assert_eq!(w.pane(&busy.name).unwrap().pid, before.0.pid);
+    assert_eq!(w.pane(&waiting.name).unwrap().pid, before.1.pid);
+    let deferred = w.events_named("session.deferred");
+    assert_eq!(deferred.len(), 2, "{deferred:?}");
+
+    // The text report counts them.
+    let out = w.the_loop(&["apply", "--auto-approve", "--drain-timeout", "0s"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let text = stdout(&out);
+    assert!(text.contains("deferred (busy since 20"), "{text}");
+    assert!(text.contains(", 2 deferred."), "{text}");
+}
+
+#[test]
+fn now_interrupts_a_running_turn_and_says_so() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let old = w.pane(&s.name).unwrap();
+    let out = w.the_loop(&["apply", "--auto-approve", "--now"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "--now: interrupting the running turn of {}",
+            s.reference
+        )),
+        "{}",
+        explain(&out)
+    );
+    assert!(
+        stdout(&out).contains("[busy: rolls now]"),
+        "apply's plan shows what --now does: {}",
+        stdout(&out)
+    );
+    assert!(signalled(&w, &s));
+    assert_ne!(w.pane(&s.name).unwrap().pid, old.pid);
+}
+
+#[test]
+fn an_attached_session_is_left_alone_and_rolled_with_include_attached() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    let _client = w.the_loop_in_pty(&["sessions", "attach", &s.reference]);
+    wait_for(|| !w.clients().is_empty(), "a real client attached");
+    let row = plan_row(&w, &s);
+    assert_eq!(row["attached"], 1, "{row}");
+    assert_eq!(row["apply_will"], "leave_attached", "{row}");
+    let old = w.pane(&s.name).unwrap();
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "deferred", "{report}");
+    assert!(
+        row["detail"].as_str().unwrap().contains("attached"),
+        "{report}"
+    );
+    let out = w.the_loop(&["sessions", "restart", &s.reference, "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert_eq!(session_in(&json(&out), &s.reference)["outcome"], "deferred");
+    assert!(!signalled(&w, &s));
+    assert_eq!(w.pane(&s.name).unwrap().pid, old.pid);
+
+    let out = w.the_loop(&[
+        "sessions",
+        "restart",
+        &s.reference,
+        "--json",
+        "--include-attached",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+    assert_ne!(w.pane(&s.name).unwrap().pid, old.pid);
+}
+
+#[test]
+fn a_resume_is_confirmed_by_the_new_harness_and_a_blocking_dialog_is_blocked() {
+    let w = world();
+    let fine = stale_session(&w, 1);
+    let stuck = stale_session(&w, 2);
+    rotate(&w);
+    // The stand-in draws Claude Code's API-key dialog on its next resume.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(w.transcript(&stuck))
+        .and_then(|mut f| {
+            std::io::Write::write_all(&mut f, b"{\"type\":\"block-api-key-dialog\"}\n")
+        })
+        .unwrap();
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &fine.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+    let row = session_in(&report, &stuck.reference);
+    assert_eq!(row["outcome"], "blocked", "{report}");
+    assert_eq!(row["detail"], "stopped at the API-key dialog", "{report}");
+    assert_eq!(row["conversation"], "unconfirmed", "{report}");
+    // The dialog shows the end of a key: only its name is ever reported.
+    assert!(!stdout(&out).contains("sk-ant"), "{}", stdout(&out));
+    let blocked = w.events_named("session.blocked");
+    assert_eq!(blocked.len(), 1, "{blocked:?}");
+    assert_eq!(blocked[0]["screen"], "API-key dialog");
+    let finished = w.events_named("apply.finished");
+    let outcomes = finished.last().unwrap()["sessions"].clone();
+    assert!(
+        outcomes
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["outcome"] == "blocked" && s["conversation"] == "unconfirmed"),
+        "{outcomes}"
+    );
+}
+
+#[test]
+fn a_session_without_hooks_rolls_at_once_and_its_new_harness_confirms_the_resume() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(1, "xoxb-RETIRED-safe-1", "xoxb-ROTATED-safe-1");
+    let s = &sessions[0];
+    let row = plan_row(&w, s);
+    assert_eq!(row["activity"], "unknown", "{row}");
+    assert_eq!(row["apply_will"], "roll_now", "{row}");
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    // The respawn runs through the launcher, which adds the hooks: the new
+    // harness reports its resume although the old one could not.
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+}
+
+#[test]
+fn the_drain_shows_its_progress_on_a_terminal() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let pty = w.the_loop_in_pty(&["apply", "--auto-approve", "--drain-timeout", "30s"]);
+    let shows = |text: &str| flat(&pty.screen()).contains(&flat(text));
+    wait_for(
+        || shows("waiting for 1 session(s) to end their turn"),
+        "progress on the terminal",
+    );
+    assert!(shows(&s.reference) && shows("s left)"), "{}", pty.screen());
+    type_line(&w, &s, "/idle");
+    wait_for(|| shows("Apply: 1 restarted"), "the roll ends");
+    // Not on a pipe: the JSON and text outputs above carry no progress lines.
+}
