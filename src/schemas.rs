@@ -26,7 +26,7 @@ pub fn sessions_list() -> serde_json::Value {
 
 /// Each line of `apply --json-stream` and `sessions restart --json-stream`.
 pub fn apply_stream() -> serde_json::Value {
-    schema_for::<crate::apply::stream::StreamEvent>()
+    schema_for::<crate::views::apply_stream::StreamEvent>()
 }
 
 /// `status --json`.

@@ -19,7 +19,6 @@ pub mod ready;
 pub mod report;
 pub mod roll;
 pub mod scrub;
-pub mod stream;
 
 pub use fleet::{execute, Mode, RollOptions};
 pub use report::{Conversation, Outcome, Report, SessionReport};

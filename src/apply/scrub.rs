@@ -9,9 +9,9 @@
 
 use crate::desired::policy::Policy;
 use crate::events::EventLog;
-use crate::plan::render::Style;
 use crate::plan::residue::{compare, Layer, Residue, ResidueEntry, ResidueState, SERVER_NOTE};
 use crate::tmux::Tmux;
+use crate::views::Style;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::fmt::Write;

@@ -9,8 +9,8 @@ use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::{Mode, SessionReport};
 use crate::ops::apply::{apply, ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::Context;
-use crate::plan::render::{render_plan_for, Next};
 use crate::plan::{Plan, SessionPlan, Targets};
+use crate::views::plan::{render_plan_for, Next};
 use clap::Args;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -163,7 +163,7 @@ pub fn roll(ctx: &Context, roll: Roll) -> miette::Result<ExitCode> {
     };
     let report = apply(ctx, &options, &sink)?;
     if roll.json_stream {
-        crate::apply::stream::finished(&report);
+        crate::views::apply_stream::finished(&report);
     } else if roll.json {
         print_json(&report);
     } else {
@@ -198,7 +198,7 @@ impl ApplySink for Terminal<'_> {
     fn planned(&self, plan: &Plan, acts: bool) -> Result<(), ApplyError> {
         let roll = self.roll;
         if roll.json_stream {
-            crate::apply::stream::planned(plan);
+            crate::views::apply_stream::planned(plan);
         } else if !roll.json {
             let next = match roll.mode {
                 Mode::Apply => Next::Apply {
@@ -220,7 +220,7 @@ impl ApplySink for Terminal<'_> {
 
     fn respawning(&self, session: &SessionPlan) {
         if self.roll.json_stream {
-            crate::apply::stream::respawning(session);
+            crate::views::apply_stream::respawning(session);
         }
     }
 
@@ -251,7 +251,7 @@ impl ApplySink for Terminal<'_> {
 
     fn session(&self, r: &SessionReport) {
         if self.roll.json_stream {
-            crate::apply::stream::session(r);
+            crate::views::apply_stream::session(r);
         } else if self.progress && r.outcome.respawned() {
             crate::errln!(
                 "{} {}",

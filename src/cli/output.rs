@@ -1,6 +1,6 @@
 //! Shared output helpers.
 
-use crate::plan::render::Style;
+use crate::views::Style;
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -3,8 +3,8 @@
 use super::output::{print_json, stdout_style};
 use crate::ops::Context;
 use crate::plan::gather::plan_now;
-use crate::plan::render::render_plan;
 use crate::plan::{saved, Targets};
+use crate::views::plan::render_plan;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -3,11 +3,11 @@
 //! withheld name at any value, a delivered name at a retired value. Names,
 //! pids and fingerprints only; these processes are never signalled.
 
-use super::render::Style;
 use crate::desired::policy::{ChangeCase, Policy};
 use crate::observed::detached::Detached;
 use crate::observed::ProcessEnv;
 use crate::secret::Fingerprint;
+use crate::views::Style;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

@@ -1,15 +1,15 @@
 //! The plan: desired state compared with observed state, session by session.
 //!
 //! [`compute`] is a pure function of its inputs; [`gather`] is the shell that
-//! collects those inputs from the registry, tmux and `/proc`; [`render`]
-//! turns a plan into text; [`saved`] writes and checks plans for `apply --plan`.
+//! collects those inputs from the registry, tmux and `/proc`; [`saved`]
+//! writes and checks plans for `apply --plan`. The text a person reads is a
+//! view: `crate::views::plan`.
 
 pub mod args;
 pub mod compute;
 pub mod detached;
 pub mod gather;
 pub mod model;
-pub mod render;
 pub mod residue;
 pub mod saved;
 

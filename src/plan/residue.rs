@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use super::render::Style;
+use crate::views::Style;
 
 /// A file value shorter than this is not searched for inside argv
 /// arguments: short strings match ordinary words by chance.

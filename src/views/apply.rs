@@ -1,8 +1,9 @@
 //! The apply report as text: one line per session, then a summary (the
 //! `--json` view is the report itself, serialised).
 
+use super::plan::render_change;
+use super::Style;
 use crate::apply::{Conversation, Outcome, Report};
-use crate::plan::render::{render_change, Style};
 use std::fmt::Write;
 
 /// The report `apply`, `sessions restart` and `standing restart` print

@@ -4,12 +4,17 @@
 //! hands the report over; nothing below `views` prints a result.
 
 pub mod apply;
+pub mod apply_stream;
 pub mod close;
 pub mod delivery;
+pub mod plan;
 pub mod sessions;
 pub mod sessions_list;
 pub mod standing;
+pub mod style;
 pub mod web_terminal;
+
+pub use style::Style;
 
 /// How a report is shown, chosen once per command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

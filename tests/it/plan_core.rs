@@ -9,10 +9,11 @@ use the_loop::desired::envfile::{parse, EnvFile};
 use the_loop::desired::policy::Policy;
 use the_loop::observed::fleet::PaneCommand;
 use the_loop::observed::{EnvRead, Fleet, FleetView, Observation, Pane, ProcessEnv};
-use the_loop::plan::render::{render_plan, Style};
 use the_loop::plan::{compute, ManagedSession, Targets};
 use the_loop::registry::SessionKey;
 use the_loop::secret::Fingerprint;
+use the_loop::views::plan::render_plan;
+use the_loop::views::Style;
 
 const CONFIG: &str = "/srv/loop/cli-config.yaml";
 

@@ -3,7 +3,7 @@
 //! does). The one-object `--json` report stays as it is; this is a second
 //! view of the same roll. Schema: `schemas/apply-stream.schema.json`.
 
-use super::report::{Outcome, Report, SessionReport};
+use crate::apply::{Outcome, Report, SessionReport};
 use crate::plan::{Action, Plan, SessionPlan};
 use schemars::JsonSchema;
 use serde::Serialize;
