@@ -31,7 +31,7 @@ pub fn apply_stream() -> serde_json::Value {
 
 /// `status --json`.
 pub fn status() -> serde_json::Value {
-    schema_for::<crate::cli::status::StatusReport>()
+    schema_for::<crate::ops::status::StatusReport>()
 }
 
 /// Each line of `<state root>/events.jsonl`.

@@ -9,6 +9,7 @@ pub mod resolve;
 pub mod sessions;
 pub mod spawn;
 pub mod standing;
+pub mod status;
 pub mod web_terminal;
 
 pub use context::Context;

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod sessions;
 pub mod sessions_list;
 pub mod standing;
+pub mod status;
 pub mod style;
 pub mod web_terminal;
 

@@ -1,0 +1,180 @@
+//! `status`: services, sessions, and whether the fleet has drifted, from one
+//! observation and the same `plan::compute` that `plan` and `watch` call.
+//! The text and JSON are `views::status`.
+
+use crate::apply::journal::{left_behind, InterruptedRespawn, Journal};
+use crate::observed::{observe, FleetView, Probe, Wanted};
+use crate::ops::Context;
+use crate::plan::{compute, Action, Targets};
+use serde::Serialize;
+
+/// What `status` found about a session's environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EnvironmentState {
+    /// It holds the desired environment.
+    Clean,
+    /// It differs from the desired environment; a restart fixes it.
+    Stale,
+    /// Its environment could not be read.
+    Unverified,
+}
+
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct SessionFacts {
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub standing: Option<String>,
+    pub tmux_target: String,
+    pub probe: Probe,
+    /// Null when no env file is configured, or the session is not running.
+    pub environment: Option<EnvironmentState>,
+    pub stale_names: Vec<String>,
+    /// Set when an earlier roll ended this session's harness and never
+    /// respawned it; `apply` completes it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted_respawn: Option<InterruptedRespawn>,
+}
+
+impl SessionFacts {
+    /// How a person or a `--target` names this session.
+    pub fn label(&self) -> &str {
+        self.reference
+            .as_deref()
+            .or(self.standing.as_deref())
+            .unwrap_or(&self.tmux_target)
+    }
+}
+
+/// `status --json` (schema: `schemas/status.schema.json`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct StatusReport {
+    /// "1"; bumped only when a field changes meaning or goes away.
+    pub format_version: &'static str,
+    /// The tmux version the preflight found.
+    pub tmux_version: String,
+    /// Why tmux did not answer the pane listing; null when it answered.
+    /// Every session's probe is then "unknown": not absent, not running.
+    pub tmux_unanswered: Option<String>,
+    /// Every service this build knows; only enabled ones decide the exit code.
+    pub services: Vec<crate::services::Service>,
+    pub sessions: Vec<SessionFacts>,
+    /// Running sessions whose environment is stale.
+    pub stale_sessions: usize,
+    /// Sessions an interrupted roll left dead or gone.
+    pub interrupted_respawns: usize,
+    /// The command that fixes them, when there are any.
+    pub fix_command: Option<&'static str>,
+}
+
+impl StatusReport {
+    /// Every enabled service runs: what `status`'s exit code says.
+    pub fn all_running(&self) -> bool {
+        self.services
+            .iter()
+            .filter(|s| s.enabled)
+            .all(|s| s.running)
+    }
+}
+
+pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
+
+/// Observes the fleet once and reports it. Prints nothing.
+pub fn status(ctx: &Context) -> StatusReport {
+    let services = crate::services::all(&ctx.config);
+    // Drift is reported only when it was observed: no env file, an unreadable
+    // one, or unreadable sessions add nothing.
+    let policy = match &ctx.config.env.file {
+        None => None,
+        Some(_) => match crate::desired::load_policy(&ctx.config, true) {
+            Ok(policy) => Some(policy),
+            Err(err) => {
+                tracing::warn!("env file not usable, so drift is not checked: {err}");
+                None
+            }
+        },
+    };
+    // Without a policy there is nothing to compare, so no environment is
+    // read; status reports no residue, so tmux's layers are not read.
+    let observed = observe(
+        &ctx.registry,
+        &ctx.tmux,
+        &Wanted {
+            environments: policy.is_some(),
+            ..Wanted::default()
+        },
+    );
+    // The same computation as `plan`'s.
+    let plan = policy
+        .as_ref()
+        .map(|p| compute(p, &observed, &Targets::all()));
+    let journal = Journal::under(&ctx.config.state_root).entries();
+    let sessions: Vec<SessionFacts> = observed
+        .sessions
+        .iter()
+        .map(|s| {
+            let planned = plan.as_ref().and_then(|p| {
+                p.sessions
+                    .iter()
+                    .find(|ps| ps.tmux_target == s.tmux_target && ps.label() == s.label())
+            });
+            let (reference, standing) = s.key.ref_and_standing();
+            let probe = observed.fleet.probe(&s.tmux_target);
+            let pane = observed.fleet.harness_pane(&s.tmux_target);
+            let interrupted_respawn = journal
+                .iter()
+                .find(|e| {
+                    e.tmux_target == s.tmux_target
+                        && e.reference == reference
+                        && e.standing == standing
+                })
+                .filter(|e| left_behind(e, probe, pane.map(|p| p.pane_id.as_str())).is_some())
+                .map(|e| InterruptedRespawn {
+                    pane_id: e.pane_id.clone(),
+                    harness_session_id: e.harness_session_id.clone(),
+                    since: e.since.clone(),
+                });
+            SessionFacts {
+                interrupted_respawn,
+                reference,
+                standing,
+                tmux_target: s.tmux_target.clone(),
+                probe,
+                // About the environment only: launch-argument drift alone
+                // leaves it clean.
+                environment: planned.and_then(|p| match p.action {
+                    Action::Respawn | Action::None if !p.changes.is_empty() => {
+                        Some(EnvironmentState::Stale)
+                    }
+                    Action::Respawn | Action::None => Some(EnvironmentState::Clean),
+                    Action::Skip if p.is_unverified() => Some(EnvironmentState::Unverified),
+                    Action::Skip | Action::Resume => None,
+                }),
+                stale_names: planned
+                    .map(|p| p.changes.iter().map(|c| c.name.clone()).collect())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    let stale = sessions
+        .iter()
+        .filter(|s| s.environment == Some(EnvironmentState::Stale))
+        .count();
+    let interrupted = sessions
+        .iter()
+        .filter(|s| s.interrupted_respawn.is_some())
+        .count();
+    StatusReport {
+        format_version: "1",
+        tmux_version: ctx.tmux_version.clone(),
+        tmux_unanswered: match &observed.fleet {
+            FleetView::Unknown(reason) => Some(reason.clone()),
+            FleetView::Answered(_) => None,
+        },
+        services,
+        sessions,
+        stale_sessions: stale,
+        interrupted_respawns: interrupted,
+        fix_command: (stale > 0).then_some(FIX_COMMAND),
+    }
+}
