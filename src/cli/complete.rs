@@ -33,13 +33,13 @@ pub fn session_refs() -> Vec<CompletionCandidate> {
     let registry = crate::registry::Registry::new(&config.state_root);
     let mut out = Vec::new();
     for (_, record) in registry.work_items().records {
-        let target = record.tmux_target().unwrap_or_default();
+        let target = record.session.tmux_target().unwrap_or_default();
         out.push(
             CompletionCandidate::new(record.work_item.reference.clone()).help(Some(target.into())),
         );
     }
     for (_, record) in registry.standing().records {
-        let target = record.tmux_target().unwrap_or_default();
+        let target = record.session.tmux_target().unwrap_or_default();
         out.push(CompletionCandidate::new(record.name.clone()).help(Some(target.into())));
     }
     out

@@ -153,8 +153,7 @@ pub fn record_launched(
             let Some(mut record) = registry.load_work_item(r).map_err(|e| e.to_string())? else {
                 return Ok(());
             };
-            record.model = launched.model.clone();
-            record.effort = launched.effort.clone();
+            record.launch.set_launched(launched);
             registry
                 .save_work_item(&record)
                 .map_err(|e| e.to_string())?;
@@ -163,8 +162,7 @@ pub fn record_launched(
             let Some(mut record) = registry.load_standing(name).map_err(|e| e.to_string())? else {
                 return Ok(());
             };
-            record.model = launched.model.clone();
-            record.effort = launched.effort.clone();
+            record.launch.set_launched(launched);
             registry.save_standing(&record).map_err(|e| e.to_string())?;
         }
     }

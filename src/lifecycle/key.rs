@@ -3,8 +3,10 @@
 //! how a session is spawned, pasted into and ended is the same for both.
 
 use crate::harness::LaunchArgs;
-use crate::registry::{Registry, RegistryError, StandingRecord, Status, WorkItemRecord};
-use serde_json::Value;
+use crate::registry::{
+    LaunchFields, Registry, RegistryError, SessionFields, StandingRecord, Status, WorkItemRecord,
+};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 pub use crate::registry::SessionKey;
@@ -16,109 +18,135 @@ pub enum Record {
     Standing(StandingRecord),
 }
 
-/// The same expression on whichever record this is (the two share field names).
 /// The record field holding [`Record::pending_submit`].
 const PENDING_SUBMIT: &str = "pendingSubmit";
 
-macro_rules! each {
-    ($record:expr, $r:ident => $body:expr) => {
-        match $record {
-            Record::WorkItem($r) => $body,
-            Record::Standing($r) => $body,
-        }
-    };
-}
-
 impl Record {
+    /// The fields both kinds share, where everything below reads them.
+    pub fn session(&self) -> &SessionFields {
+        match self {
+            Record::WorkItem(r) => &r.session,
+            Record::Standing(r) => &r.session,
+        }
+    }
+
+    pub fn session_mut(&mut self) -> &mut SessionFields {
+        match self {
+            Record::WorkItem(r) => &mut r.session,
+            Record::Standing(r) => &mut r.session,
+        }
+    }
+
+    fn launch_mut(&mut self) -> &mut LaunchFields {
+        match self {
+            Record::WorkItem(r) => &mut r.launch,
+            Record::Standing(r) => &mut r.launch,
+        }
+    }
+
+    fn launch(&self) -> &LaunchFields {
+        match self {
+            Record::WorkItem(r) => &r.launch,
+            Record::Standing(r) => &r.launch,
+        }
+    }
+
+    fn extra(&self) -> &Map<String, Value> {
+        match self {
+            Record::WorkItem(r) => &r.extra,
+            Record::Standing(r) => &r.extra,
+        }
+    }
+
+    fn extra_mut(&mut self) -> &mut Map<String, Value> {
+        match self {
+            Record::WorkItem(r) => &mut r.extra,
+            Record::Standing(r) => &mut r.extra,
+        }
+    }
+
     pub fn status(&self) -> Status {
-        each!(self, r => r.status)
+        self.session().status
     }
 
     pub fn set_status(&mut self, status: Status) {
-        each!(self, r => r.status = status)
+        self.session_mut().status = status;
     }
 
     pub fn harness(&self) -> &str {
-        each!(self, r => r.harness.as_str())
+        &self.session().harness
     }
 
     /// The recorded tmux target as tmux spells it; `None` when empty.
     pub fn tmux_target(&self) -> Option<String> {
-        each!(self, r => r.tmux_target())
+        self.session().tmux_target()
     }
 
     pub fn set_tmux_target(&mut self, target: &str) {
-        each!(self, r => r.tmux_target = Some(target.to_owned()))
+        self.session_mut().tmux_target = Some(target.to_owned());
     }
 
     /// Re-registering drops the `runner` field records written before tmux
     /// became the only runner carried; it means nothing any more.
     pub fn forget_runner(&mut self) {
-        each!(self, r => r.extra.remove("runner"));
+        self.extra_mut().remove("runner");
     }
 
     pub fn harness_session_id(&self) -> Option<&str> {
-        each!(self, r => r.harness_session_id.as_deref())
+        self.session().harness_session_id.as_deref()
     }
 
     pub fn set_harness_session_id(&mut self, id: &str) {
-        each!(self, r => r.harness_session_id = Some(id.to_owned()))
+        self.session_mut().harness_session_id = Some(id.to_owned());
     }
 
     pub fn cwd(&self) -> Option<&Path> {
-        each!(self, r => r.cwd.as_deref())
+        self.session().cwd.as_deref()
     }
 
     pub fn launch_args(&self) -> LaunchArgs {
-        each!(self, r => LaunchArgs {
-            harness_args: r.harness_args.clone().unwrap_or_default(),
-            model: r.model.clone(),
-            effort: r.effort.clone(),
-        })
+        self.launch().args()
     }
 
     /// Model and effort as a launch resolved them (see
     /// [`crate::harness::models::record_launched`]).
     pub fn set_launched_args(&mut self, launched: &LaunchArgs) {
-        each!(self, r => {
-            r.model = launched.model.clone();
-            r.effort = launched.effort.clone();
-        })
+        self.launch_mut().set_launched(launched);
     }
 
     /// The delivery id whose text is pasted but not yet submitted: a retry
     /// of it only submits, so a half-failed delivery is never pasted twice.
     pub fn pending_submit(&self) -> Option<&str> {
-        each!(self, r => r.extra.get(PENDING_SUBMIT).and_then(Value::as_str))
+        self.extra().get(PENDING_SUBMIT).and_then(Value::as_str)
     }
 
     pub fn set_pending_submit(&mut self, id: Option<&str>) {
-        each!(self, r => match id {
+        let extra = self.extra_mut();
+        match id {
             Some(id) => {
-                r.extra.insert(PENDING_SUBMIT.into(), Value::String(id.to_owned()));
+                extra.insert(PENDING_SUBMIT.into(), Value::String(id.to_owned()));
             }
             None => {
-                r.extra.remove(PENDING_SUBMIT);
+                extra.remove(PENDING_SUBMIT);
             }
-        })
+        }
     }
 
     pub fn has_delivery(&self, id: &str) -> bool {
-        each!(self, r => r.has_delivery(id))
+        self.session().has_delivery(id)
     }
 
     pub fn record_delivery(&mut self, id: &str) {
-        each!(self, r => r.record_delivery(id))
+        self.session_mut().record_delivery(id);
     }
 
     pub fn recent_deliveries(&self) -> &[String] {
-        each!(self, r => r.recent_deliveries.as_slice())
+        &self.session().recent_deliveries
     }
 
     /// Stamps `lastEventAt` with now.
     pub fn touch(&mut self) {
-        let now = crate::clock::now_utc();
-        each!(self, r => r.last_event_at = Some(now))
+        self.session_mut().last_event_at = Some(crate::clock::now_utc());
     }
 
     /// The pull requests delivering this work item (none for a standing session).

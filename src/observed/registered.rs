@@ -59,26 +59,30 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
         let Ok(r) = record.work_item_ref() else {
             continue;
         };
-        let target = record.tmux_target().unwrap_or_else(|| r.tmux_name());
+        let target = record
+            .session
+            .tmux_target()
+            .unwrap_or_else(|| r.tmux_name());
         sessions.push(ManagedSession::new(
             SessionKey::WorkItem(r),
             target,
-            record.is_live(),
+            record.session.is_live(),
             record_fingerprint(record),
             record.into(),
-            record.stored_launch_args(),
+            record.launch.stored(),
         ));
     }
     for (_, record) in &standing.records {
         sessions.push(ManagedSession::new(
             SessionKey::Standing(record.name.clone()),
             record
+                .session
                 .tmux_target()
                 .unwrap_or_else(|| standing_tmux_name(&record.name)),
-            record.is_live(),
+            record.session.is_live(),
             record_fingerprint(record),
             record.into(),
-            record.stored_launch_args(),
+            record.launch.stored(),
         ));
     }
     let corrupt = items.corrupt.into_iter().chain(standing.corrupt).collect();

@@ -27,12 +27,16 @@ impl Candidate {
             Record::WorkItem(record) => {
                 let r = record.work_item_ref().ok()?;
                 Candidate {
-                    tmux_name: record.tmux_target().unwrap_or_else(|| r.tmux_name()),
+                    tmux_name: record
+                        .session
+                        .tmux_target()
+                        .unwrap_or_else(|| r.tmux_name()),
                     key: SessionKey::WorkItem(r),
                 }
             }
             Record::Standing(record) => Candidate {
                 tmux_name: record
+                    .session
                     .tmux_target()
                     .unwrap_or_else(|| standing_tmux_name(&record.name)),
                 key: SessionKey::Standing(record.name.clone()),

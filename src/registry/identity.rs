@@ -95,7 +95,7 @@ impl Registry {
             if owner.slug() == slug {
                 return Err(collision(Shared::Slug, &slug));
             }
-            let owner_names = [Some(owner.tmux_name()), record.tmux_target()];
+            let owner_names = [Some(owner.tmux_name()), record.session.tmux_target()];
             if owner_names.iter().flatten().any(|n| *n == tmux_name) {
                 return Err(collision(Shared::TmuxName, &tmux_name));
             }

@@ -5,7 +5,7 @@
 //! to be parsed back. It lives with the registry because the registry is
 //! what it keys: one key, one record file, one tmux session name.
 
-use super::record::{StandingRecord, WorkItemRecord};
+use super::record::{LaunchFields, SessionFields, StandingRecord, WorkItemRecord};
 use super::refs::{standing_tmux_name, validate_standing_name, RefError, WorkItemRef};
 use crate::harness::LaunchArgs;
 use std::path::PathBuf;
@@ -78,71 +78,25 @@ pub struct RecordFacts {
 }
 
 impl RecordFacts {
-    fn new(
-        harness: &str,
-        session_id: &Option<String>,
-        cwd: &Option<PathBuf>,
-        (harness_args, model, effort): (&Option<Vec<String>>, &Option<String>, &Option<String>),
-    ) -> Self {
+    /// What a record's shared parts say.
+    pub fn of(session: &SessionFields, launch: &LaunchFields) -> Self {
         RecordFacts {
-            harness: harness.to_owned(),
-            session_id: session_id.clone(),
-            cwd: cwd.clone(),
-            args: LaunchArgs {
-                harness_args: harness_args.clone().unwrap_or_default(),
-                model: model.clone(),
-                effort: effort.clone(),
-            },
+            harness: session.harness.clone(),
+            session_id: session.harness_session_id.clone(),
+            cwd: session.cwd.clone(),
+            args: launch.args(),
         }
-    }
-}
-
-/// The launch arguments a record stored, if it stored any: older records
-/// did not, and are never checked for argument drift.
-fn stored(
-    harness_args: &Option<Vec<String>>,
-    model: &Option<String>,
-    effort: &Option<String>,
-) -> Option<LaunchArgs> {
-    (harness_args.is_some() || model.is_some() || effort.is_some()).then(|| LaunchArgs {
-        harness_args: harness_args.clone().unwrap_or_default(),
-        model: model.clone(),
-        effort: effort.clone(),
-    })
-}
-
-impl WorkItemRecord {
-    /// See [`stored`].
-    pub fn stored_launch_args(&self) -> Option<LaunchArgs> {
-        stored(&self.harness_args, &self.model, &self.effort)
-    }
-}
-
-impl StandingRecord {
-    /// See [`stored`].
-    pub fn stored_launch_args(&self) -> Option<LaunchArgs> {
-        stored(&self.harness_args, &self.model, &self.effort)
     }
 }
 
 impl From<&WorkItemRecord> for RecordFacts {
     fn from(r: &WorkItemRecord) -> Self {
-        RecordFacts::new(
-            &r.harness,
-            &r.harness_session_id,
-            &r.cwd,
-            (&r.harness_args, &r.model, &r.effort),
-        )
+        RecordFacts::of(&r.session, &r.launch)
     }
 }
 
 impl From<&StandingRecord> for RecordFacts {
     fn from(r: &StandingRecord) -> Self {
-        RecordFacts::new(
-            &r.harness,
-            &r.harness_session_id,
-            &r.cwd,
-            (&r.harness_args, &r.model, &r.effort),
-        )
+        RecordFacts::of(&r.session, &r.launch)
     }
 }

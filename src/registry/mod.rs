@@ -13,7 +13,10 @@ pub mod store;
 
 pub use identity::{Collision, Shared};
 pub use key::{RecordFacts, SessionKey};
-pub use record::{StandingRecord, Status, WorkItemField, WorkItemRecord, RECENT_DELIVERIES_KEPT};
+pub use record::{
+    LaunchFields, SessionFields, StandingRecord, Status, WorkItemField, WorkItemRecord,
+    RECENT_DELIVERIES_KEPT,
+};
 pub use refs::{
     normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError,
     WorkItemRef,

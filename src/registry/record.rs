@@ -1,14 +1,18 @@
 //! The on-disk record formats, kept compatible with existing deployments.
 //!
-//! Field names are camelCase as upstream writes them. Every struct carries a
-//! flattened `extra` map so fields this version does not know about (written
-//! by a newer or older the-loop, or by hand) survive a load and save.
+//! Field names are camelCase as upstream writes them. A work-item record and
+//! a standing record differ only in their key and a work item's links; what
+//! they share is written once, in [`SessionFields`] and [`LaunchFields`],
+//! flattened into both. Every record carries a flattened `extra` map so
+//! fields this version does not know about (written by a newer or older
+//! the-loop, or by hand) survive a load and save.
 //! `harnessSessionId`, `cwd`, `createdAt`, `lastEventAt` and `tmuxTarget` are
 //! always written (null when unknown); `url`, `pullRequests`, `model`, `effort`
 //! and `harnessArgs` are omitted when empty, as upstream does.
 //! Timestamps are kept as the `YYYY-MM-DDTHH:MM:SSZ` strings they are stored as.
 
 use super::refs::{normalise_tmux_target, RefError, WorkItemRef};
+use crate::harness::LaunchArgs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -63,10 +67,14 @@ impl WorkItemField {
     }
 }
 
+/// The fields every record carries after its key (`workItem` or `name`):
+/// who runs the session, where, and what it has processed. One part of the
+/// shared record; [`LaunchFields`] is the other. They are two parts, not
+/// one, because a work item writes its own `url` and `pullRequests` between
+/// them, and the bytes on disk keep that order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkItemRecord {
-    pub work_item: WorkItemField,
+pub struct SessionFields {
     pub harness: String,
     pub harness_session_id: Option<String>,
     pub cwd: Option<PathBuf>,
@@ -76,16 +84,112 @@ pub struct WorkItemRecord {
     pub tmux_target: Option<String>,
     #[serde(default)]
     pub recent_deliveries: Vec<String>,
-    #[serde(default, skip_serializing_if = "is_blank")]
-    pub url: Option<String>,
-    #[serde(default, skip_serializing_if = "is_empty_list")]
-    pub pull_requests: Option<Vec<Value>>,
+}
+
+impl SessionFields {
+    /// Nothing known beyond the harness and status.
+    pub fn new(harness: impl Into<String>, status: Status) -> Self {
+        SessionFields {
+            harness: harness.into(),
+            harness_session_id: None,
+            cwd: None,
+            status,
+            created_at: None,
+            last_event_at: None,
+            tmux_target: None,
+            recent_deliveries: Vec::new(),
+        }
+    }
+
+    /// The recorded tmux target as tmux spells it, or `None` when the record
+    /// has none yet (null or `""`, which heals lazily through a respawn).
+    pub fn tmux_target(&self) -> Option<String> {
+        self.tmux_target
+            .as_deref()
+            .filter(|t| !t.is_empty())
+            .map(normalise_tmux_target)
+    }
+
+    pub fn is_live(&self) -> bool {
+        self.status.is_live()
+    }
+
+    /// Remembers a processed delivery, keeping the last
+    /// [`RECENT_DELIVERIES_KEPT`]. An id seen before moves to the end rather
+    /// than appearing twice, so the window holds 50 distinct deliveries.
+    pub fn record_delivery(&mut self, id: impl Into<String>) {
+        let id = id.into();
+        let deliveries = &mut self.recent_deliveries;
+        deliveries.retain(|d| *d != id);
+        deliveries.push(id);
+        let excess = deliveries.len().saturating_sub(RECENT_DELIVERIES_KEPT);
+        deliveries.drain(..excess);
+    }
+
+    pub fn has_delivery(&self, id: &str) -> bool {
+        self.recent_deliveries.iter().any(|d| d == id)
+    }
+}
+
+/// The launch arguments a record stored, written after everything else the
+/// record knows (see [`SessionFields`] for why this is a part of its own).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaunchFields {
     #[serde(default, skip_serializing_if = "is_blank")]
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "is_blank")]
     pub effort: Option<String>,
     #[serde(default, skip_serializing_if = "is_empty_list")]
     pub harness_args: Option<Vec<String>>,
+}
+
+impl LaunchFields {
+    /// The arguments as a launch takes them (none stored: none).
+    pub fn args(&self) -> LaunchArgs {
+        LaunchArgs {
+            harness_args: self.harness_args.clone().unwrap_or_default(),
+            model: self.model.clone(),
+            effort: self.effort.clone(),
+        }
+    }
+
+    /// The launch arguments the record stored, if it stored any: older
+    /// records did not, and are never checked for argument drift.
+    pub fn stored(&self) -> Option<LaunchArgs> {
+        let any = self.harness_args.is_some() || self.model.is_some() || self.effort.is_some();
+        any.then(|| self.args())
+    }
+
+    /// What a start launched with; no harness arguments are stored as none.
+    pub fn started(args: &LaunchArgs) -> Self {
+        LaunchFields {
+            harness_args: Some(args.harness_args.clone()).filter(|a| !a.is_empty()),
+            model: args.model.clone(),
+            effort: args.effort.clone(),
+        }
+    }
+
+    /// Model and effort as a relaunch resolved them (see
+    /// [`crate::harness::models::record_launched`]).
+    pub fn set_launched(&mut self, launched: &LaunchArgs) {
+        self.model = launched.model.clone();
+        self.effort = launched.effort.clone();
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkItemRecord {
+    pub work_item: WorkItemField,
+    #[serde(flatten)]
+    pub session: SessionFields,
+    #[serde(default, skip_serializing_if = "is_blank")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "is_empty_list")]
+    pub pull_requests: Option<Vec<Value>>,
+    #[serde(flatten)]
+    pub launch: LaunchFields,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -95,45 +199,16 @@ impl WorkItemRecord {
     pub fn new(r: &WorkItemRef, harness: impl Into<String>, status: Status) -> Self {
         WorkItemRecord {
             work_item: WorkItemField::from_ref(r),
-            harness: harness.into(),
-            harness_session_id: None,
-            cwd: None,
-            status,
-            created_at: None,
-            last_event_at: None,
-            tmux_target: None,
-            recent_deliveries: Vec::new(),
+            session: SessionFields::new(harness, status),
             url: None,
             pull_requests: None,
-            model: None,
-            effort: None,
-            harness_args: None,
+            launch: LaunchFields::default(),
             extra: Map::new(),
         }
     }
 
     pub fn work_item_ref(&self) -> Result<WorkItemRef, RefError> {
         self.work_item.work_item_ref()
-    }
-
-    /// The recorded tmux target as tmux spells it, or `None` when the record
-    /// has none yet (null or `""`, which heals lazily through a respawn).
-    pub fn tmux_target(&self) -> Option<String> {
-        normalised_target(self.tmux_target.as_deref())
-    }
-
-    pub fn is_live(&self) -> bool {
-        self.status.is_live()
-    }
-
-    /// Remembers a processed delivery, keeping the last
-    /// [`RECENT_DELIVERIES_KEPT`].
-    pub fn record_delivery(&mut self, id: impl Into<String>) {
-        push_delivery(&mut self.recent_deliveries, id.into());
-    }
-
-    pub fn has_delivery(&self, id: &str) -> bool {
-        self.recent_deliveries.iter().any(|d| d == id)
     }
 
     /// The refs of the pull requests delivering this work item. Upstream has
@@ -156,21 +231,10 @@ impl WorkItemRecord {
 #[serde(rename_all = "camelCase")]
 pub struct StandingRecord {
     pub name: String,
-    pub harness: String,
-    pub harness_session_id: Option<String>,
-    pub cwd: Option<PathBuf>,
-    pub status: Status,
-    pub created_at: Option<String>,
-    pub last_event_at: Option<String>,
-    pub tmux_target: Option<String>,
-    #[serde(default)]
-    pub recent_deliveries: Vec<String>,
-    #[serde(default, skip_serializing_if = "is_blank")]
-    pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "is_blank")]
-    pub effort: Option<String>,
-    #[serde(default, skip_serializing_if = "is_empty_list")]
-    pub harness_args: Option<Vec<String>>,
+    #[serde(flatten)]
+    pub session: SessionFields,
+    #[serde(flatten)]
+    pub launch: LaunchFields,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -181,51 +245,11 @@ impl StandingRecord {
     pub fn new(name: impl Into<String>, harness: impl Into<String>, status: Status) -> Self {
         StandingRecord {
             name: name.into(),
-            harness: harness.into(),
-            harness_session_id: None,
-            cwd: None,
-            status,
-            created_at: None,
-            last_event_at: None,
-            tmux_target: None,
-            recent_deliveries: Vec::new(),
-            model: None,
-            effort: None,
-            harness_args: None,
+            session: SessionFields::new(harness, status),
+            launch: LaunchFields::default(),
             extra: Map::new(),
         }
     }
-
-    /// See [`WorkItemRecord::tmux_target`].
-    pub fn tmux_target(&self) -> Option<String> {
-        normalised_target(self.tmux_target.as_deref())
-    }
-
-    pub fn is_live(&self) -> bool {
-        self.status.is_live()
-    }
-
-    /// See [`WorkItemRecord::record_delivery`].
-    pub fn record_delivery(&mut self, id: impl Into<String>) {
-        push_delivery(&mut self.recent_deliveries, id.into());
-    }
-
-    pub fn has_delivery(&self, id: &str) -> bool {
-        self.recent_deliveries.iter().any(|d| d == id)
-    }
-}
-
-fn normalised_target(target: Option<&str>) -> Option<String> {
-    target.filter(|t| !t.is_empty()).map(normalise_tmux_target)
-}
-
-/// Appends `id` as the newest delivery. An id seen before moves to the end
-/// rather than appearing twice, so the window holds 50 distinct deliveries.
-fn push_delivery(deliveries: &mut Vec<String>, id: String) {
-    deliveries.retain(|d| *d != id);
-    deliveries.push(id);
-    let excess = deliveries.len().saturating_sub(RECENT_DELIVERIES_KEPT);
-    deliveries.drain(..excess);
 }
 
 fn is_blank(value: &Option<String>) -> bool {
@@ -253,15 +277,25 @@ mod tests {
     fn deliveries_keep_the_last_fifty_distinct() {
         let mut r = record();
         for i in 0..60 {
-            r.record_delivery(format!("d{i}"));
+            r.session.record_delivery(format!("d{i}"));
         }
-        r.record_delivery("d20");
-        assert_eq!(r.recent_deliveries.len(), RECENT_DELIVERIES_KEPT);
-        assert_eq!(r.recent_deliveries.first().map(String::as_str), Some("d10"));
-        assert_eq!(r.recent_deliveries.last().map(String::as_str), Some("d20"));
-        assert!(!r.has_delivery("d9"));
+        r.session.record_delivery("d20");
+        assert_eq!(r.session.recent_deliveries.len(), RECENT_DELIVERIES_KEPT);
         assert_eq!(
-            r.recent_deliveries.iter().filter(|d| *d == "d20").count(),
+            r.session.recent_deliveries.first().map(String::as_str),
+            Some("d10")
+        );
+        assert_eq!(
+            r.session.recent_deliveries.last().map(String::as_str),
+            Some("d20")
+        );
+        assert!(!r.session.has_delivery("d9"));
+        assert_eq!(
+            r.session
+                .recent_deliveries
+                .iter()
+                .filter(|d| *d == "d20")
+                .count(),
             1
         );
     }
@@ -269,12 +303,12 @@ mod tests {
     #[test]
     fn empty_tmux_target_is_none_and_old_names_are_normalised() {
         let mut r = record();
-        assert_eq!(r.tmux_target(), None);
-        r.tmux_target = Some(String::new());
-        assert_eq!(r.tmux_target(), None);
-        r.tmux_target = Some("loop-github-octo-foo.js-3".into());
+        assert_eq!(r.session.tmux_target(), None);
+        r.session.tmux_target = Some(String::new());
+        assert_eq!(r.session.tmux_target(), None);
+        r.session.tmux_target = Some("loop-github-octo-foo.js-3".into());
         assert_eq!(
-            r.tmux_target().as_deref(),
+            r.session.tmux_target().as_deref(),
             Some("loop-github-octo-foo_js-3")
         );
     }
@@ -298,8 +332,8 @@ mod tests {
     #[test]
     fn nulls_are_written_and_empty_optionals_omitted() {
         let mut r = record();
-        r.model = Some(String::new());
-        r.harness_args = Some(Vec::new());
+        r.launch.model = Some(String::new());
+        r.launch.harness_args = Some(Vec::new());
         r.pull_requests = Some(Vec::new());
         let value = serde_json::to_value(&r).unwrap();
         let keys: Vec<&str> = value

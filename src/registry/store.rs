@@ -287,7 +287,10 @@ fn record_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 /// A parse failure described by category and position only. serde_json's own
 /// messages can quote the offending value (`invalid type: string "..."`), so
 /// they are not used, except for a missing field, whose name comes from this
-/// crate's schema rather than from the file.
+/// crate's schema rather than from the file. A wrong value in one of the
+/// shared parts (`SessionFields`, `LaunchFields`) is placed at the record's
+/// closing brace, as a missing field is: serde reads flattened fields once
+/// the whole object has been read.
 fn parse_reason(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     let what = match e.classify() {

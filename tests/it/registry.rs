@@ -191,34 +191,37 @@ fn a_record_from_an_existing_deployment_loads() {
         .expect("fixture present");
 
     assert_eq!(record.work_item_ref(), Ok(r));
-    assert_eq!(record.harness, "claude");
+    assert_eq!(record.session.harness, "claude");
     assert_eq!(
-        record.harness_session_id.as_deref(),
+        record.session.harness_session_id.as_deref(),
         Some("0b9f7c1e-5d2a-4c6e-9a43-7e1f2d8b6a10")
     );
     assert_eq!(
-        record.cwd.as_deref(),
+        record.session.cwd.as_deref(),
         Some(Path::new(
             "/home/dev/.the-loop/workspaces/github-octo-widgets.js-42"
         ))
     );
-    assert_eq!(record.status, Status::Active);
-    assert!(record.is_live());
-    assert_eq!(record.created_at.as_deref(), Some("2026-08-01T09:14:03Z"));
+    assert_eq!(record.session.status, Status::Active);
+    assert!(record.session.is_live());
     assert_eq!(
-        record.last_event_at.as_deref(),
+        record.session.created_at.as_deref(),
+        Some("2026-08-01T09:14:03Z")
+    );
+    assert_eq!(
+        record.session.last_event_at.as_deref(),
         Some("2026-08-03T17:42:51Z")
     );
     // Written before issue-154: the dotted name is read as the one tmux holds.
     assert_eq!(
-        record.tmux_target.as_deref(),
+        record.session.tmux_target.as_deref(),
         Some("loop-github-octo-widgets.js-42")
     );
     assert_eq!(
-        record.tmux_target().as_deref(),
+        record.session.tmux_target().as_deref(),
         Some("loop-github-octo-widgets_js-42")
     );
-    assert_eq!(record.recent_deliveries.len(), 3);
+    assert_eq!(record.session.recent_deliveries.len(), 3);
     assert_eq!(
         record.url.as_deref(),
         Some("https://github.com/octo/widgets.js/issues/42")
@@ -227,10 +230,10 @@ fn a_record_from_an_existing_deployment_loads() {
         record.pull_request_refs(),
         ["github:octo/widgets.js#43", "github:octo/widgets.js#44"]
     );
-    assert_eq!(record.model.as_deref(), Some("opus"));
-    assert_eq!(record.effort.as_deref(), Some("high"));
+    assert_eq!(record.launch.model.as_deref(), Some("opus"));
+    assert_eq!(record.launch.effort.as_deref(), Some("high"));
     assert_eq!(
-        record.harness_args.as_deref(),
+        record.launch.harness_args.as_deref(),
         Some(&["--permission-mode".to_string(), "acceptEdits".to_string()][..])
     );
     assert_eq!(record.extra["runner"], json!("process"));
@@ -245,23 +248,23 @@ fn an_enterprise_record_with_no_session_yet_loads() {
     let registry = Registry::new(&fixture_root());
     let r = parse("github:ghe.example.com:8443/platform/infra#7");
     let record = registry.load_work_item(&r).unwrap().unwrap();
-    assert_eq!(record.status, Status::Closed);
-    assert!(!record.is_live());
+    assert_eq!(record.session.status, Status::Closed);
+    assert!(!record.session.is_live());
     assert_eq!(
-        record.tmux_target(),
+        record.session.tmux_target(),
         None,
         "an empty tmuxTarget heals lazily"
     );
-    assert_eq!(record.harness_session_id, None);
+    assert_eq!(record.session.harness_session_id, None);
 }
 
 #[test]
 fn a_standing_record_from_an_existing_deployment_loads() {
     let registry = Registry::new(&fixture_root());
     let record = registry.load_standing("ops-watch").unwrap().unwrap();
-    assert_eq!(record.status, Status::Paused);
+    assert_eq!(record.session.status, Status::Paused);
     assert_eq!(
-        record.tmux_target().as_deref(),
+        record.session.tmux_target().as_deref(),
         Some("loop-standing-ops-watch")
     );
     assert_eq!(record.extra["schedule"], json!({"cron": "0 * * * *"}));
@@ -303,12 +306,63 @@ fn unknown_fields_survive_a_round_trip() {
     assert_eq!(work_items.records.len(), 2);
     for (path, record) in &work_items.records {
         let written = target.save_work_item(record).unwrap();
-        assert_eq!(read_json(&written), read_json(path), "{}", path.display());
+        assert_same_bytes(&written, path);
     }
     for (path, record) in &source.standing().records {
         let written = target.save_standing(record).unwrap();
-        assert_eq!(read_json(&written), read_json(path), "{}", path.display());
+        assert_same_bytes(&written, path);
     }
+}
+
+/// Byte for byte, so the key order is compared too: two `Value`s with the
+/// same keys in another order are equal.
+fn assert_same_bytes(written: &Path, original: &Path) {
+    assert_eq!(
+        fs::read_to_string(written).unwrap(),
+        fs::read_to_string(original).unwrap(),
+        "{}",
+        original.display()
+    );
+}
+
+/// The keys of a JSON object file, in the order they are written.
+fn key_order(path: &Path) -> Vec<String> {
+    read_json(path)
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn an_update_keeps_every_key_in_its_place() {
+    let temp = tempfile::tempdir().unwrap();
+    let source = Registry::new(&fixture_root());
+    let target = Registry::new(temp.path());
+
+    let r = parse("github:octo/widgets.js#42");
+    let mut record = source.load_work_item(&r).unwrap().unwrap();
+    record.session.record_delivery("delivery-new");
+    record.session.status = Status::Paused;
+    record.launch.model = Some("sonnet".into());
+    let written = target.save_work_item(&record).unwrap();
+    assert_eq!(key_order(&written), key_order(&source.work_item_path(&r)));
+    let value = read_json(&written);
+    assert_eq!(value["status"], json!("paused"));
+    assert_eq!(value["model"], json!("sonnet"));
+    assert_eq!(
+        value["channelThreads"]["slack"]["channel"],
+        json!("C0123456")
+    );
+
+    let mut standing = source.load_standing("ops-watch").unwrap().unwrap();
+    standing.session.record_delivery("delivery-new");
+    let written = target.save_standing(&standing).unwrap();
+    assert_eq!(
+        key_order(&written),
+        key_order(&source.standing_path("ops-watch"))
+    );
 }
 
 #[test]
@@ -325,8 +379,8 @@ fn unknown_fields_survive_an_update() {
     registry.save_work_item(&record).unwrap();
 
     let mut loaded = registry.load_work_item(&r).unwrap().unwrap();
-    loaded.record_delivery("delivery-1");
-    loaded.status = Status::Paused;
+    loaded.session.record_delivery("delivery-1");
+    loaded.session.status = Status::Paused;
     let path = registry.save_work_item(&loaded).unwrap();
 
     let value = read_json(&path);
@@ -345,12 +399,12 @@ fn a_new_record_is_written_in_the_upstream_format() {
     let registry = Registry::new(temp.path());
     let r = parse("github:octo/foo.js#3");
     let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
-    record.harness_session_id = Some("11111111-2222-4333-8444-555555555555".into());
-    record.cwd = Some("/work/foo.js".into());
-    record.created_at = Some("2026-10-01T12:00:00Z".into());
-    record.tmux_target = Some(r.tmux_name());
-    record.model = Some("opus".into());
-    record.harness_args = Some(vec![]);
+    record.session.harness_session_id = Some("11111111-2222-4333-8444-555555555555".into());
+    record.session.cwd = Some("/work/foo.js".into());
+    record.session.created_at = Some("2026-10-01T12:00:00Z".into());
+    record.session.tmux_target = Some(r.tmux_name());
+    record.launch.model = Some("opus".into());
+    record.launch.harness_args = Some(vec![]);
 
     let path = registry.save_work_item(&record).unwrap();
     assert_eq!(path, temp.path().join("local/github-octo-foo.js-3.json"));
@@ -516,7 +570,7 @@ fn writes_leave_no_temp_files_behind() {
     let r = parse("github:octo/repo#15");
     let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
     for i in 0..5 {
-        record.record_delivery(format!("d{i}"));
+        record.session.record_delivery(format!("d{i}"));
         registry.save_work_item(&record).unwrap();
     }
     registry
@@ -529,7 +583,10 @@ fn writes_leave_no_temp_files_behind() {
     );
     assert_eq!(dir_entries(&registry.standing_dir()), ["ops.json"]);
     let saved = registry.load_work_item(&r).unwrap().unwrap();
-    assert_eq!(saved.recent_deliveries, ["d0", "d1", "d2", "d3", "d4"]);
+    assert_eq!(
+        saved.session.recent_deliveries,
+        ["d0", "d1", "d2", "d3", "d4"]
+    );
 }
 
 #[test]
@@ -545,7 +602,7 @@ fn a_failed_write_leaves_the_old_record_and_no_temp_file() {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        record.cwd = Some(std::ffi::OsStr::from_bytes(b"/work/\xff").into());
+        record.session.cwd = Some(std::ffi::OsStr::from_bytes(b"/work/\xff").into());
         let err = registry.save_work_item(&record).unwrap_err();
         assert!(matches!(err, RegistryError::Unencodable { .. }), "{err:?}");
     }

@@ -91,6 +91,9 @@ pub fn link_pr(ctx: &Context, options: &LinkOptions) -> miette::Result<Linked> {
         reference: item.to_string(),
         pull_request: text,
         changed: !already,
-        tmux_target: record.tmux_target().unwrap_or_else(|| item.tmux_name()),
+        tmux_target: record
+            .session
+            .tmux_target()
+            .unwrap_or_else(|| item.tmux_name()),
     })
 }

@@ -160,22 +160,12 @@ fn row(
     };
     let target = record.tmux_target();
     let args = record.launch_args();
-    let (kind, reference, standing, created_at, last_event_at) = match record {
-        Record::WorkItem(r) => (
-            Kind::WorkItem,
-            Some(r.work_item.reference.clone()),
-            None,
-            r.created_at.clone(),
-            r.last_event_at.clone(),
-        ),
-        Record::Standing(r) => (
-            Kind::Standing,
-            None,
-            Some(r.name.clone()),
-            r.created_at.clone(),
-            r.last_event_at.clone(),
-        ),
+    let (kind, reference, standing) = match record {
+        Record::WorkItem(r) => (Kind::WorkItem, Some(r.work_item.reference.clone()), None),
+        Record::Standing(r) => (Kind::Standing, None, Some(r.name.clone())),
     };
+    let created_at = record.session().created_at.clone();
+    let last_event_at = record.session().last_event_at.clone();
     Listed {
         kind,
         reference,

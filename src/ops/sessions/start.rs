@@ -12,7 +12,7 @@ use crate::observed::{fleet, Probe};
 use crate::ops::resolve::parse_ref;
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
-use crate::registry::{Status, WorkItemRecord, WorkItemRef};
+use crate::registry::{LaunchFields, Status, WorkItemRecord, WorkItemRef};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -105,23 +105,22 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
     // A session under this name was announced before; its comment still holds.
     let first_spawn = prior
         .as_ref()
-        .is_none_or(|r| r.tmux_target().as_deref() != Some(name.as_str()));
+        .is_none_or(|r| r.session.tmux_target().as_deref() != Some(name.as_str()));
     let mut record = prior
         .clone()
         .unwrap_or_else(|| WorkItemRecord::new(&reference, &harness, Status::Active));
     let now = crate::clock::now_utc();
-    record.harness = harness;
-    record.status = Status::Active;
-    record.harness_session_id = Some(session_id.clone());
-    record.cwd = Some(cwd.clone());
-    record.tmux_target = Some(name.clone());
-    if !resumed || record.created_at.is_none() {
-        record.created_at = Some(now.clone());
+    let session = &mut record.session;
+    session.harness = harness;
+    session.status = Status::Active;
+    session.harness_session_id = Some(session_id.clone());
+    session.cwd = Some(cwd.clone());
+    session.tmux_target = Some(name.clone());
+    if !resumed || session.created_at.is_none() {
+        session.created_at = Some(now.clone());
     }
-    record.last_event_at = Some(now);
-    record.harness_args = Some(launch_args.harness_args.clone()).filter(|a| !a.is_empty());
-    record.model = launch_args.model.clone();
-    record.effort = launch_args.effort.clone();
+    session.last_event_at = Some(now);
+    record.launch = LaunchFields::started(&launch_args);
     // Recorded before anything is spawned: a session the registry cannot
     // record (a full disk, a directory in the record's place) would run as
     // nobody's, its conversation never resumable by the-loop.
@@ -187,7 +186,12 @@ fn choose_conversation(
     cwd: &std::path::Path,
     fresh: bool,
 ) -> miette::Result<(String, Launch)> {
-    let recorded = prior.and_then(|r| r.harness_session_id.clone().filter(|id| !id.is_empty()));
+    let recorded = prior.and_then(|r| {
+        r.session
+            .harness_session_id
+            .clone()
+            .filter(|id| !id.is_empty())
+    });
     let fresh_launch = || {
         let id = crate::harness::new_session_id();
         let launch = Launch::Fresh {
@@ -203,7 +207,7 @@ fn choose_conversation(
         crate::errln!("note: starting a fresh conversation (--fresh); the recorded conversation {recorded} is no longer the session's, its transcript is kept.");
         return Ok(fresh_launch());
     }
-    let recorded_cwd = prior.cwd.clone();
+    let recorded_cwd = prior.session.cwd.clone();
     if recorded_cwd.as_deref().is_some_and(|c| c != cwd) {
         miette::bail!(
             code = "the_loop::start::cwd_differs",
@@ -214,7 +218,7 @@ fn choose_conversation(
         );
     }
     let facts = RecordFacts {
-        harness: prior.harness.clone(),
+        harness: prior.session.harness.clone(),
         session_id: Some(recorded.clone()),
         cwd: recorded_cwd,
         args: LaunchArgs::default(),

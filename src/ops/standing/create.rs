@@ -6,7 +6,7 @@ use crate::lifecycle::queue;
 use crate::lifecycle::spawn::first_spawn;
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
-use crate::registry::{StandingRecord, Status};
+use crate::registry::{LaunchFields, StandingRecord, Status};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -46,14 +46,13 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
     let session_id = crate::harness::new_session_id();
     let now = crate::clock::now_utc();
     let mut record = StandingRecord::new(&options.name, &harness, Status::Active);
-    record.harness_session_id = Some(session_id.clone());
-    record.cwd = Some(cwd.clone());
-    record.tmux_target = Some(name.clone());
-    record.created_at = Some(now.clone());
-    record.last_event_at = Some(now);
-    record.harness_args = Some(launch_args.harness_args.clone()).filter(|a| !a.is_empty());
-    record.model = launch_args.model.clone();
-    record.effort = launch_args.effort.clone();
+    let session = &mut record.session;
+    session.harness_session_id = Some(session_id.clone());
+    session.cwd = Some(cwd.clone());
+    session.tmux_target = Some(name.clone());
+    session.created_at = Some(now.clone());
+    session.last_event_at = Some(now);
+    record.launch = LaunchFields::started(&launch_args);
     ctx.registry.save_standing(&record).map_err(|e| {
         miette::miette!(
             code = "the_loop::start::registry_unwritable",

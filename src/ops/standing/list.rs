@@ -33,14 +33,15 @@ pub fn list(ctx: &Context) -> miette::Result<StandingList> {
         .into_iter()
         .map(|(_, r)| {
             let target = r
+                .session
                 .tmux_target()
                 .unwrap_or_else(|| crate::registry::standing_tmux_name(&r.name));
             Listed {
                 live: view.probe(&target),
                 tmux_target: target,
-                status: r.status,
-                model: r.model,
-                effort: r.effort,
+                status: r.session.status,
+                model: r.launch.model,
+                effort: r.launch.effort,
                 name: r.name,
             }
         })
