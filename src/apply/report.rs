@@ -1,6 +1,6 @@
 //! The apply report: one line per session, and the same as JSON.
 
-use crate::desired::policy::Change;
+use crate::plan::change::Change;
 use crate::plan::SessionPlan;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

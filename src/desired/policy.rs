@@ -9,10 +9,8 @@
 
 use super::config::Config;
 use super::envfile::EnvFile;
-use crate::observed::ProcessEnv;
 use crate::registry::SessionKey;
 use crate::secret::{Fingerprint, SecretValue};
-use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -23,30 +21,6 @@ pub const VAR_INSTANCE: &str = "THE_LOOP_INSTANCE";
 
 /// The one session key, under the name the roll's files still use.
 pub use crate::registry::SessionKey as Identity;
-
-/// Why a name is in a plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeCase {
-    /// A withheld name holds a value that is not the file's current one
-    /// (the reporter's case), or a delivered name holds an old value.
-    Stale,
-    /// A withheld name holds exactly the file's current value.
-    Exposed,
-    /// A delivered name is absent.
-    Missing,
-    /// One of the-loop's own identifiers is absent or wrong.
-    Identifier,
-}
-
-/// One differing name: fingerprints only; `None` means absent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Change {
-    pub name: String,
-    pub have: Option<Fingerprint>,
-    pub want: Option<Fingerprint>,
-    pub case: ChangeCase,
-}
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum PolicyError {
@@ -232,65 +206,20 @@ impl Policy {
         desired
     }
 
-    /// Whether a process environment provably comes from a launch under
-    /// THIS config (and instance): it carries the identifiers the launcher
-    /// sets. Anything else is not the-loop's to judge.
-    pub fn launched_here(&self, env: &ProcessEnv) -> bool {
-        let config = env.get(VAR_CLI_CONFIG).map(SecretValue::expose_bytes);
-        let instance = env.get(VAR_INSTANCE).map(SecretValue::expose_bytes);
-        config == Some(self.config_path.as_os_str().as_bytes())
-            && instance == self.instance.as_deref().map(str::as_bytes)
+    /// The config file the identifiers name.
+    pub fn config_path(&self) -> &std::path::Path {
+        &self.config_path
     }
 
-    fn is_identifier(name: &str) -> bool {
-        matches!(name, VAR_WORK_ITEM | VAR_CLI_CONFIG | VAR_INSTANCE)
+    /// The configured instance, which `THE_LOOP_INSTANCE` carries.
+    pub fn instance(&self) -> Option<&str> {
+        self.instance.as_deref()
     }
+}
 
-    /// Compares what a process holds with what it should hold, name by name.
-    pub fn diff(&self, desired: &DesiredEnv, have: &ProcessEnv) -> Vec<Change> {
-        let mut changes = Vec::new();
-        for name in &desired.withheld {
-            if let Some(value) = have.get(name) {
-                let exposed = self
-                    .env_file
-                    .as_ref()
-                    .and_then(|f| f.get(name))
-                    .is_some_and(|current| current == value);
-                let case = if exposed {
-                    ChangeCase::Exposed
-                } else if Self::is_identifier(name) {
-                    ChangeCase::Identifier
-                } else {
-                    ChangeCase::Stale
-                };
-                changes.push(Change {
-                    name: name.clone(),
-                    have: Some(value.fingerprint()),
-                    want: None,
-                    case,
-                });
-            }
-        }
-        for (name, want) in &desired.set {
-            let held = have.get(name);
-            if held == Some(want) {
-                continue;
-            }
-            let case = match (Self::is_identifier(name), held) {
-                (true, _) => ChangeCase::Identifier,
-                (false, None) => ChangeCase::Missing,
-                (false, Some(_)) => ChangeCase::Stale,
-            };
-            changes.push(Change {
-                name: name.clone(),
-                have: held.map(SecretValue::fingerprint),
-                want: Some(want.fingerprint()),
-                case,
-            });
-        }
-        changes.sort_by(|a, b| a.name.cmp(&b.name));
-        changes
-    }
+/// One of the-loop's own identifiers, which a launch always sets.
+pub fn is_identifier(name: &str) -> bool {
+    matches!(name, VAR_WORK_ITEM | VAR_CLI_CONFIG | VAR_INSTANCE)
 }
 
 impl DesiredEnv {

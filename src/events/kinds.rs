@@ -89,7 +89,7 @@ pub enum Event {
         new_pid: i32,
         resumed: bool,
         harness_session_id: Option<String>,
-        changes: Vec<crate::desired::policy::Change>,
+        changes: Vec<crate::plan::change::Change>,
     },
     /// A respawned harness stopped at a screen that waits for a person.
     #[serde(rename = "session.blocked")]

@@ -101,7 +101,7 @@ pub struct DriftedSession {
     pub reference: Option<String>,
     pub standing: Option<String>,
     pub tmux_target: String,
-    pub changes: Vec<crate::desired::policy::Change>,
+    pub changes: Vec<crate::plan::change::Change>,
     pub args_changes: Vec<crate::plan::ArgsChange>,
 }
 

@@ -3,9 +3,10 @@
 //! withheld name at any value, a delivered name at a retired value. Names,
 //! pids and fingerprints only; these processes are never signalled.
 
-use crate::desired::policy::{ChangeCase, Policy};
+use crate::desired::policy::Policy;
 use crate::observed::detached::Detached;
 use crate::observed::ProcessEnv;
+use crate::plan::change::ChangeCase;
 use crate::secret::Fingerprint;
 use crate::views::Style;
 use schemars::JsonSchema;

@@ -6,6 +6,7 @@
 //! view: `crate::views::plan`.
 
 pub mod args;
+pub mod change;
 pub mod compute;
 pub mod detached;
 pub mod gather;
@@ -13,6 +14,7 @@ pub mod model;
 pub mod residue;
 pub mod saved;
 
+pub use change::{Change, ChangeCase};
 pub use compute::{compute, ManagedSession, Targets};
 pub use model::{
     Action, ArgsChange, ArgsField, EnvReading, Plan, SafePoint, SessionKind, SessionPlan, Summary,

@@ -2,8 +2,8 @@
 //! scripts read them from `plan --json`, so they are never renamed.
 
 use crate::activity::Activity;
-use crate::desired::policy::Change;
 use crate::observed::Probe;
+use crate::plan::change::Change;
 use crate::registry::{RecordFacts, SessionKey};
 use crate::secret::Fingerprint;
 use schemars::JsonSchema;

@@ -9,9 +9,10 @@
 //! server's own process environment and argv cannot: they are fixed when
 //! the server starts, and only restarting the tmux server clears them.
 
-use crate::desired::policy::{ChangeCase, Policy};
+use crate::desired::policy::Policy;
 use crate::observed::residue::ResidueView;
 use crate::observed::{EnvRead, ProcessEnv};
+use crate::plan::change::ChangeCase;
 use crate::secret::{Fingerprint, SecretValue};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

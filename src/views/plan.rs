@@ -4,7 +4,7 @@
 //! `plan`, `apply` and the restarts print.
 
 use super::Style;
-use crate::desired::policy::{Change, ChangeCase};
+use crate::plan::change::{Change, ChangeCase};
 use crate::plan::model::*;
 use std::fmt::Write;
 

@@ -231,8 +231,8 @@ pub fn mark_reported(memory: &mut Memory, label: &str, signature: Fingerprint) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::desired::policy::{Change, ChangeCase};
     use crate::observed::Probe;
+    use crate::plan::change::{Change, ChangeCase};
     use crate::plan::{Action, EnvReading, SessionKind};
 
     fn fp(text: &str) -> Fingerprint {

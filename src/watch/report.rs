@@ -3,7 +3,7 @@
 
 use super::decide::{Assessment, Decision};
 use crate::apply::{Outcome, SessionReport};
-use crate::desired::policy::{Change, ChangeCase};
+use crate::plan::change::{Change, ChangeCase};
 use crate::plan::SessionPlan;
 use crate::secret::Fingerprint;
 use std::collections::BTreeMap;

@@ -1,0 +1,92 @@
+//! How a process's environment differs from the policy: the environment
+//! half of a plan. It lives here, not in `desired/`, because it compares
+//! the desired state with an observed one, and `desired/` knows nothing of
+//! tmux or `/proc`. The methods stay on [`Policy`] so a caller still reads
+//! `policy.diff(..)`; only the plan may define them.
+
+use crate::desired::policy::{is_identifier, DesiredEnv, Policy, VAR_CLI_CONFIG, VAR_INSTANCE};
+use crate::observed::ProcessEnv;
+use crate::secret::{Fingerprint, SecretValue};
+use serde::{Deserialize, Serialize};
+use std::os::unix::ffi::OsStrExt;
+
+/// Why a name is in a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeCase {
+    /// A withheld name holds a value that is not the file's current one
+    /// (the reporter's case), or a delivered name holds an old value.
+    Stale,
+    /// A withheld name holds exactly the file's current value.
+    Exposed,
+    /// A delivered name is absent.
+    Missing,
+    /// One of the-loop's own identifiers is absent or wrong.
+    Identifier,
+}
+
+/// One differing name: fingerprints only; `None` means absent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Change {
+    pub name: String,
+    pub have: Option<Fingerprint>,
+    pub want: Option<Fingerprint>,
+    pub case: ChangeCase,
+}
+
+impl Policy {
+    /// Whether a process environment provably comes from a launch under
+    /// THIS config (and instance): it carries the identifiers the launcher
+    /// sets. Anything else is not the-loop's to judge.
+    pub fn launched_here(&self, env: &ProcessEnv) -> bool {
+        let config = env.get(VAR_CLI_CONFIG).map(SecretValue::expose_bytes);
+        let instance = env.get(VAR_INSTANCE).map(SecretValue::expose_bytes);
+        config == Some(self.config_path().as_os_str().as_bytes())
+            && instance == self.instance().map(str::as_bytes)
+    }
+
+    /// Compares what a process holds with what it should hold, name by name.
+    pub fn diff(&self, desired: &DesiredEnv, have: &ProcessEnv) -> Vec<Change> {
+        let mut changes = Vec::new();
+        for name in &desired.withheld {
+            if let Some(value) = have.get(name) {
+                let exposed = self
+                    .env_file()
+                    .and_then(|f| f.get(name))
+                    .is_some_and(|current| current == value);
+                let case = if exposed {
+                    ChangeCase::Exposed
+                } else if is_identifier(name) {
+                    ChangeCase::Identifier
+                } else {
+                    ChangeCase::Stale
+                };
+                changes.push(Change {
+                    name: name.clone(),
+                    have: Some(value.fingerprint()),
+                    want: None,
+                    case,
+                });
+            }
+        }
+        for (name, want) in &desired.set {
+            let held = have.get(name);
+            if held == Some(want) {
+                continue;
+            }
+            let case = match (is_identifier(name), held) {
+                (true, _) => ChangeCase::Identifier,
+                (false, None) => ChangeCase::Missing,
+                (false, Some(_)) => ChangeCase::Stale,
+            };
+            changes.push(Change {
+                name: name.clone(),
+                have: held.map(SecretValue::fingerprint),
+                want: Some(want.fingerprint()),
+                case,
+            });
+        }
+        changes.sort_by(|a, b| a.name.cmp(&b.name));
+        changes
+    }
+}
