@@ -103,7 +103,7 @@ pub fn execute(
         if !selected {
             continue;
         }
-        let Some((identity, verdict)) = decide(registry, session, &observed.envs) else {
+        let Some((identity, verdict)) = decide(registry, session, observed) else {
             continue;
         };
         match verdict {

@@ -2,10 +2,9 @@
 //! session is left alone entirely. A fresh conversation never replaces one.
 
 use crate::harness::{is_valid_session_id, transcript_path, LaunchArgs};
-use crate::observed::{EnvRead, ProcessEnv};
+use crate::observed::{EnvRead, Observation, ProcessEnv};
 use crate::plan::SessionPlan;
 use crate::registry::{Registry, SessionKey};
-use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -92,7 +91,7 @@ fn facts_of(plan: &SessionPlan) -> Result<&RecordFacts, String> {
 pub fn decide(
     registry: &Registry,
     plan: &SessionPlan,
-    envs: &BTreeMap<i32, EnvRead>,
+    observed: &Observation,
 ) -> Option<(SessionKey, Result<Resumable, String>)> {
     let identity = identity_of(plan)?;
     if plan.action == crate::plan::Action::Resume {
@@ -106,7 +105,7 @@ pub fn decide(
         });
         return Some((identity, verdict));
     }
-    let session_env = plan.pane_pid.and_then(|pid| match envs.get(&pid) {
+    let session_env = plan.pane_pid.and_then(|pid| match observed.env(pid) {
         Some(EnvRead::Read(env)) => Some(env),
         _ => None,
     });

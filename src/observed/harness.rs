@@ -1,18 +1,38 @@
-//! Reading a harness process: its environment and its launch argv, through
-//! one `/proc/<pid>` handle, refusing the launcher's own (until the launcher
-//! has exec'd, the pid still holds the tmux server's environment).
+//! Reading a harness process: its environment, its launch argv and its start
+//! time, through one `/proc/<pid>` handle, refusing the launcher's own (until
+//! the launcher has exec'd, the pid still holds the tmux server's
+//! environment).
 
 use super::proc_env::{self, EnvRead, ProcessDir};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// What one harness pane's process holds.
+/// What one harness pane's process holds: everything the plan compares
+/// about a running harness, kept together so a new fact about the process
+/// is one more field here, read through the same handle, rather than one
+/// more map by pid beside the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HarnessProcess {
     pub env: EnvRead,
     /// The argv, for launch-argument drift; `None` when it could not be
     /// read or the process is still the launcher.
     pub argv: Option<Vec<String>>,
+    /// `/proc/<pid>/stat` field 22 (clock ticks after boot): with the pid
+    /// it names this process and no later one that reuses the pid (the
+    /// activity files record the same value). `None` when unreadable.
+    pub start: Option<u64>,
+}
+
+impl HarnessProcess {
+    /// A process known only by its environment reading (the pure core's
+    /// tests, and readings that failed before anything else was read).
+    pub fn of_env(env: EnvRead) -> Self {
+        HarnessProcess {
+            env,
+            argv: None,
+            start: None,
+        }
+    }
 }
 
 /// The pane's process is still the launcher: it has not exec'd the harness
@@ -37,19 +57,11 @@ pub fn read_harness(pid: i32, launcher: Option<&Path>) -> Result<EnvRead, StillL
 /// The harness's environment and argv, read through one handle.
 pub fn read_process(pid: i32, launcher: Option<&Path>) -> Result<HarnessProcess, StillLauncher> {
     if !cfg!(target_os = "linux") {
-        return Ok(HarnessProcess {
-            env: proc_env::read_environ(pid),
-            argv: None,
-        });
+        return Ok(HarnessProcess::of_env(proc_env::read_environ(pid)));
     }
     let process = match ProcessDir::open(pid) {
         Ok(process) => process,
-        Err(reason) => {
-            return Ok(HarnessProcess {
-                env: EnvRead::Unverified(reason),
-                argv: None,
-            })
-        }
+        Err(reason) => return Ok(HarnessProcess::of_env(EnvRead::Unverified(reason))),
     };
     let argv = process.cmdline().ok();
     if is_launcher(&process, argv.as_deref(), launcher) {
@@ -58,14 +70,14 @@ pub fn read_process(pid: i32, launcher: Option<&Path>) -> Result<HarnessProcess,
     Ok(HarnessProcess {
         env: process.environ(),
         argv,
+        start: process.stat().map(|stat| stat.start),
     })
 }
 
 /// [`read_process`], with the launcher read as an unverified environment.
 pub fn read_process_or_unverified(pid: i32, launcher: Option<&Path>) -> HarnessProcess {
-    read_process(pid, launcher).unwrap_or_else(|StillLauncher| HarnessProcess {
-        env: EnvRead::Unverified(STILL_LAUNCHER.into()),
-        argv: None,
+    read_process(pid, launcher).unwrap_or_else(|StillLauncher| {
+        HarnessProcess::of_env(EnvRead::Unverified(STILL_LAUNCHER.into()))
     })
 }
 
@@ -136,5 +148,11 @@ mod tests {
         let me = read_process_or_unverified(std::process::id() as i32, None);
         assert!(matches!(me.env, EnvRead::Read(_)));
         assert_eq!(me.argv, Some(std::env::args().collect::<Vec<_>>()));
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+        assert_eq!(
+            me.start,
+            super::proc_env::ProcStat::parse(&stat).map(|s| s.start)
+        );
+        assert!(me.start.is_some_and(|ticks| ticks > 0));
     }
 }

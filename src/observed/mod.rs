@@ -12,6 +12,7 @@ pub mod registered;
 pub mod residue;
 
 pub use fleet::{Fleet, FleetView, Pane, Probe};
+pub use harness::HarnessProcess;
 pub use observation::{observe, Observation, Wanted};
 pub use proc_env::{EnvRead, ProcessEnv};
 pub use registered::ManagedSession;

@@ -1,6 +1,6 @@
 //! The one observation a plan is computed from: the registry's records,
 //! tmux's panes (with their attached clients) and the layers tmux keeps,
-//! each harness process's environment and argv, and the processes a
+//! each harness process (environment, argv and start time together), and the processes a
 //! harness detached. Each is read once; tmux is asked once (twice when a
 //! registered session vanished from tmux, see [`observe`]).
 
@@ -22,11 +22,9 @@ pub struct Observation {
     /// Record files that could not be parsed.
     pub corrupt: Vec<CorruptRecord>,
     pub fleet: FleetView,
-    /// The environment of each live managed harness pane, by pid (empty
-    /// when environments were not asked for).
-    pub envs: BTreeMap<i32, EnvRead>,
-    /// The argv of the same processes, where it could be read.
-    pub argvs: BTreeMap<i32, Vec<String>>,
+    /// Each live managed harness pane's process (environment, argv, start
+    /// time), by pid; empty when processes were not asked for.
+    pub processes: BTreeMap<i32, HarnessProcess>,
     /// tmux's own layers; `None` when not asked for.
     pub residue: Option<ResidueView>,
     /// Processes outside every pane launched under this config; `None`
@@ -55,18 +53,22 @@ impl Observation {
     pub fn of(
         sessions: Vec<ManagedSession>,
         fleet: FleetView,
-        envs: BTreeMap<i32, EnvRead>,
+        processes: BTreeMap<i32, HarnessProcess>,
     ) -> Self {
         Observation {
             sessions,
             corrupt: Vec::new(),
             fleet,
-            envs,
-            argvs: BTreeMap::new(),
+            processes,
             residue: None,
             detached: None,
             activities: BTreeMap::new(),
         }
+    }
+
+    /// The environment read from the harness process `pid`, if it was read.
+    pub fn env(&self, pid: i32) -> Option<&EnvRead> {
+        self.processes.get(&pid).map(|process| &process.env)
     }
 
     /// The pid of every pane tmux listed; `None` when tmux did not answer.
@@ -95,7 +97,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
     }
     let (fleet, layers) = ask_tmux(tmux, wanted.residue, &asked);
     let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
-    let (envs, argvs) = if wanted.environments {
+    let processes = if wanted.environments {
         read_processes(&fleet, &sessions)
     } else {
         Default::default()
@@ -114,8 +116,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         sessions,
         corrupt,
         fleet,
-        envs,
-        argvs,
+        processes,
         residue,
         detached,
         activities,
@@ -202,22 +203,10 @@ fn live_harness_pids(fleet: &FleetView, sessions: &[ManagedSession]) -> Vec<i32>
 
 /// Reads the environment and argv of each managed session's live harness
 /// pane. Unmanaged `loop-*` sessions are never read.
-fn read_processes(
-    fleet: &FleetView,
-    sessions: &[ManagedSession],
-) -> (BTreeMap<i32, EnvRead>, BTreeMap<i32, Vec<String>>) {
+fn read_processes(fleet: &FleetView, sessions: &[ManagedSession]) -> BTreeMap<i32, HarnessProcess> {
     let launcher = std::env::current_exe().ok();
     let pids = live_harness_pids(fleet, sessions);
-    let read: BTreeMap<i32, HarnessProcess> = read_in_parallel(&pids, |pid| {
+    read_in_parallel(&pids, |pid| {
         read_process_or_unverified(pid, launcher.as_deref())
-    });
-    let mut envs = BTreeMap::new();
-    let mut argvs = BTreeMap::new();
-    for (pid, process) in read {
-        if let Some(argv) = process.argv {
-            argvs.insert(pid, argv);
-        }
-        envs.insert(pid, process.env);
-    }
-    (envs, argvs)
+    })
 }

@@ -130,6 +130,21 @@ impl ProcessDir {
     pub fn cmdline(&self) -> Result<Vec<String>, String> {
         self.process.cmdline().map_err(describe)
     }
+
+    /// The process's `stat` line, parsed by the one [`ProcStat`] parser.
+    pub fn stat(&self) -> Option<ProcStat> {
+        let mut line = String::new();
+        std::io::Read::read_to_string(&mut self.process.open_relative("stat").ok()?, &mut line)
+            .ok()?;
+        ProcStat::parse(&line)
+    }
+
+    /// The handle itself, for a fact about the process that has no reader
+    /// here yet (`cwd`, `status`, …): reading it through this handle keeps
+    /// it about the same process as the environment and argv.
+    pub fn procfs(&self) -> &procfs::process::Process {
+        &self.process
+    }
 }
 
 /// Reads the environment a process holds now.

@@ -38,7 +38,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     let Observation {
         sessions,
         fleet,
-        argvs,
+        processes,
         ..
     } = observation;
     let mut plans = Vec::new();
@@ -62,7 +62,9 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         if plan.action != Action::Skip {
             // Only a session whose environment was read is compared, so
             // only argv of the-loop's own panes is looked at.
-            let argv = plan.pane_pid.and_then(|pid| argvs.get(&pid));
+            let argv = plan
+                .pane_pid
+                .and_then(|pid| processes.get(&pid)?.argv.as_ref());
             if let (Some(recorded), Some(argv)) = (&session.recorded_args, argv) {
                 plan.args_changes = super::args::drift(recorded, argv, policy.models());
                 if !plan.args_changes.is_empty() {
@@ -150,7 +152,7 @@ fn plan_managed(
     session: &ManagedSession,
     observation: &Observation,
 ) -> SessionPlan {
-    let Observation { fleet, envs, .. } = observation;
+    let Observation { fleet, .. } = observation;
     let probe = fleet.probe(&session.tmux_target);
     let pane = fleet.harness_pane(&session.tmux_target);
     let (reference, standing) = session.key.ref_and_standing();
@@ -161,28 +163,18 @@ fn plan_managed(
     let base = SessionPlan {
         reference,
         standing,
-        kind,
-        tmux_target: session.tmux_target.clone(),
         pane_id: pane.map(|p| p.pane_id.clone()),
         pane_pid: pane.map(|p| p.pid),
-        probe,
         attached: fleet.attached(&session.tmux_target),
         activity: pane
             .filter(|p| !p.dead)
             .and_then(|p| observation.activities.get(&p.pid))
             .map(|a| a.activity)
             .unwrap_or_default(),
-        apply_will: None,
-        action: Action::None,
-        reason: None,
-        observation: EnvReading::Unverified,
-        changes: Vec::new(),
-        args_changes: Vec::new(),
         record_fingerprint: Some(session.record_fingerprint),
-        left_alone: None,
-        interrupted_respawn: None,
         key: Some(session.key.clone()),
         record: Some(session.facts.clone()),
+        ..SessionPlan::new(kind, session.tmux_target.clone(), probe)
     };
     if !session.record_live {
         return skipped(base, "record is closed".into());
@@ -202,7 +194,7 @@ fn plan_managed(
         };
         return skipped(base, reason);
     };
-    match envs.get(&pane.pid) {
+    match observation.env(pane.pid) {
         Some(EnvRead::Read(env)) => {
             if let Some(why) = held_by_another(&session.key, env) {
                 return SessionPlan {
@@ -261,26 +253,11 @@ fn skipped(plan: SessionPlan, reason: String) -> SessionPlan {
 
 fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPlan {
     SessionPlan {
-        reference: None,
-        standing: None,
-        kind: SessionKind::Unmanaged,
-        tmux_target: name.to_owned(),
         pane_id: pane.as_ref().map(|p| p.0.clone()),
         pane_pid: pane.map(|p| p.1),
-        probe,
-        attached: 0,
-        activity: crate::activity::Activity::Unknown,
-        apply_will: None,
         action: Action::Skip,
         reason: Some("unmanaged: no registry record; left alone".into()),
-        observation: EnvReading::Unverified,
-        changes: Vec::new(),
-        args_changes: Vec::new(),
-        record_fingerprint: None,
-        left_alone: None,
-        interrupted_respawn: None,
-        key: None,
-        record: None,
+        ..SessionPlan::new(SessionKind::Unmanaged, name.to_owned(), probe)
     }
 }
 

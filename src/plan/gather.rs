@@ -8,10 +8,9 @@ use super::model::{Action, Plan};
 use crate::desired::policy::Policy;
 pub use crate::observed::harness::{read_harness, read_harness_environment, StillLauncher};
 pub use crate::observed::registered::managed_sessions;
-use crate::observed::{observe, EnvRead, Observation, ProcessEnv, Wanted};
+use crate::observed::{observe, Observation, ProcessEnv, Wanted};
 use crate::registry::Registry;
 use crate::tmux::Tmux;
-use std::collections::BTreeMap;
 
 /// The observation a plan was computed from (the roll reads its
 /// environments and fleet).
@@ -46,7 +45,7 @@ pub fn plan_now(
         &mut plan,
         &crate::apply::journal::Journal::under(registry.root()).entries(),
     );
-    annotate_resumability(&mut plan, registry, &observed.envs);
+    annotate_resumability(&mut plan, registry, &observed);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     crate::apply::drain::annotate(
         &mut plan,
@@ -58,13 +57,13 @@ pub fn plan_now(
 
 /// Marks the sessions a roll would select but leave alone, with the roll's
 /// own decision function, so the plan says what `apply` will do.
-fn annotate_resumability(plan: &mut Plan, registry: &Registry, envs: &BTreeMap<i32, EnvRead>) {
+fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observation) {
     for session in plan
         .sessions
         .iter_mut()
         .filter(|s| s.action != Action::Skip)
     {
-        session.left_alone = crate::apply::precheck::decide(registry, session, envs)
+        session.left_alone = crate::apply::precheck::decide(registry, session, observed)
             .and_then(|(_, verdict)| verdict.err());
     }
     plan.summary = super::compute::summarise(&plan.sessions);

@@ -166,6 +166,37 @@ pub enum SafePoint {
     LeaveAttached,
 }
 
+impl SessionPlan {
+    /// A session with nothing decided yet: no pane, no drift, no record.
+    /// Every other construction starts here (`..SessionPlan::new(..)`), so
+    /// a new field is written in this file and where it is decided, not in
+    /// every place that builds a plan.
+    pub fn new(kind: SessionKind, tmux_target: String, probe: Probe) -> Self {
+        SessionPlan {
+            reference: None,
+            standing: None,
+            kind,
+            tmux_target,
+            pane_id: None,
+            pane_pid: None,
+            probe,
+            attached: 0,
+            activity: Activity::Unknown,
+            apply_will: None,
+            action: Action::None,
+            reason: None,
+            observation: EnvReading::Unverified,
+            changes: Vec::new(),
+            args_changes: Vec::new(),
+            record_fingerprint: None,
+            left_alone: None,
+            interrupted_respawn: None,
+            key: None,
+            record: None,
+        }
+    }
+}
+
 /// Which launch argument differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -242,19 +242,11 @@ mod tests {
     fn session(reference: &str, pid: i32) -> SessionPlan {
         SessionPlan {
             reference: Some(reference.into()),
-            standing: None,
-            kind: SessionKind::WorkItem,
-            tmux_target: format!("loop-{}", reference.replace([':', '/', '#'], "-")),
             pane_id: Some("%1".into()),
             pane_pid: Some(pid),
-            probe: Probe::Live,
-            attached: 0,
             activity: crate::activity::Activity::Idle,
-            apply_will: None,
             action: Action::Respawn,
-            reason: None,
             observation: EnvReading::Read,
-            args_changes: Vec::new(),
             changes: vec![Change {
                 name: "SLACK_BOT_TOKEN".into(),
                 have: Some(fp("retired")),
@@ -262,10 +254,11 @@ mod tests {
                 case: ChangeCase::Stale,
             }],
             record_fingerprint: Some(fp(reference)),
-            left_alone: None,
-            interrupted_respawn: None,
-            key: None,
-            record: None,
+            ..SessionPlan::new(
+                SessionKind::WorkItem,
+                format!("loop-{}", reference.replace([':', '/', '#'], "-")),
+                Probe::Live,
+            )
         }
     }
 

@@ -236,19 +236,11 @@ mod tests {
     fn drifted(reference: &str, have: &str) -> SessionPlan {
         SessionPlan {
             reference: Some(reference.into()),
-            standing: None,
-            kind: SessionKind::WorkItem,
-            tmux_target: "loop-x".into(),
             pane_id: Some("%1".into()),
             pane_pid: Some(10),
-            probe: Probe::Live,
-            attached: 0,
             activity: crate::activity::Activity::Idle,
-            apply_will: None,
             action: Action::Respawn,
-            reason: None,
             observation: EnvReading::Read,
-            args_changes: Vec::new(),
             changes: vec![
                 Change {
                     name: "SLACK_BOT_TOKEN".into(),
@@ -263,11 +255,7 @@ mod tests {
                     case: ChangeCase::Identifier,
                 },
             ],
-            record_fingerprint: None,
-            left_alone: None,
-            interrupted_respawn: None,
-            key: None,
-            record: None,
+            ..SessionPlan::new(SessionKind::WorkItem, "loop-x".into(), Probe::Live)
         }
     }
 

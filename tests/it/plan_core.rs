@@ -8,6 +8,7 @@ use the_loop::desired::config::{Config, EnvSettings, Routing};
 use the_loop::desired::envfile::{parse, EnvFile};
 use the_loop::desired::policy::Policy;
 use the_loop::observed::fleet::PaneCommand;
+use the_loop::observed::harness::HarnessProcess;
 use the_loop::observed::{EnvRead, Fleet, FleetView, Observation, Pane, ProcessEnv};
 use the_loop::plan::{compute, ManagedSession, Targets};
 use the_loop::registry::SessionKey;
@@ -90,7 +91,11 @@ fn plan_of(
     envs: &BTreeMap<i32, EnvRead>,
     targets: &Targets,
 ) -> the_loop::plan::Plan {
-    let observation = Observation::of(sessions.to_vec(), fleet.clone(), envs.clone());
+    let processes = envs
+        .iter()
+        .map(|(pid, env)| (*pid, HarnessProcess::of_env(env.clone())))
+        .collect();
+    let observation = Observation::of(sessions.to_vec(), fleet.clone(), processes);
     compute(policy, &observation, targets)
 }
 
