@@ -16,10 +16,13 @@ use super::respawn::{respawn, RespawnOutcome};
 use crate::events::{Dispatch, Event, Level, Subject};
 use crate::observed::Probe;
 use crate::ops::Context;
-use crate::registry::Status;
 use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
+
+mod refusal;
+
+use refusal::Refusal;
 
 /// What happened to one delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -138,17 +141,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
 
     if let Some(r) = key.as_work_item() {
         if super::control::last(&ctx.registry, r).as_deref() == Some(super::control::CLEANUP) {
-            event(&|subject, dispatch| Event::DispatchDropped {
-                subject,
-                dispatch,
-                reason: "cleaned-up".into(),
-                level: Level::Warn,
-            });
-            return Ok(finish(
-                report,
-                Outcome::Dropped,
-                "the work item was cleaned up; `the-loop sessions start` begins it again",
-            ));
+            return Ok(Refusal::CLEANED_UP.apply(report, event));
         }
     }
     let Some(mut record) = key::load(&ctx.registry, key)? else {
@@ -161,42 +154,8 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         ctx.events.emit(make(base.clone(), dispatch.clone()))
     };
 
-    if let Some(id) = delivery.delivery_id {
-        if record.has_delivery(id) {
-            event(&|subject, dispatch| Event::DispatchSkipped {
-                subject,
-                dispatch,
-                reason: "duplicate".into(),
-            });
-            return Ok(finish(
-                report,
-                Outcome::Duplicate,
-                "this delivery id was already processed",
-            ));
-        }
-    }
-    match record.status() {
-        Status::Closed => {
-            event(&|subject, dispatch| Event::DispatchSkipped {
-                subject,
-                dispatch,
-                reason: "closed".into(),
-            });
-            return Ok(finish(report, Outcome::Ignored, "the session is closed"));
-        }
-        Status::Paused => {
-            event(&|subject, dispatch| Event::DispatchSuppressed {
-                subject,
-                dispatch,
-                reason: "paused".into(),
-            });
-            return Ok(finish(
-                report,
-                Outcome::Suppressed,
-                "the session is paused; `the-loop sessions resume` lets deliveries through again",
-            ));
-        }
-        Status::Active => {}
+    if let Some(refusal) = Refusal::of(&record, delivery.delivery_id) {
+        return Ok(refusal.apply(report, event));
     }
 
     // Never paste into, or spawn under, a name that is not the-loop's own.
