@@ -137,7 +137,15 @@ pub fn run(
             _ => now.push(index),
         }
     }
-    let roll = |indices: &[usize]| {
+    let order: BTreeMap<&str, usize> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.label(), i))
+        .collect();
+    // Rolls these sessions; one whose turn began since it was chosen comes
+    // back from the roll's last look (`Roller::safe_point`) to be held.
+    let roll = |indices: &[usize], held: &mut Vec<usize>| {
         let mut report = execute(
             roller,
             registry,
@@ -150,9 +158,16 @@ pub fn run(
             let window = roller.config.routing.tmux.resume_probe;
             super::ready::confirm(roller, &mut report.sessions, window);
         }
+        report.sessions.retain(|r| match order.get(r.label()) {
+            Some(index) if r.outcome == Outcome::Deferred => {
+                held.push(*index);
+                false
+            }
+            _ => true,
+        });
         report
     };
-    let mut first = roll(&now);
+    let mut first = roll(&now, &mut held);
     if options.dry_run {
         for report in &mut first.sessions {
             if let Some(hold) = plan
@@ -193,7 +208,7 @@ pub fn run(
         });
         held = still;
         if !ready.is_empty() {
-            let mut rolled = roll(&ready);
+            let mut rolled = roll(&ready, &mut held);
             interrupted |= rolled.interrupted;
             stop = stop.or_else(|| stop_after(&rolled.sessions));
             reports.append(&mut rolled.sessions);
@@ -222,12 +237,6 @@ pub fn run(
         }
     }
     // Plan order, as every report is.
-    let order: BTreeMap<&str, usize> = plan
-        .sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.label(), i))
-        .collect();
     reports.sort_by_key(|r| order.get(r.label()).copied().unwrap_or(usize::MAX));
     Report {
         interrupted: interrupted || interrupt::requested(),
@@ -263,6 +272,20 @@ fn activity_of(session: &SessionPlan, all: &BTreeMap<i32, HarnessActivity>) -> H
         .pane_pid
         .and_then(|pid| all.get(&pid).cloned())
         .unwrap_or_else(|| HarnessActivity::unknown(session.pane_pid.unwrap_or(0)))
+}
+
+/// `Ok` when the session's harness is between turns (or says nothing),
+/// read from its activity file now; `Err("busy since …")` inside a turn.
+/// The roll's last look before the signal (`Roller::safe_point`).
+pub fn between_turns(state_root: &Path, session: &SessionPlan) -> Result<(), String> {
+    let Some(pid) = session.pane_pid else {
+        return Ok(());
+    };
+    let now = store::read_one(state_root, pid);
+    if now.activity.in_turn() && store::process_start(pid) == Some(now.start) {
+        return Err(busy_words(&now));
+    }
+    Ok(())
 }
 
 /// `busy since 2026-12-01T03:12:09Z`, for a turn still running at the deadline.

@@ -29,7 +29,14 @@ pub struct Roller<'a> {
     /// Told just before a harness is ended, for a progress view
     /// (`apply --json-stream`).
     pub respawning: Option<&'a (dyn Fn(&SessionPlan) + Sync)>,
+    /// The last look before the journal and the signal: `Err(why)` when
+    /// the harness is now inside a turn, which is then not ended (the
+    /// session is `deferred`). `None` under `--now`.
+    pub safe_point: Option<&'a SafePointCheck>,
 }
+
+/// See [`Roller::safe_point`].
+pub type SafePointCheck = dyn Fn(&SessionPlan) -> Result<(), String> + Sync;
 
 /// A session whose pane runs the resuming launcher, waiting for its probe.
 /// The disruptive part of its roll is over; what is left only reads.
@@ -135,6 +142,11 @@ impl Roller<'_> {
                 return Respawn::Done(report);
             }
         };
+        if let Some(Err(why)) = self.safe_point.map(|check| check(plan)) {
+            report.outcome = Outcome::Deferred;
+            report.detail = Some(why);
+            return Respawn::Done(report);
+        }
         // On disk before the signal: if we die from here, the next run completes it.
         let journal = Journal::under(&self.config.state_root);
         let entry = Entry {

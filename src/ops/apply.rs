@@ -193,7 +193,11 @@ pub fn apply(
         });
     }
     let respawning = |s: &SessionPlan| sink.respawning(s);
+    let root = ctx.config.state_root.clone();
+    let in_turn: &crate::apply::roll::SafePointCheck =
+        &move |s: &SessionPlan| drain::between_turns(&root, s);
     let roller = Roller {
+        safe_point: (!options.drain.now).then_some(in_turn),
         config: &ctx.config,
         policy,
         tmux: &ctx.tmux,

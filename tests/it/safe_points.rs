@@ -54,6 +54,17 @@ fn signalled(w: &World, s: &LegacySession) -> bool {
     w.transcript_text(s).contains("\"type\":\"signal\"")
 }
 
+/// [`wait_for`] for what follows a whole roll (probe, verification and the
+/// harness's own report), which takes longer than ten seconds on a
+/// machine at a load of thirty.
+fn wait_long(mut check: impl FnMut() -> bool, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting: {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
 fn spawn(w: &World, args: &[&str]) -> Child {
     w.the_loop_command(args)
         .stdin(Stdio::null())
@@ -319,6 +330,33 @@ fn the_drain_shows_its_progress_on_a_terminal() {
     );
     assert!(shows(&s.reference) && shows("s left)"), "{}", pty.screen());
     type_line(&w, &s, "/idle");
-    wait_for(|| shows("Apply: 1 restarted"), "the roll ends");
+    wait_long(|| shows("Apply: 1 restarted"), "the roll ends");
     // Not on a pipe: the JSON and text outputs above carry no progress lines.
+}
+
+/// A turn that begins after the plan (here: while `apply` asks for its
+/// `yes`) is seen by the roll's last look before the signal: the session
+/// is held, not ended, and rolled when that turn ends.
+#[test]
+fn a_turn_begun_after_the_plan_is_still_not_interrupted() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    let old = w.pane(&s.name).unwrap();
+    let mut pty = w.the_loop_in_pty(&["apply", "--drain-timeout", "30s"]);
+    let shows = |pty: &PtyProcess, text: &str| flat(&pty.screen()).contains(&flat(text));
+    wait_for(|| shows(&pty, "Only 'yes' will be accepted"), "apply asks");
+    assert!(shows(&pty, "[idle: rolls now]"), "{}", pty.screen());
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    pty.type_text("yes\n");
+    wait_for(
+        || shows(&pty, "waiting for 1 session(s) to end their turn"),
+        "held by the last look",
+    );
+    assert!(!signalled(&w, &s), "a running turn was interrupted");
+    assert_eq!(w.pane(&s.name).unwrap().pid, old.pid);
+    type_line(&w, &s, "/idle");
+    wait_long(|| shows(&pty, "Apply: 1 restarted"), "rolled once idle");
+    assert_ne!(w.pane(&s.name).unwrap().pid, old.pid);
 }
