@@ -29,6 +29,57 @@ fn world() -> World {
     w
 }
 
+/// Rewrites the config: the world's state root and env file, and `routing`
+/// as given (YAML lines, indented under `routing:`).
+fn write_routing(w: &World, routing: &str) {
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n{routing}",
+        w.state.display()
+    ));
+}
+
+/// Rewrites the config with checkouts under `root` (what cleanup removes),
+/// a short resume probe and kill grace, and `routing` lines before them.
+fn write_workspace(w: &World, root: &std::path::Path, routing: &str) {
+    write_routing(
+        w,
+        &format!(
+            "{routing}  workspace:\n    root: {}\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
+            root.display()
+        ),
+    );
+}
+
+/// A world whose checkouts live under its work directory (see
+/// [`write_workspace`]).
+fn workspace_world(routing: &str) -> World {
+    let w = world();
+    write_workspace(&w, &w.work, routing);
+    w
+}
+
+/// `sessions link-pr`: links `pr` to the work item of `issue`.
+fn link_pr(w: &World, issue: &LegacySession, pr: &LegacySession) -> Output {
+    w.the_loop(&[
+        "sessions",
+        "link-pr",
+        &issue.reference,
+        "--pull-request",
+        &pr.reference,
+    ])
+}
+
+/// A real refusal from tmux: `command` becomes an alias, in alias slot
+/// `slot`, of a command that does not exist.
+fn break_command(w: &World, slot: usize, command: &str) {
+    w.tmux_ok(&[
+        "set-option",
+        "-s",
+        &format!("command-alias[{slot}]"),
+        &format!("{command}=no-such-command"),
+    ]);
+}
+
 /// A bracketed paste of `message` as the stand-in reads it (one line).
 fn pasted(message: &str) -> String {
     format!("{ESC_OPEN}{message}{ESC_CLOSE}")
@@ -112,12 +163,7 @@ fn a_read_only_observer_does_not_block_delivery() {
     .iter()
     .enumerate()
     {
-        w.tmux_ok(&[
-            "set-option",
-            "-s",
-            &format!("command-alias[{}]", 80 + i),
-            &format!("{command}=no-such-command"),
-        ]);
+        break_command(&w, 80 + i, command);
     }
     let out = deliver(&w, &s.reference, "delivered past the observer", "d-ro");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
@@ -134,10 +180,7 @@ fn concurrent_deliveries_are_served_one_at_a_time_in_arrival_order() {
     let w = world();
     // A long probe after the respawn keeps the first caller's turn long
     // enough for the rest to queue behind it.
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 2\n",
-        w.state.display()
-    ));
+    write_routing(&w, "  tmux:\n    resumeProbeSeconds: 2\n");
     let s = w.started_session("github:octo/repo#3", "github-octo-repo-3");
     // The first delivery finds the session gone and respawns it, which holds
     // the session's turn for a while; the others queue behind it in order.
@@ -210,12 +253,7 @@ fn a_failed_delivery_to_a_live_session_does_not_record_its_id() {
     let pid = w.pane(&s.name).unwrap().pid;
     // A real refusal from tmux: paste-buffer is aliased to a command that
     // does not exist.
-    w.tmux_ok(&[
-        "set-option",
-        "-s",
-        "command-alias[90]",
-        "paste-buffer=no-such-command",
-    ]);
+    break_command(&w, 90, "paste-buffer");
     let out = deliver(&w, &s.reference, "lost in transit", "f-1");
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     assert_eq!(json(&out)["outcome"], "failed");
@@ -377,10 +415,10 @@ fn a_conversation_that_cannot_resume_falls_back_to_a_fresh_one() {
 #[test]
 fn with_resume_on_respawn_off_a_respawn_starts_a_fresh_conversation() {
     let w = world();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeOnRespawn: false\n    resumeProbeSeconds: 0.5\n",
-        w.state.display()
-    ));
+    write_routing(
+        &w,
+        "  tmux:\n    resumeOnRespawn: false\n    resumeProbeSeconds: 0.5\n",
+    );
     let s = w.started_session("github:octo/repo#9", "github-octo-repo-9");
     w.tmux_ok(&["kill-session", "-t", &format!("={}", s.name)]);
     let out = deliver(&w, &s.reference, "no resume", "nr-1");
@@ -400,10 +438,10 @@ fn a_respawn_that_cannot_start_the_harness_fails_and_is_retried_later() {
     let s = w.started_session("github:octo/repo#32", "github-octo-repo-32");
     w.tmux_ok(&["kill-session", "-t", &format!("={}", s.name)]);
     // The harness CLI went missing.
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  harnessBinary:\n    claude: /nonexistent/claude\n  tmux:\n    resumeProbeSeconds: 0.5\n",
-        w.state.display()
-    ));
+    write_routing(
+        &w,
+        "  harnessBinary:\n    claude: /nonexistent/claude\n  tmux:\n    resumeProbeSeconds: 0.5\n",
+    );
     let out = deliver(&w, &s.reference, "nobody home", "miss-1");
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
@@ -507,12 +545,7 @@ fn a_dead_occupant_that_cannot_be_cleared_drops_the_delivery_and_keeps_its_id() 
     .unwrap();
     wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "dead pane");
     // A real refusal: kill-session is aliased to a command that does not exist.
-    w.tmux_ok(&[
-        "set-option",
-        "-s",
-        "command-alias[91]",
-        "kill-session=no-such-command",
-    ]);
+    break_command(&w, 91, "kill-session");
 
     let out = deliver(&w, &s.reference, "cannot land", "occ-1");
     assert_eq!(code(&out), Some(2), "{}", explain(&out));
@@ -860,13 +893,7 @@ fn a_recorded_target_that_is_not_a_loop_session_is_never_signalled() {
 
 #[test]
 fn close_cleans_up_only_for_an_authorized_actor() {
-    let w = world();
-    let root = w.work.clone();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  authorizedUsers: [Octocat]\n  workspace:\n    root: {}\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
-        w.state.display(),
-        root.display()
-    ));
+    let w = workspace_world("  authorizedUsers: [Octocat]\n");
     let s = w.started_session("github:octo/repo#21", "github-octo-repo-21");
 
     let out = w.the_loop(&["sessions", "close", &s.reference, "--json"]);
@@ -944,25 +971,13 @@ fn reset_reports_the_live_session_it_ended_and_deletes_the_record() {
 
 #[test]
 fn cleanup_kills_every_endpoint_removes_the_checkout_and_blocks_a_respawn() {
-    let w = world();
-    let root = w.work.clone();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  workspace:\n    root: {}\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
-        w.state.display(),
-        root.display()
-    ));
+    let w = workspace_world("");
     let issue = w.started_session("github:octo/repo#23", "github-octo-repo-23");
     // The PR's own session outlived its record (a live record of its own
     // would refuse the link): an endpoint the cleanup must still end.
     let pr = w.legacy_session("github:octo/repo#24", "github-octo-repo-24");
     std::fs::remove_file(w.record_path(&pr.slug)).unwrap();
-    let out = w.the_loop(&[
-        "sessions",
-        "link-pr",
-        &issue.reference,
-        "--pull-request",
-        &pr.reference,
-    ]);
+    let out = link_pr(&w, &issue, &pr);
     assert!(out.status.success(), "{}", explain(&out));
     std::fs::write(issue.cwd.join("uncommitted.txt"), "work").unwrap();
 
@@ -1006,11 +1021,7 @@ fn cleanup_never_deletes_a_directory_outside_the_workspace_root() {
     let w = world();
     let root = w.work.join("workspaces");
     std::fs::create_dir_all(&root).unwrap();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  workspace:\n    root: {}\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
-        w.state.display(),
-        root.display()
-    ));
+    write_workspace(&w, &root, "");
     // The session runs in a directory of the operator's own, outside the root.
     let s = w.started_session("github:octo/repo#25", "github-octo-repo-25");
     std::fs::write(s.cwd.join("precious.txt"), "keep me").unwrap();
@@ -1031,13 +1042,7 @@ fn cleanup_never_deletes_a_directory_outside_the_workspace_root() {
 
 #[test]
 fn cleanup_works_from_the_ref_alone_without_a_record() {
-    let w = world();
-    let root = w.work.clone();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  workspace:\n    root: {}\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 3\n",
-        w.state.display(),
-        root.display()
-    ));
+    let w = workspace_world("");
     // Left behind by a crash: a session and a checkout, but no record.
     let s = w.legacy_session("github:octo/repo#26", "github-octo-repo-26");
     std::fs::remove_file(w.record_path(&s.slug)).unwrap();
@@ -1092,13 +1097,7 @@ fn a_pull_request_with_a_live_record_of_its_own_is_not_linked() {
     let w = world();
     let issue = w.started_session("github:octo/repo#29", "github-octo-repo-29");
     let pr = w.started_session("github:octo/repo#30", "github-octo-repo-30");
-    let out = w.the_loop(&[
-        "sessions",
-        "link-pr",
-        &issue.reference,
-        "--pull-request",
-        &pr.reference,
-    ]);
+    let out = link_pr(&w, &issue, &pr);
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let said = stderr(&out);
     assert!(said.contains("has a live session of its own"), "{said}");

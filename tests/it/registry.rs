@@ -19,6 +19,23 @@ fn parse(s: &str) -> WorkItemRef {
     s.parse().unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
+/// An empty state root and the registry over it.
+fn scratch() -> (tempfile::TempDir, Registry) {
+    let temp = tempfile::tempdir().unwrap();
+    let registry = Registry::new(temp.path());
+    (temp, registry)
+}
+
+/// A fresh active work-item record for `r`, as `sessions start` begins one.
+fn item(r: &WorkItemRef) -> WorkItemRecord {
+    WorkItemRecord::new(r, "claude", Status::Active)
+}
+
+/// A fresh active standing record named `name`.
+fn standing(name: &str) -> StandingRecord {
+    StandingRecord::new(name, "claude", Status::Active)
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
@@ -367,10 +384,9 @@ fn an_update_keeps_every_key_in_its_place() {
 
 #[test]
 fn unknown_fields_survive_an_update() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (_temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
-    let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
+    let mut record = item(&r);
     record.extra.insert(
         "futureField".into(),
         json!({"nested": [1, 2, {"deep": null}]}),
@@ -395,10 +411,9 @@ fn unknown_fields_survive_an_update() {
 
 #[test]
 fn a_new_record_is_written_in_the_upstream_format() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (temp, registry) = scratch();
     let r = parse("github:octo/foo.js#3");
-    let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
+    let mut record = item(&r);
     record.session.harness_session_id = Some("11111111-2222-4333-8444-555555555555".into());
     record.session.cwd = Some("/work/foo.js".into());
     record.session.created_at = Some("2026-10-01T12:00:00Z".into());
@@ -440,20 +455,15 @@ fn a_missing_directory_is_an_empty_listing() {
 
 #[test]
 fn missing_records_load_as_none_and_delete_as_false() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (_temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
     assert!(registry.load_work_item(&r).unwrap().is_none());
     assert!(registry.load_standing("ops").unwrap().is_none());
     assert!(!registry.delete_work_item(&r).unwrap());
     assert!(!registry.delete_standing("ops").unwrap());
 
-    registry
-        .save_work_item(&WorkItemRecord::new(&r, "claude", Status::Active))
-        .unwrap();
-    registry
-        .save_standing(&StandingRecord::new("ops", "claude", Status::Active))
-        .unwrap();
+    registry.save_work_item(&item(&r)).unwrap();
+    registry.save_standing(&standing("ops")).unwrap();
     assert!(registry.delete_work_item(&r).unwrap());
     assert!(registry.delete_standing("ops").unwrap());
     assert!(registry.load_work_item(&r).unwrap().is_none());
@@ -463,12 +473,9 @@ fn missing_records_load_as_none_and_delete_as_false() {
 #[test]
 fn a_corrupt_record_is_reported_and_the_others_load() {
     const CANARY: &str = "CANARY-e4b1-do-not-print";
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (temp, registry) = scratch();
     let good = parse("github:octo/repo#1");
-    registry
-        .save_work_item(&WorkItemRecord::new(&good, "claude", Status::Active))
-        .unwrap();
+    registry.save_work_item(&item(&good)).unwrap();
     let local = temp.path().join("local");
     let cases = [
         // Not JSON at all.
@@ -540,13 +547,10 @@ fn a_corrupt_record_is_reported_and_the_others_load() {
 
 #[test]
 fn a_corrupt_standing_record_is_reported_and_the_others_load() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
-    registry
-        .save_standing(&StandingRecord::new("ops", "claude", Status::Active))
-        .unwrap();
+    let (_temp, registry) = scratch();
+    registry.save_standing(&standing("ops")).unwrap();
     fs::write(registry.standing_dir().join("broken.json"), "[").unwrap();
-    let misnamed = StandingRecord::new("Not Valid", "claude", Status::Active);
+    let misnamed = standing("Not Valid");
     fs::write(
         registry.standing_dir().join("misnamed.json"),
         serde_json::to_string(&misnamed).unwrap(),
@@ -565,17 +569,14 @@ fn a_corrupt_standing_record_is_reported_and_the_others_load() {
 
 #[test]
 fn writes_leave_no_temp_files_behind() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
-    let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
+    let mut record = item(&r);
     for i in 0..5 {
         record.session.record_delivery(format!("d{i}"));
         registry.save_work_item(&record).unwrap();
     }
-    registry
-        .save_standing(&StandingRecord::new("ops", "claude", Status::Active))
-        .unwrap();
+    registry.save_standing(&standing("ops")).unwrap();
 
     assert_eq!(
         dir_entries(&temp.path().join("local")),
@@ -591,10 +592,9 @@ fn writes_leave_no_temp_files_behind() {
 
 #[test]
 fn a_failed_write_leaves_the_old_record_and_no_temp_file() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
-    let mut record = WorkItemRecord::new(&r, "claude", Status::Active);
+    let mut record = item(&r);
     let path = registry.save_work_item(&record).unwrap();
     let before = fs::read(&path).unwrap();
 
@@ -610,9 +610,7 @@ fn a_failed_write_leaves_the_old_record_and_no_temp_file() {
     // left as it is.
     let blocked = parse("github:octo/blocked#1");
     fs::create_dir_all(registry.work_item_path(&blocked)).unwrap();
-    let err = registry
-        .save_work_item(&WorkItemRecord::new(&blocked, "claude", Status::Active))
-        .unwrap_err();
+    let err = registry.save_work_item(&item(&blocked)).unwrap_err();
     assert!(matches!(err, RegistryError::NotRegular { .. }), "{err:?}");
     assert!(registry.work_item_path(&blocked).is_dir());
 
@@ -625,15 +623,10 @@ fn a_failed_write_leaves_the_old_record_and_no_temp_file() {
 
 #[test]
 fn listing_skips_temp_files_and_other_entries() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
-    registry
-        .save_work_item(&WorkItemRecord::new(&r, "claude", Status::Active))
-        .unwrap();
-    registry
-        .save_standing(&StandingRecord::new("ops", "claude", Status::Active))
-        .unwrap();
+    registry.save_work_item(&item(&r)).unwrap();
+    registry.save_standing(&standing("ops")).unwrap();
     let local = temp.path().join("local");
     // An in-flight write by another process, half written.
     fs::write(
@@ -655,20 +648,13 @@ fn listing_skips_temp_files_and_other_entries() {
 
 #[test]
 fn listing_is_sorted_by_path() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (_temp, registry) = scratch();
     for input in [
         "github:octo/zeta#1",
         "github:octo/alpha#2",
         "github:octo/mid#3",
     ] {
-        registry
-            .save_work_item(&WorkItemRecord::new(
-                &parse(input),
-                "claude",
-                Status::Active,
-            ))
-            .unwrap();
+        registry.save_work_item(&item(&parse(input))).unwrap();
     }
     let paths: Vec<PathBuf> = registry
         .work_items()
@@ -684,11 +670,8 @@ fn listing_is_sorted_by_path() {
 
 #[test]
 fn invalid_standing_names_never_become_paths() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
-    let err = registry
-        .save_standing(&StandingRecord::new("../escape", "claude", Status::Active))
-        .unwrap_err();
+    let (temp, registry) = scratch();
+    let err = registry.save_standing(&standing("../escape")).unwrap_err();
     assert!(matches!(err, RegistryError::InvalidName(_)), "{err:?}");
     assert!(registry.load_standing("../escape").is_err());
     assert!(registry.delete_standing("../escape").is_err());
@@ -697,9 +680,8 @@ fn invalid_standing_names_never_become_paths() {
 
 #[test]
 fn a_record_with_an_invalid_ref_is_not_saved() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
-    let mut record = WorkItemRecord::new(&parse("github:octo/repo#1"), "claude", Status::Active);
+    let (temp, registry) = scratch();
+    let mut record = item(&parse("github:octo/repo#1"));
     record.work_item.reference = "github:../../etc#1".into();
     let err = registry.save_work_item(&record).unwrap_err();
     assert!(matches!(err, RegistryError::InvalidName(_)), "{err:?}");
@@ -708,16 +690,13 @@ fn a_record_with_an_invalid_ref_is_not_saved() {
 
 #[test]
 fn two_refs_sharing_a_slug_do_not_overwrite_each_other() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (_temp, registry) = scratch();
     let first = parse("github:a-b/c#1");
     let second = parse("github:a/b-c#1");
     assert_eq!(first.slug(), second.slug());
 
-    registry
-        .save_work_item(&WorkItemRecord::new(&first, "claude", Status::Active))
-        .unwrap();
-    let second_record = WorkItemRecord::new(&second, "claude", Status::Active);
+    registry.save_work_item(&item(&first)).unwrap();
+    let second_record = item(&second);
     let taken = |r: Result<_, RegistryError>| matches!(r, Err(RegistryError::SlugTaken { .. }));
     assert!(taken(registry.save_work_item(&second_record).map(drop)));
     assert!(taken(registry.load_work_item(&second).map(drop)));
@@ -727,15 +706,12 @@ fn two_refs_sharing_a_slug_do_not_overwrite_each_other() {
 
 #[test]
 fn a_corrupt_record_can_be_replaced_and_deleted() {
-    let temp = tempfile::tempdir().unwrap();
-    let registry = Registry::new(temp.path());
+    let (_temp, registry) = scratch();
     let r = parse("github:octo/repo#15");
     let path = registry.work_item_path(&r);
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(&path, "{").unwrap();
-    registry
-        .save_work_item(&WorkItemRecord::new(&r, "claude", Status::Active))
-        .unwrap();
+    registry.save_work_item(&item(&r)).unwrap();
     assert!(registry.load_work_item(&r).unwrap().is_some());
     fs::write(&path, "{").unwrap();
     assert!(registry.delete_work_item(&r).unwrap());
