@@ -66,15 +66,22 @@ fn roll_three(parallelism: &str) -> (World, Vec<LegacySession>, String) {
     (w, sessions, events)
 }
 
-#[test]
-fn with_two_slots_the_next_session_is_respawned_while_the_last_waits_for_its_probe() {
-    let (_w, sessions, events) = roll_three("2");
+/// Rolls three sessions through `slots` slots: where in the event log the
+/// second session was verified and the third harness was ended, and the log.
+fn second_verified_third_ended(slots: &str) -> (usize, usize, String) {
+    let (_w, sessions, events) = roll_three(slots);
     let second_verified = event_line(&events, "session.respawned", &sessions[1].reference);
     let third_ended = event_line(
         &events,
         "session.harness_terminated",
         &sessions[2].reference,
     );
+    (second_verified, third_ended, events)
+}
+
+#[test]
+fn with_two_slots_the_next_session_is_respawned_while_the_last_waits_for_its_probe() {
+    let (second_verified, third_ended, events) = second_verified_third_ended("2");
     assert!(
         third_ended < second_verified,
         "the third harness was ended while the second waited for its probe:\n{events}"
@@ -85,13 +92,7 @@ fn with_two_slots_the_next_session_is_respawned_while_the_last_waits_for_its_pro
 /// the roll before anything else is ended (issue 11, class 9).
 #[test]
 fn with_one_slot_each_session_is_verified_before_the_next_harness_is_ended() {
-    let (_w, sessions, events) = roll_three("1");
-    let second_verified = event_line(&events, "session.respawned", &sessions[1].reference);
-    let third_ended = event_line(
-        &events,
-        "session.harness_terminated",
-        &sessions[2].reference,
-    );
+    let (second_verified, third_ended, events) = second_verified_third_ended("1");
     assert!(
         second_verified < third_ended,
         "the second was verified before the third harness was ended:\n{events}"

@@ -56,6 +56,20 @@ fn assert_shell_would_have_run_it(w: &World, shell_pane: &str, marker: &Path) {
     wait_for(|| marker.exists(), "the shell runs what is typed into it");
 }
 
+/// `sessions deliver --json` of `text` under delivery id `id`.
+fn deliver(w: &World, reference: &str, text: &str, id: &str) -> std::process::Output {
+    w.the_loop(&[
+        "sessions",
+        "deliver",
+        reference,
+        "--message",
+        text,
+        "--delivery-id",
+        id,
+        "--json",
+    ])
+}
+
 #[test]
 fn a_delivery_after_a_split_reaches_the_harness_not_the_shell_listed_first() {
     let w = world();
@@ -66,16 +80,7 @@ fn a_delivery_after_a_split_reaches_the_harness_not_the_shell_listed_first() {
     let marker = w.work.join("pasted-into-the-shell");
 
     let text = marking(&marker);
-    let out = w.the_loop(&[
-        "sessions",
-        "deliver",
-        &s.reference,
-        "--message",
-        &text,
-        "--delivery-id",
-        "split-1",
-        "--json",
-    ]);
+    let out = deliver(&w, &s.reference, &text, "split-1");
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -151,16 +156,7 @@ fn a_session_whose_harness_pane_cannot_be_told_apart_is_refused() {
     let marker = w.work.join("pasted-into-the-shell");
 
     let text = marking(&marker);
-    let out = w.the_loop(&[
-        "sessions",
-        "deliver",
-        &s.reference,
-        "--message",
-        &text,
-        "--delivery-id",
-        "unclear-1",
-        "--json",
-    ]);
+    let out = deliver(&w, &s.reference, &text, "unclear-1");
     assert_eq!(
         out.status.code(),
         Some(1),

@@ -96,6 +96,17 @@ fn entries(plan: &serde_json::Value) -> Vec<(String, Option<String>, String, Str
         .collect()
 }
 
+/// What an apply report's `tmux_env_scrub` unset: (session, name) pairs,
+/// the session `None` for the global environment.
+fn unset_by_scrub(report: &serde_json::Value) -> Vec<(Option<&str>, &str)> {
+    report["tmux_env_scrub"]["unset"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{report:#}"))
+        .iter()
+        .map(|t| (t["session"].as_str(), t["name"].as_str().unwrap()))
+        .collect()
+}
+
 #[test]
 fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_the_listings_own_call() {
     let Setup { w, managed, .. } = world_with_residue();
@@ -200,12 +211,7 @@ fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only
     );
     let report = json(&out);
     let scrub = &report["tmux_env_scrub"];
-    let unset: Vec<(Option<&str>, &str)> = scrub["unset"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| (t["session"].as_str(), t["name"].as_str().unwrap()))
-        .collect();
+    let unset = unset_by_scrub(&report);
     assert_eq!(
         unset,
         vec![
@@ -347,12 +353,7 @@ fn a_retired_value_of_a_delivered_name_in_tmux_environments_is_residue_and_scrub
 
     let applied = w.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env", "--json"]);
     let report = json(&applied);
-    let unset: Vec<(Option<&str>, &str)> = report["tmux_env_scrub"]["unset"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{report:#}"))
-        .iter()
-        .map(|t| (t["session"].as_str(), t["name"].as_str().unwrap()))
-        .collect();
+    let unset = unset_by_scrub(&report);
     assert_eq!(
         unset,
         vec![
