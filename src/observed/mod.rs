@@ -10,6 +10,7 @@ pub mod observation;
 pub mod proc_env;
 pub mod registered;
 pub mod residue;
+pub mod script;
 
 pub use fleet::{Fleet, FleetView, Pane, Probe};
 pub use harness::HarnessProcess;

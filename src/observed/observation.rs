@@ -9,9 +9,10 @@ use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
 use super::harness::{read_in_parallel, read_process_or_unverified, HarnessProcess};
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
+use super::script;
 use super::{EnvRead, ProcessEnv};
 use crate::registry::{CorruptRecord, Registry};
-use crate::tmux::{means_no_server, Tmux};
+use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Everything observed for one plan.
@@ -129,15 +130,20 @@ fn ask_tmux(tmux: &Tmux, layers: bool, asked: &[String]) -> (FleetView, Option<R
         return (fleet::observe(tmux), None);
     }
     let markers = Markers::new();
-    // The sessions that fit in the listing's own call; the rest (past about
-    // two hundred) follow in calls of their own.
-    let asked = &asked[..residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked)];
-    let out = match tmux.run(residue::query_args(
-        &markers,
-        Some(LIST_PANES_FORMAT),
-        asked,
-    )) {
-        Ok(out) => out,
+    let fit = residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked);
+    let answer = match (fit < asked.len()).then(|| by_script(tmux, &markers, asked)) {
+        Some(Some(answer)) => answer,
+        // The chain: everything when it fits on one command line; else the
+        // sessions that fit, and the rest (past about two hundred and
+        // fifty) in calls of their own (see `complete_layers`).
+        _ => {
+            let asked = &asked[..fit];
+            let args = residue::query_args(&markers, Some(LIST_PANES_FORMAT), asked);
+            tmux.run(args).map(|out| (out, asked))
+        }
+    };
+    let (out, asked) = match answer {
+        Ok(answer) => answer,
         Err(err) => return (FleetView::Unknown(err.to_string()), None),
     };
     if !out.success && (means_no_server(&out.stderr) || out.stderr.contains("no current target")) {
@@ -154,6 +160,23 @@ fn ask_tmux(tmux: &Tmux, layers: bool, asked: &[String]) -> (FleetView, Option<R
     let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
     let view = residue::layers_from(rest, &out.stderr, out.success, asked);
     (fleet, Some(view))
+}
+
+/// The listing and every asked session in one `source-file -` call (see
+/// [`super::script`]); `None` when the script could not be written or tmux
+/// did not run it (older than 3.1: no marker came back), so the caller asks
+/// with the chain instead. A tmux that did not answer is an answer: asking
+/// again would only wait again.
+fn by_script<'a>(
+    tmux: &Tmux,
+    markers: &Markers,
+    asked: &'a [String],
+) -> Option<Result<(TmuxOutput, &'a [String]), TmuxError>> {
+    let text = script::query_script(markers, LIST_PANES_FORMAT, asked)?;
+    match tmux.run_with_input(script::SOURCE_STDIN, Some(text.as_bytes())) {
+        Ok(out) if residue::split_panes(markers, &out.stdout).is_none() => None,
+        answer => Some(answer.map(|out| (out, asked))),
+    }
 }
 
 /// Drops sessions tmux does not have from the layers (they hold nothing),

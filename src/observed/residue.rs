@@ -70,7 +70,7 @@ impl Markers {
         }
     }
 
-    fn line(&self, what: &str) -> String {
+    pub(crate) fn line(&self, what: &str) -> String {
         format!("{} {what}", self.prefix)
     }
 

@@ -523,3 +523,69 @@ fn a_detached_child_holding_a_retired_value_is_residue_and_never_signalled() {
         assert_no_canary(&bytes, &canaries, &path.display().to_string());
     }
 }
+
+/// Past the 16 KiB command line, the observation asks tmux with a script
+/// (`source-file -`). Each line is its own group there: a session that
+/// vanished fails its own line only, its block has no marker and so is
+/// "unobserved", never an empty (clean) environment, and the sessions after
+/// it are still read. Names tmux's parser would otherwise split or expand
+/// (`'`, `#`, `;`, `~`, spaces) arrive intact.
+#[test]
+fn a_script_reads_every_session_past_one_that_vanished_and_never_reads_it_as_empty() {
+    use std::io::Write;
+    use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
+    let w = World::new();
+    let odd = "loop-it's; ~x #";
+    for name in ["loop-first", odd] {
+        w.tmux_ok(&["new-session", "-d", "-s", name, "sleep", "100000"]);
+        w.tmux_ok(&[
+            "setenv",
+            "-t",
+            &format!("={name}"),
+            "SLACK_BOT_TOKEN",
+            RETIRED,
+        ]);
+    }
+    let asked: Vec<String> = ["loop-first", "loop-vanished", odd]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let markers = Markers::new();
+    let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
+        .expect("every name can be written in a script");
+    let mut cmd = std::process::Command::new("tmux");
+    w.configure_tmux(&mut cmd);
+    let mut child = cmd
+        .args(the_loop::observed::script::SOURCE_STDIN)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "the vanished session's line failed");
+    let (listing, rest) = split_panes(&markers, &stdout).expect("the listing ran");
+    assert!(listing.lines().any(|l| l == odd), "{listing}");
+    let ResidueView::Observed(layers) = layers_from(rest, &stderr, false, &asked) else {
+        panic!("the layers were read")
+    };
+    assert_eq!(layers.unobserved_sessions, vec!["loop-vanished".to_owned()]);
+    for name in ["loop-first", odd] {
+        let env = &layers.sessions[name];
+        assert_eq!(
+            env.get("SLACK_BOT_TOKEN")
+                .map(|v| v.expose_bytes().to_vec()),
+            Some(RETIRED.as_bytes().to_vec()),
+            "{name}"
+        );
+    }
+    assert!(layers.global.is_some() && layers.server_pid.is_some());
+}

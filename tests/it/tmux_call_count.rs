@@ -2,10 +2,12 @@
 //!
 //! A recording `tmux` wrapper sits first on PATH: it appends one line per
 //! invocation to a log and execs the real tmux, so the server and panes are
-//! real. The fleet grows from 1 to 20 to 500 sessions in one private
-//! server, and each `plan` must cost at most 3 tmux invocations (one
-//! `list-panes -a` today; room for two more fleet-wide queries) while
-//! really observing every session.
+//! real. The fleet grows from 1 to 20, 100, 500 and 1000 sessions in one
+//! private server, and each `plan` must cost at most 3 tmux invocations
+//! (the preflight and one call that lists the panes and reads tmux's
+//! layers; past the 16 KiB command line, that call is a `source-file -`
+//! script) while really observing every session: each pane's environment,
+//! and the newest session's own tmux environment, the last one asked.
 
 use crate::support::*;
 use std::os::unix::fs::PermissionsExt;
@@ -86,7 +88,7 @@ fn logged_calls(log: &Path) -> Vec<String> {
 }
 
 #[test]
-fn plan_costs_a_constant_number_of_tmux_calls_from_1_to_500_sessions() {
+fn plan_costs_a_constant_number_of_tmux_calls_from_1_to_1000_sessions() {
     let w = World::new();
     let log = w.root().join("tmux-calls.log");
     install_recording_tmux(&w, &log);
@@ -99,10 +101,14 @@ fn plan_costs_a_constant_number_of_tmux_calls_from_1_to_500_sessions() {
     );
 
     let mut fleet = 0;
-    for size in [1, 20, 500] {
+    for size in [1, 20, 100, 500, 1000] {
         // Issue numbers start at 1.
         grow_fleet(&w, fleet + 1, size + 1);
         fleet = size;
+        // The newest session's own tmux layer holds the retired token: the
+        // plan must name it, so the sessions at the end were read too.
+        let newest = session(&w, size).name;
+        w.tmux_ok(&["setenv", "-t", &newest, "SLACK_BOT_TOKEN", RETIRED]);
         for args in [&["plan", "--json"][..], &["plan"][..]] {
             std::fs::remove_file(&log).unwrap();
             let out = w.the_loop(args);
@@ -130,6 +136,20 @@ fn plan_costs_a_constant_number_of_tmux_calls_from_1_to_500_sessions() {
                 assert_eq!(
                     read_and_stale, size,
                     "every session observed at {size}: {plan}"
+                );
+                let residue = &plan["residue"];
+                assert_eq!(residue["state"], "observed", "{residue}");
+                assert_eq!(residue["unobserved"], serde_json::json!([]), "{residue}");
+                let in_session_layer: Vec<&str> = residue["entries"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|e| e["layer"] == "tmux_session")
+                    .filter_map(|e| e["session"].as_str())
+                    .collect();
+                assert!(
+                    in_session_layer.contains(&newest.as_str()),
+                    "the newest session's layer was read at {size}: {in_session_layer:?}"
                 );
             } else {
                 assert!(

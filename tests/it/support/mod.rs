@@ -187,6 +187,12 @@ impl World {
         cmd
     }
 
+    /// Points `cmd` (a tmux) at this world's private server.
+    pub fn configure_tmux(&self, cmd: &mut Command) {
+        self.apply_env(cmd);
+        cmd.args(["-f", "/dev/null"]);
+    }
+
     /// Runs tmux against this world's private server.
     pub fn tmux(&self, args: &[&str]) -> Output {
         let mut cmd = Command::new("tmux");
