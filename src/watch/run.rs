@@ -17,7 +17,7 @@ use crate::desired::DesiredError;
 use crate::events::Event;
 use crate::ops::apply::ApplyError;
 use crate::ops::Context;
-use crate::plan::{Action, SafePoint, SessionKind, SessionPlan};
+use crate::plan::{Action, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
@@ -28,6 +28,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod hold;
 mod say;
 mod wait;
 
@@ -264,8 +265,14 @@ impl Watch {
             .filter(|a| auto && matches!(a.decision, Decision::Roll { .. }))
             .map(|a| a.label.clone())
             .collect();
-        self.hold_for_safe_points(&drifted, &mut to_roll);
-        self.say_drift(snapshot, desired, &drifted, auto.then_some(to_roll.len()));
+        // A session held for its safe point is rolled by watch all the same.
+        let held = self.hold_for_safe_points(&drifted, &mut to_roll);
+        self.say_drift(
+            snapshot,
+            desired,
+            &drifted,
+            auto.then_some(to_roll.len() + held),
+        );
         self.say_unverified(&unverified);
         // Holds are about what watch would roll: said only when it rolls.
         for a in assessments.iter().filter(|a| auto && a.report) {
@@ -382,50 +389,6 @@ impl Watch {
             }
             Err(err) => self.problem(err.to_string()),
         }
-    }
-}
-
-impl Watch {
-    /// Takes the sessions that are not at a safe point out of this cycle's
-    /// roll: a running turn is rolled when it ends (a hook's write wakes the
-    /// loop, see `wait`), an attached session when it is detached (the next
-    /// cycle that finds it so). Says so once per change.
-    fn hold_for_safe_points(&mut self, drifted: &[&SessionPlan], to_roll: &mut BTreeSet<String>) {
-        let held: Vec<&SessionPlan> = drifted
-            .iter()
-            .copied()
-            .filter(|s| to_roll.contains(s.label()))
-            .filter(|s| !matches!(s.apply_will, None | Some(SafePoint::RollNow)))
-            .collect();
-        let in_turn: BTreeSet<i32> = held
-            .iter()
-            .filter(|s| s.activity.in_turn())
-            .filter_map(|s| s.pane_pid)
-            .collect();
-        let said: BTreeSet<String> = held.iter().map(|s| s.label().to_owned()).collect();
-        if said != self.said.held && !held.is_empty() {
-            for s in &held {
-                tracing::info!(
-                    "{}: {}; rolled {}",
-                    s.label(),
-                    if s.activity.in_turn() {
-                        format!("{} (its turn is running)", s.activity)
-                    } else {
-                        format!("{} tmux client(s) attached", s.attached)
-                    },
-                    if s.activity.in_turn() {
-                        "the moment its turn ends"
-                    } else {
-                        "once no client is attached"
-                    }
-                );
-            }
-        }
-        self.said.held = said;
-        for s in &held {
-            to_roll.remove(s.label());
-        }
-        self.in_turn = in_turn;
     }
 }
 
