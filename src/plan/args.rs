@@ -108,31 +108,37 @@ pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChang
             .find(|d| d.what == what)
             .map(|d| d.to_string())
     };
-    let mut changes = Vec::new();
-    if have.model != want.args.model {
-        changes.push(ArgsChange {
-            name: ArgsField::Model,
-            have: words(&have.model),
-            want: words(&want.args.model),
-            dropped: dropped("model"),
-        });
-    }
-    if have.effort != want.args.effort {
-        changes.push(ArgsChange {
-            name: ArgsField::Effort,
-            have: words(&have.effort),
-            want: words(&want.args.effort),
-            dropped: dropped("effort"),
-        });
-    }
-    if have.harness_args != want.args.harness_args {
-        changes.push(ArgsChange {
-            name: ArgsField::HarnessArgs,
-            have: have.harness_args,
-            want: want.args.harness_args.clone(),
-            dropped: None,
-        });
-    }
+    // Field by field; an option compares the same as its words do.
+    let fields = [
+        (
+            ArgsField::Model,
+            words(&have.model),
+            words(&want.args.model),
+            dropped("model"),
+        ),
+        (
+            ArgsField::Effort,
+            words(&have.effort),
+            words(&want.args.effort),
+            dropped("effort"),
+        ),
+        (
+            ArgsField::HarnessArgs,
+            have.harness_args,
+            want.args.harness_args.clone(),
+            None,
+        ),
+    ];
+    let mut changes: Vec<ArgsChange> = fields
+        .into_iter()
+        .filter(|(_, have, want, _)| have != want)
+        .map(|(name, have, want, dropped)| ArgsChange {
+            name,
+            have,
+            want,
+            dropped,
+        })
+        .collect();
     if changes.is_empty() {
         // The words differ, but not field by field (an order the-loop never
         // writes): show the whole of both.
