@@ -118,6 +118,10 @@ one, big = median("plan-n1"), median(f"plan-n{max(sizes)}") if sizes else None
 plan_calls = [int(calls[("plan", str(n))]) for n in sizes if ("plan", str(n)) in calls]
 if plan_calls:
     check(max(plan_calls) <= 3, f"plan makes at most 3 tmux calls (made {sorted(set(plan_calls))})")
+if ("apply", "100") in calls:
+    # Issue 15: a roll's tmux clients grow with its waves, not its sessions.
+    made = int(calls[("apply", "100")])
+    check(made <= 30, f"apply of 100 sessions makes at most 30 tmux calls (made {made})")
 if one and big:
     check(big < 3 * one, f"plan at {max(sizes)} sessions within 3× of 1 session ({big / one:.2f}×)")
     check(big < 0.150, f"plan at {max(sizes)} sessions below 150 ms ({ms(big)})")

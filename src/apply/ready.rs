@@ -102,6 +102,10 @@ fn blocked(roller: &Roller, report: &mut SessionReport) -> bool {
 
 /// The blocking screen the pane shows, if any. The captured text stays here.
 fn screen_of(roller: &Roller, pane: &str) -> Option<crate::harness::screens::BlockingScreen> {
-    let out = roller.tmux.run(["capture-pane", "-p", "-t", pane]).ok()?;
+    let out = roller
+        .tmux
+        .tmux()
+        .run(["capture-pane", "-p", "-t", pane])
+        .ok()?;
     out.success.then(|| blocking_screen(&out.stdout)).flatten()
 }

@@ -13,19 +13,25 @@ use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher};
 use crate::plan::{Action, SessionPlan};
+use crate::runner::batch::Batcher;
 use crate::runner::prelaunch;
 use crate::runner::respawn::{self, Ready};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
-use crate::runner::spawn::{session_panes, set_remain_on_exit};
-use crate::tmux::Tmux;
+use crate::runner::spawn::{
+    panes_listed, remain_on_exit_command, remain_on_exit_set, session_panes, session_panes_command,
+};
 use std::time::{Duration, Instant};
 
 /// The pieces one roll needs, shared by every worker.
 pub struct Roller<'a> {
     pub config: &'a Config,
     pub policy: &'a Policy,
-    pub tmux: &'a Tmux,
+    /// Shared by the roll's workers, so the commands of a wave share tmux clients.
+    pub tmux: &'a Batcher<'a>,
     pub events: &'a EventLog,
+    /// Where the new panes' harness keeps its files: read from the tmux
+    /// server once per roll (two calls), not once per session.
+    pub home: std::sync::OnceLock<HarnessHome>,
     /// Told just before a harness is ended, for a progress view
     /// (`apply --json-stream`).
     pub respawning: Option<&'a (dyn Fn(&SessionPlan) + Sync)>,
@@ -73,7 +79,7 @@ impl Roller<'_> {
     ) -> SessionReport {
         match self.respawn(plan, identity, resumable) {
             Respawn::Waiting(respawned) => {
-                sleep_until(respawned.probe_at);
+                std::thread::sleep(respawned.probe_at.saturating_duration_since(Instant::now()));
                 self.probe_and_verify(respawned)
             }
             Respawn::Done(report) => report,
@@ -113,7 +119,13 @@ impl Roller<'_> {
                 return Respawn::Done(report);
             }
         };
-        match session_panes(self.tmux, target) {
+        // Asked in one tmux client with the option (set regardless: it is the
+        // loop's own setting on its own session, and harms no process).
+        let [listed, option] = self.tmux.run_together([
+            session_panes_command(target),
+            remain_on_exit_command(target),
+        ]);
+        match panes_listed(listed) {
             Ok(panes)
                 if panes
                     .iter()
@@ -130,7 +142,7 @@ impl Roller<'_> {
             }
         }
 
-        if let Err(err) = set_remain_on_exit(self.tmux, target) {
+        if let Err(err) = remain_on_exit_set(option) {
             // Without remain-on-exit the session would vanish with the harness.
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return Respawn::Done(report);
@@ -219,7 +231,9 @@ impl Roller<'_> {
             prompt: None,
             desired: &self.policy.desired_for(identity),
             base,
-            home: &HarnessHome::for_new_pane(self.tmux, &[]),
+            home: self
+                .home
+                .get_or_init(|| HarnessHome::for_new_pane(self.tmux.tmux(), &[])),
         })
         .map_err(|err| {
             // Nothing has been signalled: the session runs on, stale, and
@@ -244,8 +258,11 @@ impl Roller<'_> {
         pane_id: String,
         ready: Ready,
     ) -> Respawn {
-        let place = respawn::Place::DeadPane { pane_id: &pane_id };
-        let started = match ready.start(self.tmux, &self.config.state_root, place) {
+        let place = respawn::Place::DeadPane {
+            pane_id: &pane_id,
+            tmux: self.tmux,
+        };
+        let started = match ready.start(&self.config.state_root, place) {
             Ok(started) => started,
             Err(err) => {
                 let reason = format!("tmux respawn-pane failed: {err}");
@@ -433,12 +450,5 @@ impl Roller<'_> {
             }
         }
         report
-    }
-}
-
-fn sleep_until(deadline: Instant) {
-    let now = Instant::now();
-    if deadline > now {
-        std::thread::sleep(deadline - now);
     }
 }

@@ -85,9 +85,9 @@ pub fn attempt(
     })
     .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
     let started = ready.start(
-        &ctx.tmux,
         &ctx.config.state_root,
         respawn::Place::NewSession {
+            tmux: &ctx.tmux,
             name,
             remain_on_exit: ctx.config.routing.tmux.remain_on_exit,
             passthrough: &passthrough,

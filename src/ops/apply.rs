@@ -16,6 +16,7 @@ use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
 use crate::plan::saved::{self, SavedPlanError};
 use crate::plan::{Plan, SessionPlan, Targets};
+use crate::runner::batch::Batcher;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
@@ -196,11 +197,13 @@ pub fn apply(
     let root = ctx.config.state_root.clone();
     let in_turn: &crate::apply::roll::SafePointCheck =
         &move |s: &SessionPlan| drain::between_turns(&root, s);
+    let batch = Batcher::new(&ctx.tmux);
     let roller = Roller {
         safe_point: (!options.drain.now).then_some(in_turn),
         config: &ctx.config,
         policy,
-        tmux: &ctx.tmux,
+        tmux: &batch,
+        home: Default::default(),
         events: &ctx.events,
         respawning: Some(&respawning),
     };

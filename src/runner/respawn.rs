@@ -8,6 +8,7 @@
 //! harness's files, touching no process; [`Ready::start`] is the only
 //! tmux call, in a dead pane or in a new session.
 
+use super::batch::Run;
 use super::boot_prompt;
 use super::launch::{launcher_path, LaunchSpec};
 use super::prelaunch::{self, Prelaunch, Unlaunchable};
@@ -55,10 +56,12 @@ pub struct Ready {
 /// Where a ready launch starts.
 pub enum Place<'a> {
     /// An existing pane whose process has exited (a roll ended it). tmux
-    /// refuses a live one, so this can never kill a harness.
-    DeadPane { pane_id: &'a str },
+    /// refuses a live one, so this can never kill a harness. `tmux` may be a
+    /// [`Batcher`](super::batch::Batcher) shared by a wave.
+    DeadPane { pane_id: &'a str, tmux: &'a dyn Run },
     /// A new detached `loop-*` session.
     NewSession {
+        tmux: &'a Tmux,
         name: &'a str,
         remain_on_exit: bool,
         /// Non-secret names passed to the session with `-e`.
@@ -131,12 +134,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
 impl Ready {
     /// Starts the launch in `place`: one tmux call (a retry aside). A boot
     /// prompt file written here is discarded again when tmux refuses.
-    pub fn start(
-        self,
-        tmux: &Tmux,
-        state_root: &Path,
-        place: Place,
-    ) -> Result<Started, StartError> {
+    pub fn start(self, state_root: &Path, place: Place) -> Result<Started, StartError> {
         let Ready {
             spec,
             dropped,
@@ -151,8 +149,9 @@ impl Ready {
             _ => None,
         };
         let started = match place {
-            Place::DeadPane { pane_id } => respawn_pane(tmux, pane_id, &spec),
+            Place::DeadPane { pane_id, tmux } => respawn_pane(tmux, pane_id, &spec),
             Place::NewSession {
+                tmux,
                 name,
                 remain_on_exit,
                 passthrough,

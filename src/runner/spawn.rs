@@ -2,6 +2,7 @@
 //! panes, kill it. Session targets are always exact (`=name`): tmux would
 //! otherwise resolve `loop-x-1` to `loop-x-15` by prefix.
 
+use super::batch::{Answer, Run};
 use super::launch::{launcher_path, LaunchSpec};
 use crate::observed::fleet::{parse_list_panes, Pane, LIST_PANES_FORMAT};
 use crate::tmux::{means_no_session, Tmux, TmuxError};
@@ -18,6 +19,10 @@ pub enum SpawnError {
     Tmux(#[from] TmuxError),
     #[error("cannot locate the-loop's own binary for the launcher: {0}")]
     Launcher(std::io::ErrorKind),
+}
+
+fn command<const N: usize>(args: [&str; N]) -> Vec<OsString> {
+    args.into_iter().map(OsString::from).collect()
 }
 
 pub fn exact(session: &str) -> String {
@@ -86,15 +91,25 @@ pub fn new_session_running(
 }
 
 /// Best-effort on old tmux builds that reject the option.
-pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> {
-    let out = tmux.run([
+pub fn set_remain_on_exit(tmux: &dyn Run, session: &str) -> Result<(), SpawnError> {
+    remain_on_exit_set(tmux.run_command(remain_on_exit_command(session)))
+}
+
+/// The command [`set_remain_on_exit`] sends, for a caller that batches it.
+pub fn remain_on_exit_command(session: &str) -> Vec<OsString> {
+    command([
         "set-option",
         "-w",
         "-t",
         &exact_window(session),
         "remain-on-exit",
         "on",
-    ])?;
+    ])
+}
+
+/// Reads tmux's answer to [`remain_on_exit_command`].
+pub fn remain_on_exit_set(answer: Answer) -> Result<(), SpawnError> {
+    let out = answer?;
     if out.success {
         Ok(())
     } else {
@@ -106,7 +121,7 @@ pub fn set_remain_on_exit(tmux: &Tmux, session: &str) -> Result<(), SpawnError> 
 /// while the pane's process is alive, so this can never kill a harness; a
 /// short retry covers the moment between the process exiting and tmux
 /// marking the pane dead.
-pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(), SpawnError> {
+pub fn respawn_pane(tmux: &dyn Run, pane_id: &str, spec: &LaunchSpec) -> Result<(), SpawnError> {
     let launcher = launcher_path().map_err(|e| SpawnError::Launcher(e.kind()))?;
     let mut args: Vec<OsString> = vec![
         "respawn-pane".into(),
@@ -119,7 +134,7 @@ pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(),
     args.extend(spec.pane_argv(&launcher));
     let deadline = Instant::now() + Duration::from_secs(3);
     loop {
-        let out = tmux.run(&args)?;
+        let out = tmux.run_command(args.clone())?;
         if out.success {
             return Ok(());
         }
@@ -131,15 +146,25 @@ pub fn respawn_pane(tmux: &Tmux, pane_id: &str, spec: &LaunchSpec) -> Result<(),
 }
 
 /// The panes of one session; `Ok(empty)` when tmux says it does not exist.
-pub fn session_panes(tmux: &Tmux, session: &str) -> Result<Vec<Pane>, SpawnError> {
-    let out = tmux.run([
+pub fn session_panes(tmux: &dyn Run, session: &str) -> Result<Vec<Pane>, SpawnError> {
+    panes_listed(tmux.run_command(session_panes_command(session)))
+}
+
+/// The command [`session_panes`] sends, for a caller that batches it.
+pub fn session_panes_command(session: &str) -> Vec<OsString> {
+    command([
         "list-panes",
         "-s",
         "-t",
         &exact(session),
         "-F",
         LIST_PANES_FORMAT,
-    ])?;
+    ])
+}
+
+/// Reads tmux's answer to [`session_panes_command`].
+pub fn panes_listed(answer: Answer) -> Result<Vec<Pane>, SpawnError> {
+    let out = answer?;
     if out.success {
         Ok(parse_list_panes(&out.stdout))
     } else if means_no_session(&out.stderr) {

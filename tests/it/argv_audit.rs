@@ -198,13 +198,19 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         assert_no_canary(&out.stderr, CANARIES, &format!("{args:?} stderr"));
     }
     audit(&w, "after restart, scrub, plan, status and list");
+    // Every command of each invocation: a roll sends the commands of a wave
+    // as one `cmd ; cmd` sequence (the provenance listing carries the
+    // remain-on-exit option).
     let kinds: Vec<String> = w
         .tmux_invocations()
         .into_iter()
-        .map(|a| a[0].clone())
+        .flat_map(|argv| {
+            let starts = std::iter::once(0).chain((1..argv.len()).filter(|&i| argv[i - 1] == ";"));
+            starts.map(|i| argv[i].clone()).collect::<Vec<_>>()
+        })
         .collect();
     println!(
-        "argv audit: {} tmux invocations and {} pane processes checked",
+        "argv audit: {} tmux commands and {} pane processes checked",
         kinds.len(),
         pane_processes(&w).len()
     );

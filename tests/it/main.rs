@@ -10,6 +10,7 @@ mod activity_hooks;
 mod announce;
 mod api_key_helper;
 mod apply;
+mod apply_batch;
 mod apply_pipeline;
 mod argv_audit;
 mod canary_sweep;

@@ -19,7 +19,7 @@ const ROTATED: &str = "xoxb-ROTATED-callcount-canary-a07c";
 /// The most tmux invocations a plan may make, whatever the fleet size.
 const MAX_TMUX_CALLS_PER_PLAN: usize = 3;
 
-fn real_tmux() -> PathBuf {
+pub(crate) fn real_tmux() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("tmux"))
@@ -28,7 +28,7 @@ fn real_tmux() -> PathBuf {
 }
 
 /// Installs the recording wrapper as `tmux` in the world's bin dir.
-fn install_recording_tmux(w: &World, log: &Path) {
+pub(crate) fn install_recording_tmux(w: &World, log: &Path) {
     let real = real_tmux();
     assert!(
         !real.starts_with(&w.bin_dir),

@@ -1,0 +1,211 @@
+//! Many tmux commands through few tmux clients, each with its own answer.
+//!
+//! A roll sends four tmux commands per session (provenance, remain-on-exit,
+//! `respawn-pane`, the probe). Started one client each, 100 sessions cost
+//! about 400 client processes. [`Batcher`] gathers the commands that the
+//! roll's workers send at about the same moment and sends them as one
+//! `cmd \; display -p MARK \; cmd …` sequence, so a roll costs a few clients
+//! per wave. `docs/performance.md` ("Apply: tmux clients per wave") has the
+//! measurement against a control-mode client and `source-file`.
+//!
+//! What a batch must not change: each command's own answer. A command that
+//! fails stops the rest of its sequence (tmux drops the rest of the group),
+//! so the marker after each command says how far the sequence got: the
+//! commands before the failure answered, the failed one gets the client's
+//! stderr, and the rest are sent again. A client that does not answer in
+//! time makes every command it carried unanswered, never "absent".
+
+use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// tmux refuses a command sequence longer than one message to its server
+/// (16 KiB of arguments, each with its NUL); a batch is cut below that.
+const ARGV_BUDGET: usize = 15_500;
+
+/// How long the first command of a batch waits for others. The workers of
+/// a wave reach the same step within a few milliseconds of each other; one
+/// tmux client costs about as much as this wait.
+const GATHER: Duration = Duration::from_millis(10);
+
+/// One command's answer, as [`Tmux::run`] would have given it alone.
+pub type Answer = Result<TmuxOutput, TmuxError>;
+
+/// Something that runs one tmux command: tmux itself, or a [`Batcher`].
+pub trait Run: Sync {
+    fn run_command(&self, args: Vec<OsString>) -> Answer;
+}
+
+impl Run for Tmux {
+    fn run_command(&self, args: Vec<OsString>) -> Answer {
+        self.run(args)
+    }
+}
+
+/// Runs `commands` in as few tmux clients as fit, each answered alone.
+pub fn run_each(tmux: &Tmux, commands: &[Vec<OsString>]) -> Vec<Answer> {
+    let mut answers: Vec<Option<Answer>> = vec![None; commands.len()];
+    let mut next = 0;
+    while next < commands.len() {
+        let nonce = uuid::Uuid::new_v4().simple().to_string();
+        let marker = |i: usize| format!("tl-batch-{} {i}", &nonce[..12]);
+        let (mut argv, mut size, mut end) = (Vec::<OsString>::new(), 0, next);
+        while end < commands.len() {
+            let mark = [
+                "display".into(),
+                "-p".into(),
+                marker(end).into(),
+                ";".into(),
+            ];
+            let part: usize = commands[end]
+                .iter()
+                .chain(&mark)
+                .map(|a| a.len() + 1)
+                .sum::<usize>()
+                + 2;
+            if end > next && size + part > ARGV_BUDGET {
+                break;
+            }
+            argv.extend(commands[end].iter().cloned());
+            argv.push(";".into());
+            argv.extend(mark);
+            size += part;
+            end += 1;
+        }
+        argv.pop(); // the last `;`
+        let out = match tmux.run(&argv) {
+            Ok(out) => out,
+            Err(err) => {
+                for answer in &mut answers[next..end] {
+                    *answer = Some(Err(err.clone()));
+                }
+                next = end;
+                continue;
+            }
+        };
+        let mut at = next;
+        let mut stdout = String::new();
+        for line in out.stdout.split_inclusive('\n') {
+            if at < end && line.trim_end_matches('\n') == marker(at) {
+                answers[at] = Some(Ok(TmuxOutput {
+                    success: true,
+                    stdout: std::mem::take(&mut stdout),
+                    stderr: String::new(),
+                }));
+                at += 1;
+            } else {
+                stdout.push_str(line);
+            }
+        }
+        if at < end {
+            // Command `at` stopped the sequence: the error is its own.
+            let failed = TmuxOutput {
+                success: false,
+                stdout,
+                stderr: out.stderr.clone(),
+            };
+            if at == next && means_no_server(&out.stderr) {
+                // No server: every command gets the same answer, without
+                // one client each to hear it again.
+                for answer in &mut answers[at..] {
+                    *answer = Some(Ok(failed.clone()));
+                }
+                break;
+            }
+            answers[at] = Some(Ok(failed));
+            at += 1;
+        }
+        next = at;
+    }
+    answers
+        .into_iter()
+        .map(|a| a.unwrap_or(Err(TmuxError::Spawn("not sent".into()))))
+        .collect()
+}
+
+/// Gathers the commands of concurrent callers into shared tmux clients.
+/// The first caller to find no batch in flight leads: it waits [`GATHER`],
+/// takes every command queued by then, runs them and hands each caller its
+/// answer. Commands queued while a batch runs go in the next one.
+pub struct Batcher<'a> {
+    tmux: &'a Tmux,
+    state: Mutex<State>,
+    answered: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    queued: Vec<(u64, Vec<OsString>)>,
+    answers: HashMap<u64, Answer>,
+    next_id: u64,
+    leading: bool,
+}
+
+impl<'a> Batcher<'a> {
+    pub fn new(tmux: &'a Tmux) -> Self {
+        Batcher {
+            tmux,
+            state: Mutex::new(State::default()),
+            answered: Condvar::new(),
+        }
+    }
+
+    /// The tmux the batches go to, for calls that cannot be batched.
+    pub fn tmux(&self) -> &'a Tmux {
+        self.tmux
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every change is a push, a take or an insert: a panic between them
+        // leaves nothing half-done.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Batcher<'_> {
+    /// Runs `commands` in this order, in the same batch (so in one tmux
+    /// client unless an earlier one fails), each answered alone.
+    pub fn run_together<const N: usize>(&self, commands: [Vec<OsString>; N]) -> [Answer; N] {
+        let mut state = self.lock();
+        let first = state.next_id;
+        for command in commands {
+            let id = state.next_id;
+            state.next_id += 1;
+            state.queued.push((id, command));
+        }
+        let ids: [u64; N] = std::array::from_fn(|i| first + i as u64);
+        loop {
+            if ids.iter().all(|id| state.answers.contains_key(id)) {
+                return ids.map(|id| {
+                    state
+                        .answers
+                        .remove(&id)
+                        .unwrap_or(Err(TmuxError::Spawn("not sent".into())))
+                });
+            }
+            if state.leading {
+                state = self.answered.wait(state).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            state.leading = true;
+            drop(state);
+            std::thread::sleep(GATHER);
+            let batch = std::mem::take(&mut self.lock().queued);
+            let (sent, commands): (Vec<u64>, Vec<Vec<OsString>>) = batch.into_iter().unzip();
+            let answers = run_each(self.tmux, &commands);
+            state = self.lock();
+            state.leading = false;
+            state.answers.extend(sent.into_iter().zip(answers));
+            self.answered.notify_all();
+        }
+    }
+}
+
+impl Run for Batcher<'_> {
+    fn run_command(&self, args: Vec<OsString>) -> Answer {
+        let [answer] = self.run_together([args]);
+        answer
+    }
+}
