@@ -2,6 +2,8 @@
 //! with the launcher resuming the recorded conversation, probe it, and
 //! verify what the new process holds.
 
+mod complete;
+
 use super::journal::{Entry, Journal};
 use super::precheck::Resumable;
 use super::report::{Outcome, SessionReport};
@@ -285,56 +287,6 @@ impl Roller<'_> {
             pane_id,
             probe_at: crate::clock::deadline(self.config.routing.tmux.resume_probe),
         })
-    }
-
-    /// Completes a roll an earlier run began: the journaled dead pane resumes its conversation.
-    fn complete(&self, plan: &SessionPlan, identity: &Identity, resumable: Resumable) -> Respawn {
-        let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
-        report.harness_session_id = Some(resumable.session_id.clone());
-        let target = plan.tmux_target.as_str();
-        let Some(entry) = Journal::under(&self.config.state_root).load(target) else {
-            report.detail =
-                Some("the interrupted respawn was completed meanwhile; not touched".into());
-            return Respawn::Done(report);
-        };
-        report.old_pid = Some(entry.old_pid);
-        let pane_id = entry.pane_id;
-        let subject = Subject::planned(plan.reference.clone(), plan.standing.clone())
-            .target(target)
-            .pane(&pane_id);
-        // Only the dead pane the journal names: a live one is someone else's since.
-        match session_panes(self.tmux, target) {
-            Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.dead) => {}
-            Ok(_) => {
-                report.detail = Some(
-                    "the pane is no longer the dead one the intent journal names; not touched"
-                        .into(),
-                );
-                return Respawn::Done(report);
-            }
-            Err(err) => {
-                report.detail = Some(format!(
-                    "tmux did not confirm the pane ({err}); not touched"
-                ));
-                return Respawn::Done(report);
-            }
-        }
-        // The old harness is gone: the new process starts from our own environment.
-        let ready = match self.prepared(identity, &resumable, &subject, None) {
-            Ok(ready) => ready,
-            Err(reason) => {
-                report.detail = Some(reason);
-                return Respawn::Done(report);
-            }
-        };
-        self.events
-            .emit(Event::SessionInterruptedRespawnCompleting {
-                subject: subject.clone(),
-                since: entry.since,
-                old_pid: entry.old_pid,
-                harness_session_id: resumable.session_id.clone(),
-            });
-        self.relaunch(report, subject, identity, target, pane_id, ready)
     }
 
     /// The rest of a roll, once `probe_at` has passed: is the harness still
