@@ -95,7 +95,7 @@ pub fn execute(
                 slots[index] = Some(SessionReport::from_plan(
                     session,
                     Outcome::Skipped,
-                    session.reason.clone(),
+                    session.reason.as_ref().map(ToString::to_string),
                 ));
                 false
             }

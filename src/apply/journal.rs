@@ -175,7 +175,7 @@ pub fn annotate(plan: &mut Plan, entries: &[Entry]) {
         }) else {
             continue;
         };
-        if session.reason.as_deref() == Some("record is closed") {
+        if session.reason == Some(crate::plan::Reason::RecordClosed) {
             continue;
         }
         let Some(left) = left_behind(entry, session.probe, session.pane_id.as_deref()) else {
@@ -189,15 +189,14 @@ pub fn annotate(plan: &mut Plan, entries: &[Entry]) {
         });
         if dead_pane {
             session.action = Action::Resume;
-            session.reason = Some(format!(
-                "interrupted respawn: the harness was ended at {} and the pane was never respawned",
-                entry.since
-            ));
+            session.reason = Some(crate::plan::Reason::InterruptedDeadPane {
+                since: entry.since.clone(),
+            });
         } else {
-            session.reason = Some(format!(
-                "interrupted respawn: the harness was ended at {} and its tmux session is gone; conversation {} can be resumed with `the-loop sessions start`",
-                entry.since, entry.harness_session_id
-            ));
+            session.reason = Some(crate::plan::Reason::InterruptedGone {
+                since: entry.since.clone(),
+                conversation: entry.harness_session_id.clone(),
+            });
         }
     }
     plan.summary = crate::plan::compute::summarise(&plan.sessions);

@@ -56,7 +56,9 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
             // only the first may act on it.
             plan = skipped(
                 plan,
-                format!("tmux session is already claimed by {first_claim}"),
+                Reason::AlreadyClaimed {
+                    by: first_claim.to_owned(),
+                },
             );
         }
         if plan.action != Action::Skip {
@@ -177,20 +179,29 @@ fn plan_managed(
         ..SessionPlan::new(kind, session.tmux_target.clone(), probe)
     };
     if !session.record_live {
-        return skipped(base, "record is closed".into());
+        return skipped(base, Reason::RecordClosed);
     }
     match probe {
-        Probe::Absent | Probe::Dead => return skipped(base, "not running".into()),
-        Probe::Unknown => return skipped(base, "unverified: tmux did not answer".into()),
+        Probe::Absent | Probe::Dead => return skipped(base, Reason::NotRunning),
+        Probe::Unknown => {
+            return skipped(
+                base,
+                Reason::Unverified {
+                    why: "tmux did not answer".into(),
+                },
+            )
+        }
         Probe::Live => {}
     }
     let Some(pane) = pane.filter(|p| !p.dead) else {
         let reason = match fleet {
             FleetView::Answered(f) => match f.find_harness_pane(&session.tmux_target) {
-                Err(why) => format!("no pane can be taken for the harness ({why}); left alone"),
-                Ok(_) => "the harness pane has exited".into(),
+                Err(why) => Reason::NoHarnessPane {
+                    why: why.to_string(),
+                },
+                Ok(_) => Reason::PaneExited,
             },
-            FleetView::Unknown(_) => "the harness pane has exited".into(),
+            FleetView::Unknown(_) => Reason::PaneExited,
         };
         return skipped(base, reason);
     };
@@ -215,8 +226,18 @@ fn plan_managed(
                 ..base
             }
         }
-        Some(EnvRead::Unverified(reason)) => skipped(base, format!("unverified: {reason}")),
-        None => skipped(base, "unverified: environment not read".into()),
+        Some(EnvRead::Unverified(reason)) => skipped(
+            base,
+            Reason::Unverified {
+                why: reason.clone(),
+            },
+        ),
+        None => skipped(
+            base,
+            Reason::Unverified {
+                why: "environment not read".into(),
+            },
+        ),
     }
 }
 
@@ -224,7 +245,7 @@ fn plan_managed(
 /// its `THE_LOOP_WORK_ITEM` names a different work item than the record
 /// (two refs once met on one tmux name). Respawning it would end that
 /// conversation and resume this record's in its place.
-fn held_by_another(key: &SessionKey, env: &crate::observed::ProcessEnv) -> Option<String> {
+fn held_by_another(key: &SessionKey, env: &crate::observed::ProcessEnv) -> Option<Reason> {
     let held = env.get(crate::desired::policy::VAR_WORK_ITEM)?;
     let held = held.expose_bytes();
     let named = std::str::from_utf8(held)
@@ -234,16 +255,18 @@ fn held_by_another(key: &SessionKey, env: &crate::observed::ProcessEnv) -> Optio
         .unwrap_or_else(|| "an unparseable ref".into());
     match key {
         SessionKey::WorkItem(r) if r.to_string().as_bytes() == held => None,
-        SessionKey::WorkItem(_) => Some(format!(
-            "the pane runs the harness of {named}, not this record's; left alone so neither conversation takes the other's place"
-        )),
-        SessionKey::Standing(_) => Some(format!(
-            "the pane runs the harness of work item {named}, not this standing session's; left alone"
-        )),
+        SessionKey::WorkItem(_) => Some(Reason::HeldByAnother {
+            named,
+            standing: false,
+        }),
+        SessionKey::Standing(_) => Some(Reason::HeldByAnother {
+            named,
+            standing: true,
+        }),
     }
 }
 
-fn skipped(plan: SessionPlan, reason: String) -> SessionPlan {
+fn skipped(plan: SessionPlan, reason: Reason) -> SessionPlan {
     SessionPlan {
         action: Action::Skip,
         reason: Some(reason),
@@ -256,7 +279,7 @@ fn unmanaged(name: &str, pane: Option<(String, i32)>, probe: Probe) -> SessionPl
         pane_id: pane.as_ref().map(|p| p.0.clone()),
         pane_pid: pane.map(|p| p.1),
         action: Action::Skip,
-        reason: Some("unmanaged: no registry record; left alone".into()),
+        reason: Some(Reason::Unmanaged),
         ..SessionPlan::new(SessionKind::Unmanaged, name.to_owned(), probe)
     }
 }

@@ -11,6 +11,7 @@ pub mod compute;
 pub mod detached;
 pub mod gather;
 pub mod model;
+pub mod reason;
 pub mod residue;
 pub mod saved;
 
@@ -19,3 +20,4 @@ pub use compute::{compute, ManagedSession, Targets};
 pub use model::{
     Action, ArgsChange, ArgsField, EnvReading, Plan, SafePoint, SessionKind, SessionPlan, Summary,
 };
+pub use reason::Reason;

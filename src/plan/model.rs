@@ -1,6 +1,7 @@
 //! The plan as data. Field names marked "contract" are public (DESIGN.md):
 //! scripts read them from `plan --json`, so they are never renamed.
 
+pub use super::reason::Reason;
 use crate::activity::Activity;
 use crate::observed::Probe;
 use crate::plan::change::Change;
@@ -115,8 +116,11 @@ pub struct SessionPlan {
     pub apply_will: Option<SafePoint>,
     /// Contract: respawn, none or skip; `resume` completes an interrupted respawn.
     pub action: Action,
+    // Typed as [`Reason`], but written and read back as the sentence it
+    // always was, so the JSON and its schema stay a string.
     /// Contract: why a session is skipped.
-    pub reason: Option<String>,
+    #[schemars(with = "Option<String>")]
+    pub reason: Option<Reason>,
     /// Contract: read or unverified.
     pub observation: EnvReading,
     /// Contract: each differing name, fingerprints only.
@@ -252,17 +256,11 @@ impl Plan {
     }
 }
 
-/// Every skip reason for a session whose state could not be observed starts so.
-pub const UNVERIFIED_PREFIX: &str = "unverified";
-
 impl SessionPlan {
     /// Skipped because its state could not be observed, not because of a decision.
     pub fn is_unverified(&self) -> bool {
         self.kind != SessionKind::Unmanaged
-            && self
-                .reason
-                .as_deref()
-                .is_some_and(|r| r.starts_with(UNVERIFIED_PREFIX))
+            && self.reason.as_ref().is_some_and(Reason::is_unverified)
     }
 
     /// How a person or a `--target` names this session.

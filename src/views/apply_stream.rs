@@ -99,7 +99,7 @@ pub fn planned(plan: &Plan) {
         emit(&StreamEvent {
             action: Some(session.action),
             left_alone: session.left_alone.clone(),
-            detail: session.reason.clone(),
+            detail: session.reason.as_ref().map(ToString::to_string),
             ..StreamEvent::about(EventType::Planned, session)
         });
     }

@@ -258,15 +258,30 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
             style.red("!"),
             style.red(&format!(
                 "will be respawned ({})",
-                session.reason.as_deref().unwrap_or("interrupted respawn")
+                session
+                    .reason
+                    .as_ref()
+                    .map_or("interrupted respawn".into(), ToString::to_string)
             )),
         ),
-        Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => {
-            (style.dim("?"), session.reason.clone().unwrap_or_default())
-        }
+        Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => (
+            style.dim("?"),
+            session
+                .reason
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+        ),
         Action::Skip => (
             style.dim("-"),
-            format!("skip: {}", session.reason.as_deref().unwrap_or("")),
+            format!(
+                "skip: {}",
+                session
+                    .reason
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            ),
         ),
     };
     let _ = writeln!(

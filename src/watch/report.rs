@@ -174,7 +174,9 @@ pub fn unverified_line(unverified: &[&SessionPlan]) -> String {
             format!(
                 "{} ({})",
                 s.label(),
-                s.reason.as_deref().unwrap_or("unverified")
+                s.reason
+                    .as_ref()
+                    .map_or("unverified".into(), ToString::to_string)
             )
         })
         .collect();

@@ -90,7 +90,7 @@ impl Watch {
                     reference: s.reference.clone(),
                     standing: s.standing.clone(),
                     tmux_target: s.tmux_target.clone(),
-                    reason: s.reason.clone(),
+                    reason: s.reason.as_ref().map(ToString::to_string),
                 })
                 .collect();
             self.ctx.events.emit(Event::EnvUnverified { sessions });
