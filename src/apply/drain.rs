@@ -186,6 +186,7 @@ pub fn run(
     reports.extend(std::mem::take(&mut first.sessions));
 
     let deadline = crate::clock::deadline(drain.timeout);
+    let mut said: Option<(Vec<usize>, u128)> = None;
     let waker = (!held.is_empty()).then(|| Waker::new(&store::dir(&state_root)));
     while !held.is_empty() {
         if interrupt::requested() {
@@ -228,8 +229,14 @@ pub fn run(
             }
             break;
         }
-        let sessions: Vec<&SessionPlan> = held.iter().map(|i| &plan.sessions[*i]).collect();
-        waiting.draining(&sessions, left);
+        // Told when what it would say changes: a hook's write wakes the
+        // loop far more often than once a second.
+        let now_said = (held.clone(), left.as_millis().div_ceil(1000));
+        if said.as_ref() != Some(&now_said) {
+            let sessions: Vec<&SessionPlan> = held.iter().map(|i| &plan.sessions[*i]).collect();
+            waiting.draining(&sessions, left);
+            said = Some(now_said);
+        }
         if let Some(waker) = &waker {
             // A second at most, so the progress line counts down and a
             // signal is noticed.

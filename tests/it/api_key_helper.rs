@@ -59,6 +59,19 @@ fn the_key_reaches_the_harness_through_the_helper_and_a_rotation_needs_no_respaw
     let plan = w.the_loop(&["plan", "--json"]);
     let json: serde_json::Value = serde_json::from_slice(&plan.stdout).unwrap();
     assert_eq!(json["sessions"][0]["action"], "none", "{json}");
+    // `plan` names the key as delivered by the helper, in JSON and text.
+    assert_eq!(
+        json["delivered_by_helper"],
+        serde_json::json!(["ANTHROPIC_API_KEY"]),
+        "{json}"
+    );
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(
+        text.lines().next().is_some_and(
+            |l| l.ends_with("(2 names declared; ANTHROPIC_API_KEY delivered by helper)")
+        ),
+        "{text}"
+    );
 
     // Rotated: nothing to respawn; the harness's next call gets the new key.
     w.write_env(&format!("ANTHROPIC_API_KEY={NEW}\nEXTRA=1\n"));
