@@ -45,13 +45,7 @@ fn start(w: &World, env: &[(&str, &str)]) -> (serde_json::Value, std::process::O
         ],
         env,
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     wait_for(
         || {
@@ -119,13 +113,7 @@ fn a_first_spawn_is_announced_once_and_a_respawn_posts_nothing() {
 
     // A respawn reuses the name: the comment already posted stays correct.
     let out = w.the_loop(&["sessions", "restart", REF]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     // So does a new start under the same name, once the old pane is gone.
     w.tmux_ok(&["kill-session", "-t", &format!("={NAME}")]);
     start(&w, &[]);

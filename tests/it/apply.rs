@@ -27,13 +27,7 @@ fn restart_all_rolls_the_fleet_in_place_and_keeps_each_conversation() {
     let before: Vec<Pane> = sessions.iter().map(|s| w.pane(&s.name).unwrap()).collect();
 
     let out = w.the_loop(&["sessions", "restart", "--all", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let report = json(&out);
     for (s, old) in sessions.iter().zip(&before) {
         assert_eq!(session_in(&report, &s.reference)["outcome"], "restarted");
@@ -112,13 +106,7 @@ fn apply_needs_approval_when_not_interactive_and_rolls_with_auto_approve() {
     );
 
     let out = w.the_loop(&["apply", "--auto-approve"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert!(
         stdout(&out).contains("restarted (verified)"),
         "{}",
@@ -252,13 +240,7 @@ fn a_mismatch_exits_1_naming_the_names_and_fingerprints() {
     let s = &sessions[0];
     std::fs::write(w.transcript(s), "{\"tamper\":\"SLACK_BOT_TOKEN\"}\n").unwrap();
     let out = w.the_loop(&["sessions", "restart", &s.reference]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let text = stdout(&out);
     assert!(text.contains("mismatch (SLACK_BOT_TOKEN)"), "{text}");
     assert!(
@@ -282,13 +264,7 @@ fn an_unreadable_new_environment_is_unverified_and_exits_0() {
         &["sessions", "restart", "--all", "--json"],
         &[("THE_LOOP_PROC_ROOT", proc_view.to_str().unwrap())],
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert_eq!(
         session_in(&json(&out), &s.reference)["outcome"],
         "restarted_unverified"
@@ -366,13 +342,7 @@ fn a_stale_saved_plan_is_refused_and_says_what_changed() {
     let out = w.the_loop(&["plan", "--out", saved.to_str().unwrap()]);
     assert!(out.status.success());
     let out = w.the_loop(&["apply", "--plan", saved.to_str().unwrap(), "--auto-approve"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
 }
 
 #[test]
@@ -474,13 +444,7 @@ fn a_canary_that_died_is_retried_first_and_never_makes_another_canary() {
     // its recorded conversation, then rolls the rest.
     std::fs::write(w.transcript(canary), "").unwrap();
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     for s in &sessions {
         let pane = w.pane(&s.name).unwrap();
         assert!(!pane.dead, "{} live", s.reference);

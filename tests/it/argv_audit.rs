@@ -158,13 +158,7 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         quoted(ROTATED_TOKEN)
     ));
     let out = w.the_loop_with(&["apply", "--auto-approve"], CALLER_ENV);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let respawned = w.pane(&name).unwrap();
     assert_ne!(respawned.pid, pane.pid);
     assert_eq!(

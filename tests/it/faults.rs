@@ -496,13 +496,7 @@ fn a_read_only_registry_loses_nothing_and_start_refuses_before_spawning() {
     let _ro = Immutable::set(&w.state.join("local"));
 
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     for s in &sessions {
         assert_eq!(
             session_in(&json(&out), &s.reference)["outcome"],

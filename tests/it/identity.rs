@@ -299,13 +299,7 @@ fn the_callers_environment_never_decides_where_the_conversation_is() {
         ],
         &caller,
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let pid = live_pid(&w, &name);
     assert_eq!(conversation_of(pid), ("--resume".to_owned(), id.clone()));
     assert_eq!(

@@ -81,13 +81,7 @@ fn a_delivery_after_a_split_reaches_the_harness_not_the_shell_listed_first() {
 
     let text = marking(&marker);
     let out = deliver(&w, &s.reference, &text, "split-1");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert_eq!(json(&out)["outcome"], "delivered");
     wait_for(
         || w.inputs(&s).iter().any(|i| i.contains(&text)),
@@ -124,13 +118,7 @@ fn apply_after_a_split_respawns_the_harness_pane_and_leaves_the_shell() {
     let (shell_pane, shell_pid) = split_before(&w, &s.name, None);
 
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let now = panes(&w, &s.name);
     assert_eq!(now[0], (shell_pane, shell_pid), "the shell is untouched");
     assert_eq!(now[1].0, harness_pane, "respawned in place");
@@ -157,13 +145,7 @@ fn a_session_whose_harness_pane_cannot_be_told_apart_is_refused() {
 
     let text = marking(&marker);
     let out = deliver(&w, &s.reference, &text, "unclear-1");
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
     assert_eq!(report["outcome"], "failed");
     assert!(

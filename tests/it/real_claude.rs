@@ -163,13 +163,7 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
     assert_no_canary(&out.stderr, &[OLD, NEW], "apply stderr");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     // The apply report says what the new process reported itself.
     let report = json(&out);
     let row = session_in(&report, "github:octo/repo#1");

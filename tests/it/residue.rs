@@ -202,13 +202,7 @@ fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only
     );
 
     let out = w.the_loop(&["apply", "--auto-approve", "--scrub-tmux-env", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let report = json(&out);
     let scrub = &report["tmux_env_scrub"];
     let unset = unset_by_scrub(&report);
@@ -452,13 +446,7 @@ fn a_detached_child_holding_a_retired_value_is_residue_and_never_signalled() {
     };
     // First roll: the harness is now the-loop's launch, holding SECOND.
     let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let harness_env = environ_of(pane_pid(&w));
     assert!(
         harness_env.iter().any(|(k, _)| k == "THE_LOOP_CLI_CONFIG"),
@@ -483,13 +471,7 @@ fn a_detached_child_holding_a_retired_value_is_residue_and_never_signalled() {
     w.write_env(&format!("SLACK_BOT_TOKEN={THIRD}\n"));
 
     let applied = w.the_loop(&["apply", "--auto-approve", "--json"]);
-    assert_eq!(
-        applied.status.code(),
-        Some(0),
-        "{}{}",
-        stdout(&applied),
-        stderr(&applied)
-    );
+    assert_eq!(code(&applied), Some(0), "{}", explain(&applied));
     let report: serde_json::Value = json(&applied);
     let expected = serde_json::json!([{
         "pid": child.0.id(),
