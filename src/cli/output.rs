@@ -34,3 +34,12 @@ pub fn stderr_style() -> Style {
 }
 
 pub use crate::views::print_json;
+
+/// An operation's running notes, on stderr as they happen.
+pub struct StderrNotes;
+
+impl crate::ops::notes::Notes for StderrNotes {
+    fn note(&self, note: crate::ops::notes::Note) {
+        crate::errln!("{}", crate::views::notes::render(&note));
+    }
+}

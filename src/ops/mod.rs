@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod context;
+pub mod notes;
 pub mod resolve;
 pub mod sessions;
 pub mod spawn;

@@ -34,7 +34,7 @@ pub fn run(ctx: &Context, args: AttachArgs) -> miette::Result<ExitCode> {
         reference: args.reference.or(args.work_item).unwrap_or_default(),
         read_only: args.read_only,
     };
-    let switched = attach(ctx, &options)?;
+    let switched = attach(ctx, &options, &crate::cli::output::StderrNotes)?;
     sessions::switched(&switched);
     Ok(ExitCode::SUCCESS)
 }

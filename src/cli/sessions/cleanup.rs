@@ -21,7 +21,7 @@ pub fn run(ctx: &Context, args: CleanupArgs) -> miette::Result<ExitCode> {
     let options = CleanupOptions {
         reference: resolve_ref(&ctx.registry, &args.reference)?,
     };
-    let report = cleanup(ctx, &options)?;
+    let report = cleanup(ctx, &options, &crate::cli::output::StderrNotes)?;
     view::cleaned(&report, Format::json_if(args.json));
     Ok(super::exit_code(report.complete()))
 }

@@ -32,7 +32,7 @@ pub fn run(ctx: &Context, args: ResetArgs) -> miette::Result<ExitCode> {
         all: args.all,
         dry_run: args.dry_run,
     };
-    let report = reset(ctx, &options)?;
+    let report = reset(ctx, &options, &crate::cli::output::StderrNotes)?;
     view::reset(&report, Format::json_if(args.json));
     Ok(super::exit_code(report.complete()))
 }

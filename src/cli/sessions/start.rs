@@ -64,7 +64,7 @@ pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
         harness: args.harness,
         fresh: args.fresh,
     };
-    let started = start(ctx, &options)?;
+    let started = start(ctx, &options, &crate::cli::output::StderrNotes)?;
     sessions::started(&started, Format::json_if(args.json));
     Ok(ExitCode::SUCCESS)
 }

@@ -32,7 +32,11 @@ pub struct Switched {
     pub read_only: bool,
 }
 
-pub fn attach(ctx: &Context, options: &AttachOptions) -> miette::Result<Switched> {
+pub fn attach(
+    ctx: &Context,
+    options: &AttachOptions,
+    notes: &dyn crate::ops::notes::Notes,
+) -> miette::Result<Switched> {
     let key = resolve(&ctx.registry, &options.reference)?;
     if options.work_item_only && key.as_work_item().is_none() {
         miette::bail!(
@@ -75,10 +79,7 @@ pub fn attach(ctx: &Context, options: &AttachOptions) -> miette::Result<Switched
         );
     }
     if closed && !options.read_only {
-        crate::errln!(
-            "note: {} is closed; attaching read-only so its retained transcript cannot be typed into.",
-            key.label()
-        );
+        notes.note(crate::ops::notes::Note::ClosedReadOnly { label: key.label() });
     }
     let read_only = options.read_only || closed;
     if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {

@@ -4,6 +4,7 @@
 use crate::lifecycle::cleanup::{cleanup as release, CleanupReport};
 use crate::lifecycle::key;
 use crate::lifecycle::{queue, SessionKey};
+use crate::ops::notes::{Note, Notes};
 use crate::ops::Context;
 use crate::registry::WorkItemRef;
 
@@ -14,7 +15,11 @@ pub struct CleanupOptions {
     pub reference: WorkItemRef,
 }
 
-pub fn cleanup(ctx: &Context, options: &CleanupOptions) -> miette::Result<CleanupReport> {
+pub fn cleanup(
+    ctx: &Context,
+    options: &CleanupOptions,
+    notes: &dyn Notes,
+) -> miette::Result<CleanupReport> {
     let key = SessionKey::WorkItem(options.reference.clone());
     let _turn = queue::wait_turn(
         &ctx.config.state_root,
@@ -26,7 +31,9 @@ pub fn cleanup(ctx: &Context, options: &CleanupOptions) -> miette::Result<Cleanu
         Err(err) => {
             // A record that cannot be read does not stop a cleanup: the
             // sessions and checkout are found from the ref alone.
-            crate::errln!("warning: {err}; cleaning up from the ref alone");
+            notes.note(Note::CleanupWithoutRecord {
+                error: err.to_string(),
+            });
             None
         }
     };

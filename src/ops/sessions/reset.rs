@@ -56,15 +56,18 @@ impl ResetReport {
     }
 }
 
-pub fn reset(ctx: &Context, options: &ResetOptions) -> miette::Result<ResetReport> {
+pub fn reset(
+    ctx: &Context,
+    options: &ResetOptions,
+    notes: &dyn crate::ops::notes::Notes,
+) -> miette::Result<ResetReport> {
     let keys: Vec<SessionKey> = if options.all {
         let listing = ctx.registry.work_items();
         for c in &listing.corrupt {
-            crate::errln!(
-                "warning: registry record {} cannot be read ({}); not reset",
-                c.path.display(),
-                c.reason
-            );
+            notes.note(crate::ops::notes::Note::CorruptNotReset {
+                path: c.path.clone(),
+                reason: c.reason.clone(),
+            });
         }
         listing
             .records

@@ -9,6 +9,7 @@ use crate::harness::{Launch, LaunchArgs};
 use crate::lifecycle::spawn::{passthrough, spawn_checked};
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
+use crate::ops::notes::{Note, Notes};
 use crate::ops::resolve::parse_ref;
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
@@ -39,18 +40,21 @@ pub struct Started {
     pub resumed: bool,
 }
 
-pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
+pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette::Result<Started> {
     let reference: WorkItemRef = parse_ref(&options.reference)?;
     // One tmux session per work item: a pull request linked to an item is
     // started as that item.
     let reference = match crate::lifecycle::links::owner_of(&ctx.registry, &reference) {
         Some(owner) => {
-            crate::errln!("note: {reference} is linked to {owner}; starting {owner}'s session.");
+            notes.note(Note::LinkedTo {
+                reference: reference.to_string(),
+                owner: owner.to_string(),
+            });
             owner
         }
         None => reference,
     };
-    let reference = canonical(ctx, reference)?;
+    let reference = canonical(ctx, reference, notes)?;
     let harness = options
         .harness
         .clone()
@@ -72,7 +76,8 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
     if occupant != Probe::Dead {
         clear_occupant(ctx, &name)?;
     }
-    let (session_id, launch) = choose_conversation(ctx, prior.as_ref(), &cwd, options.fresh)?;
+    let (session_id, launch) =
+        choose_conversation(ctx, prior.as_ref(), &cwd, options.fresh, notes)?;
     let resumed = matches!(launch, Launch::Resume { .. });
     if occupant == Probe::Dead {
         clear_occupant(ctx, &name)?;
@@ -80,7 +85,9 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
 
     let resolved = resolve(&options.launch.args(ctx), &ctx.config.routing.models);
     for dropped in &resolved.dropped {
-        crate::errln!("warning: {dropped}; starting without it");
+        notes.note(Note::LaunchArgDropped {
+            dropped: dropped.to_string(),
+        });
     }
     let subject = crate::events::Subject::work_item(reference.to_string()).target(&name);
     let launch_args = resolved.args;
@@ -132,7 +139,9 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
             None => ctx.registry.delete_work_item(&reference).map(drop),
         };
         if let Err(undo) = undone {
-            crate::errln!("warning: the record could not be put back as it was: {undo}");
+            notes.note(Note::RecordNotRestored {
+                error: undo.to_string(),
+            });
         }
         return Err(e);
     }
@@ -158,10 +167,17 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<Started> {
 
 /// The ref as recorded (GitHub matches owner and repository without regard
 /// to case), refused when another ref's record holds its slug or tmux name.
-fn canonical(ctx: &Context, reference: WorkItemRef) -> miette::Result<WorkItemRef> {
+fn canonical(
+    ctx: &Context,
+    reference: WorkItemRef,
+    notes: &dyn Notes,
+) -> miette::Result<WorkItemRef> {
     let canonical = ctx.registry.canonical_ref(&reference);
     if canonical != reference {
-        crate::errln!("note: {reference} is recorded as {canonical} (owner and repository match without regard to case); starting {canonical}'s session.");
+        notes.note(Note::RecordedAs {
+            reference: reference.to_string(),
+            canonical: canonical.to_string(),
+        });
     }
     ctx.registry
         .check_names_free(&canonical)
@@ -185,6 +201,7 @@ fn choose_conversation(
     prior: Option<&WorkItemRecord>,
     cwd: &std::path::Path,
     fresh: bool,
+    notes: &dyn Notes,
 ) -> miette::Result<(String, Launch)> {
     let recorded = prior.and_then(|r| {
         r.session
@@ -204,7 +221,9 @@ fn choose_conversation(
         return Ok(fresh_launch());
     };
     if fresh {
-        crate::errln!("note: starting a fresh conversation (--fresh); the recorded conversation {recorded} is no longer the session's, its transcript is kept.");
+        notes.note(Note::FreshConversation {
+            recorded: recorded.clone(),
+        });
         return Ok(fresh_launch());
     }
     let recorded_cwd = prior.session.cwd.clone();
