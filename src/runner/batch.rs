@@ -56,7 +56,7 @@ pub fn run_each(tmux: &Tmux, commands: &[Vec<OsString>]) -> Vec<Answer> {
             let mark = [
                 "display".into(),
                 "-p".into(),
-                marker(end).into(),
+                marker(end - next).into(),
                 ";".into(),
             ];
             let part: usize = commands[end]
@@ -85,37 +85,20 @@ pub fn run_each(tmux: &Tmux, commands: &[Vec<OsString>]) -> Vec<Answer> {
                 continue;
             }
         };
-        let mut at = next;
-        let mut stdout = String::new();
-        for line in out.stdout.split_inclusive('\n') {
-            if at < end && line.trim_end_matches('\n') == marker(at) {
-                answers[at] = Some(Ok(TmuxOutput {
-                    success: true,
-                    stdout: std::mem::take(&mut stdout),
-                    stderr: String::new(),
-                }));
-                at += 1;
-            } else {
-                stdout.push_str(line);
-            }
-        }
-        if at < end {
-            // Command `at` stopped the sequence: the error is its own.
-            let failed = TmuxOutput {
-                success: false,
-                stdout,
-                stderr: out.stderr.clone(),
-            };
-            if at == next && means_no_server(&out.stderr) {
+        let read = split_answers(&out, &marker, end - next);
+        if let [Ok(failed)] = read.as_slice() {
+            if !failed.success && means_no_server(&failed.stderr) {
                 // No server: every command gets the same answer, without
                 // one client each to hear it again.
-                for answer in &mut answers[at..] {
+                for answer in &mut answers[next..] {
                     *answer = Some(Ok(failed.clone()));
                 }
                 break;
             }
-            answers[at] = Some(Ok(failed));
-            at += 1;
+        }
+        let at = next + read.len();
+        for (slot, answer) in answers[next..at].iter_mut().zip(read) {
+            *slot = Some(answer);
         }
         next = at;
     }
@@ -123,6 +106,35 @@ pub fn run_each(tmux: &Tmux, commands: &[Vec<OsString>]) -> Vec<Answer> {
         .into_iter()
         .map(|a| a.unwrap_or(Err(TmuxError::Spawn("not sent".into()))))
         .collect()
+}
+
+/// Reads one client's output for `count` commands whose markers are
+/// `marker(0..count)` (relative to the chunk): every command whose marker
+/// came back answered, and the one after the last marker failed, with the
+/// client's stderr. Commands after a failure are left out: they never ran.
+fn split_answers(out: &TmuxOutput, marker: &dyn Fn(usize) -> String, count: usize) -> Vec<Answer> {
+    let mut answers = Vec::new();
+    let mut stdout = String::new();
+    for line in out.stdout.split_inclusive('\n') {
+        if answers.len() < count && line.trim_end_matches('\n') == marker(answers.len()) {
+            answers.push(Ok(TmuxOutput {
+                success: true,
+                stdout: std::mem::take(&mut stdout),
+                stderr: String::new(),
+            }));
+        } else {
+            stdout.push_str(line);
+        }
+    }
+    if answers.len() < count {
+        // This command stopped the sequence: the error is its own.
+        answers.push(Ok(TmuxOutput {
+            success: false,
+            stdout,
+            stderr: out.stderr.clone(),
+        }));
+    }
+    answers
 }
 
 /// Gathers the commands of concurrent callers into shared tmux clients.
@@ -207,5 +219,60 @@ impl Run for Batcher<'_> {
     fn run_command(&self, args: Vec<OsString>) -> Answer {
         let [answer] = self.run_together([args]);
         answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marker(i: usize) -> String {
+        format!("tl-batch-0123456789ab {i}")
+    }
+
+    fn output(stdout: &str, stderr: &str) -> TmuxOutput {
+        TmuxOutput {
+            success: stderr.is_empty(),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        }
+    }
+
+    fn read(answer: &Answer) -> (bool, &str, &str) {
+        let out = answer.as_ref().expect("answered");
+        (out.success, out.stdout.as_str(), out.stderr.as_str())
+    }
+
+    #[test]
+    fn each_command_gets_the_output_before_its_own_marker() {
+        let stdout = format!("a1\na2\n{}\n{}\nc1\n{}\n", marker(0), marker(1), marker(2));
+        let answers = split_answers(&output(&stdout, ""), &marker, 3);
+        assert_eq!(answers.len(), 3);
+        assert_eq!(read(&answers[0]), (true, "a1\na2\n", ""));
+        assert_eq!(read(&answers[1]), (true, "", ""));
+        assert_eq!(read(&answers[2]), (true, "c1\n", ""));
+    }
+
+    #[test]
+    fn a_failed_command_alone_gets_the_error_and_the_ones_after_it_are_not_answered() {
+        // The second command failed: tmux ran nothing after it.
+        let stdout = format!("a1\n{}\npartial\n", marker(0));
+        let answers = split_answers(&output(&stdout, "can't find pane: %9"), &marker, 4);
+        assert_eq!(answers.len(), 2, "the third and fourth are sent again");
+        assert_eq!(read(&answers[0]), (true, "a1\n", ""));
+        assert_eq!(
+            read(&answers[1]),
+            (false, "partial\n", "can't find pane: %9")
+        );
+    }
+
+    #[test]
+    fn a_marker_of_another_call_or_out_of_order_is_only_output() {
+        let stdout = format!("tl-batch-ffffffffffff 0\n{}\n{}\n", marker(1), marker(0));
+        let answers = split_answers(&output(&stdout, "no"), &marker, 2);
+        assert_eq!(answers.len(), 2);
+        let expected = format!("tl-batch-ffffffffffff 0\n{}\n", marker(1));
+        assert_eq!(read(&answers[0]), (true, expected.as_str(), ""));
+        assert!(!read(&answers[1]).0);
     }
 }
