@@ -12,7 +12,9 @@ use super::report::{Conversation, Outcome, SessionReport};
 use super::roll::Roller;
 use crate::activity::store;
 use crate::events::{Event, Subject};
-use crate::harness::screens::blocking_screen;
+use crate::harness::screens::{blocking_screen, BlockingScreen};
+use crate::runner::batch::run_each;
+use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
 /// The least time given a harness to report its resume, counted after the
@@ -62,9 +64,21 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             }
             !confirmed
         });
-        if Instant::now() >= next_screen {
+        if Instant::now() >= next_screen && !pending.is_empty() {
             next_screen = Instant::now() + SCREEN_EVERY;
-            pending.retain(|i| !blocked(roller, &mut reports[*i]));
+            let screens = screens_of(roller, &pending, reports);
+            pending = pending
+                .into_iter()
+                .zip(screens)
+                .filter(|(i, screen)| match screen {
+                    Some(screen) => {
+                        block(roller, &mut reports[*i], *screen);
+                        false
+                    }
+                    None => true,
+                })
+                .map(|(i, _)| i)
+                .collect();
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if pending.is_empty() || left.is_zero() {
@@ -77,16 +91,9 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     }
 }
 
-/// Whether the session's pane shows a known blocking screen; if so, says
-/// so in its report and in an event.
-fn blocked(roller: &Roller, report: &mut SessionReport) -> bool {
-    let Some(screen) = report
-        .pane_id
-        .as_deref()
-        .and_then(|pane| screen_of(roller, pane))
-    else {
-        return false;
-    };
+/// Says in the session's report, and in an event, that its harness
+/// stopped at `screen`.
+fn block(roller: &Roller, report: &mut SessionReport, screen: BlockingScreen) {
     roller.events.emit(Event::SessionBlocked {
         subject: Subject::planned(report.reference.clone(), report.standing.clone())
             .target(&report.tmux_target),
@@ -97,15 +104,39 @@ fn blocked(roller: &Roller, report: &mut SessionReport) -> bool {
         report.outcome = Outcome::Blocked;
         report.detail = Some(format!("stopped at the {screen}"));
     }
-    true
 }
 
-/// The blocking screen the pane shows, if any. The captured text stays here.
-fn screen_of(roller: &Roller, pane: &str) -> Option<crate::harness::screens::BlockingScreen> {
-    let out = roller
-        .tmux
-        .tmux()
-        .run(["capture-pane", "-p", "-t", pane])
-        .ok()?;
-    out.success.then(|| blocking_screen(&out.stdout)).flatten()
+/// The blocking screen each pending session's pane shows, if any, read in
+/// as few tmux clients as fit (one per wave's worth, not one per session:
+/// issue 15's bound on clients per roll holds while harnesses start). A
+/// pane whose capture failed reads as no screen. The captured text stays
+/// here.
+fn screens_of(
+    roller: &Roller,
+    pending: &[usize],
+    reports: &[SessionReport],
+) -> Vec<Option<BlockingScreen>> {
+    let panes: Vec<Option<&str>> = pending
+        .iter()
+        .map(|i| reports[*i].pane_id.as_deref())
+        .collect();
+    let commands: Vec<Vec<OsString>> = panes
+        .iter()
+        .flatten()
+        .map(|pane| {
+            ["capture-pane", "-p", "-t", pane]
+                .map(OsString::from)
+                .to_vec()
+        })
+        .collect();
+    let mut answers = run_each(roller.tmux.tmux(), &commands).into_iter();
+    panes
+        .iter()
+        .map(|pane| {
+            pane.and_then(|_| answers.next())
+                .and_then(|answer| answer.ok())
+                .filter(|out| out.success)
+                .and_then(|out| blocking_screen(&out.stdout))
+        })
+        .collect()
 }
