@@ -103,9 +103,19 @@ fn fleet_of(panes: Vec<Pane>) -> FleetView {
     FleetView::Answered(Fleet::from_panes(panes))
 }
 
-#[test]
-fn every_kind_of_session_in_one_plan() {
-    let policy = policy(&[]);
+/// A pane's environment as a harness the-loop started holds it, carrying
+/// `work_item`'s ref.
+fn with_ref(work_item: &str) -> EnvRead {
+    EnvRead::Read(ProcessEnv::from_pairs(vec![
+        ("THE_LOOP_CLI_CONFIG", CONFIG.as_bytes().to_vec()),
+        ("THE_LOOP_INSTANCE", b"prod".to_vec()),
+        ("THE_LOOP_WORK_ITEM", work_item.as_bytes().to_vec()),
+    ]))
+}
+
+/// One session of every kind: the records, their panes and what each
+/// harness holds.
+fn every_kind_world() -> (Vec<ManagedSession>, Vec<Pane>, BTreeMap<i32, EnvRead>) {
     let mut closed = work_item(4);
     closed.record_live = false;
     let standing = ManagedSession::new(
@@ -125,7 +135,7 @@ fn every_kind_of_session_in_one_plan() {
         work_item(6),
         standing,
     ];
-    let fleet = fleet_of(vec![
+    let panes = vec![
         pane("loop-github-octo-repo-1", 101, false),
         pane("loop-github-octo-repo-2", 102, false),
         pane("loop-github-octo-repo-3", 103, true),
@@ -135,7 +145,7 @@ fn every_kind_of_session_in_one_plan() {
         pane("loop-standing-triage", 107, false),
         pane("loop-stranger", 108, false),
         pane("work", 109, false),
-    ]);
+    ];
     let mut envs = BTreeMap::new();
     // 1: the reporter's case, a retired token.
     envs.insert(
@@ -160,13 +170,15 @@ fn every_kind_of_session_in_one_plan() {
     // standing: a pane that carries a work item's ref may be running that
     // work item's conversation (two identities, one tmux name), so it is
     // left alone and named, never respawned as the standing session.
-    let standing_env = ProcessEnv::from_pairs(vec![
-        ("THE_LOOP_CLI_CONFIG", CONFIG.as_bytes().to_vec()),
-        ("THE_LOOP_INSTANCE", b"prod".to_vec()),
-        ("THE_LOOP_WORK_ITEM", b"github:octo/repo#9".to_vec()),
-    ]);
-    envs.insert(107, EnvRead::Read(standing_env));
+    envs.insert(107, with_ref("github:octo/repo#9"));
+    (sessions, panes, envs)
+}
 
+#[test]
+fn every_kind_of_session_in_one_plan() {
+    let policy = policy(&[]);
+    let (sessions, panes, envs) = every_kind_world();
+    let fleet = fleet_of(panes);
     let plan = plan_of(&policy, &sessions, &fleet, &envs, &Targets::all());
     assert!(plan.has_drift());
     insta::assert_json_snapshot!("every_kind_json", plan);
@@ -335,53 +347,11 @@ fn no_value_reaches_plan_output() {
 /// was saved from, by the build before reasons were typed.
 fn plan_with_every_reason() -> the_loop::plan::Plan {
     let policy = policy(&[]);
-    let mut closed = work_item(4);
-    closed.record_live = false;
-    let standing = ManagedSession::new(
-        SessionKey::standing("triage").unwrap(),
-        "loop-standing-triage".into(),
-        true,
-        Fingerprint::of(b"standing"),
-        Default::default(),
-        None,
-    );
-    let mut sessions = vec![work_item(1), work_item(2), work_item(3), closed];
-    sessions.extend([work_item(5), work_item(6), standing]);
+    let (mut sessions, mut panes, mut envs) = every_kind_world();
     sessions.extend([10, 11, 12, 13].map(work_item));
-    let mut panes: Vec<Pane> = (1..=7)
-        .map(|n| pane(&format!("loop-github-octo-repo-{n}"), 100 + n, n == 3))
-        .collect();
-    panes[6] = pane("loop-standing-triage", 107, false);
-    panes.push(pane("loop-stranger", 108, false));
-    panes.push(pane("work", 109, false));
     panes.push(pane("loop-github-octo-repo-10", 110, true));
     panes.push(pane("loop-github-octo-repo-12", 112, false));
     panes.push(pane("loop-github-octo-repo-13", 113, false));
-    let with_ref = |work_item: &str| {
-        EnvRead::Read(ProcessEnv::from_pairs(vec![
-            ("THE_LOOP_CLI_CONFIG", CONFIG.as_bytes().to_vec()),
-            ("THE_LOOP_INSTANCE", b"prod".to_vec()),
-            ("THE_LOOP_WORK_ITEM", work_item.as_bytes().to_vec()),
-        ]))
-    };
-    let mut envs = BTreeMap::new();
-    envs.insert(
-        101,
-        EnvRead::Read(identified(1, &[("SLACK_BOT_TOKEN", "old-token")])),
-    );
-    envs.insert(
-        102,
-        EnvRead::Read(identified(
-            2,
-            &[("GH_TOKEN", "gh-current"), ("AWS_SECRET", "aws")],
-        )),
-    );
-    envs.insert(105, EnvRead::Read(identified(5, &[])));
-    envs.insert(
-        106,
-        EnvRead::Unverified("permission denied reading the process environment".into()),
-    );
-    envs.insert(107, with_ref("github:octo/repo#9"));
     envs.insert(113, with_ref("github:octo/repo#99"));
     let mut plan = plan_of(&policy, &sessions, &fleet_of(panes), &envs, &Targets::all());
     let entry = |n: u32| the_loop::apply::journal::Entry {
