@@ -969,6 +969,42 @@ fn reset_reports_the_live_session_it_ended_and_deletes_the_record() {
     assert!(w.transcript_text(&s).contains("\"signal\":\"TERM\""));
 }
 
+/// The stand-in records a SIGTERM even while it waits on a child of its
+/// own (here the sleep of a slow start; in CI, python3 or a hook on a loaded
+/// machine). Bash runs a trap only between foreground commands, so a child
+/// that outlasts the kill grace (3 s in these worlds) used to let the-loop's
+/// SIGKILL end the stand-in before it wrote the signal down: a flaky
+/// "no TERM in the transcript" in every test that ends a harness.
+#[test]
+fn a_harness_busy_in_a_child_of_its_own_still_records_the_sigterm() {
+    let w = world();
+    let cwd = w.root().join("work").join("github-octo-repo-29");
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(cwd.join(".standin-ready-delay"), "60").unwrap();
+    let s = w.started_session_in("github:octo/repo#29", "github-octo-repo-29", &cwd);
+    let pid = w.pane(&s.name).unwrap().pid;
+    wait_for(
+        || {
+            let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                .unwrap_or_default();
+            children.split_whitespace().any(|child| {
+                std::fs::read_to_string(format!("/proc/{child}/comm"))
+                    .is_ok_and(|comm| comm.trim() == "sleep")
+            })
+        },
+        "the stand-in waits on its slow start",
+    );
+
+    let out = w.the_loop(&["sessions", "reset", &s.reference]);
+    assert!(out.status.success(), "{}", explain(&out));
+    assert!(w.pane(&s.name).unwrap().dead, "the harness ended");
+    let transcript = w.transcript_text(&s);
+    assert!(
+        transcript.contains("\"signal\":\"TERM\""),
+        "the SIGTERM is recorded, not cut short by SIGKILL: {transcript}"
+    );
+}
+
 #[test]
 fn cleanup_kills_every_endpoint_removes_the_checkout_and_blocks_a_respawn() {
     let w = workspace_world("");
