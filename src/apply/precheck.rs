@@ -1,7 +1,7 @@
 //! Before a respawn: can the recorded conversation be resumed? If not, the
 //! session is left alone entirely. A fresh conversation never replaces one.
 
-use crate::harness::{is_valid_session_id, transcript_path, LaunchArgs};
+use crate::harness::{is_valid_session_id, LaunchArgs};
 use crate::observed::{EnvRead, Observation, ProcessEnv};
 use crate::plan::SessionPlan;
 use crate::registry::{Registry, SessionKey};
@@ -35,7 +35,8 @@ fn env_path(session_env: Option<&ProcessEnv>, name: &str) -> Option<PathBuf> {
 
 /// The resumability check. The error is the reason, for the report.
 pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Resumable, String> {
-    crate::harness::check_supported(&facts.harness)?;
+    let harness = crate::harness::by_name(&facts.harness)
+        .ok_or_else(|| crate::harness::refusal(&facts.harness))?;
     let session_id = facts
         .session_id
         .as_deref()
@@ -57,7 +58,7 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
     }
     let home = env_path(session_env, "HOME").unwrap_or_else(|| PathBuf::from("/"));
     let config_dir = env_path(session_env, "CLAUDE_CONFIG_DIR");
-    let transcript = transcript_path(config_dir.as_deref(), &home, &cwd, session_id);
+    let transcript = harness.transcript_path(config_dir.as_deref(), &home, &cwd, session_id);
     if !transcript.is_file() {
         return Err(format!(
             "unresumable: no transcript for conversation {session_id} at {}",

@@ -1,6 +1,8 @@
-//! Claude Code as a harness: its argv, its session ids and where it keeps
-//! its conversations.
+//! What the-loop needs from a harness (the [`Harness`] trait), the one
+//! list of harnesses it can host ([`HARNESSES`]), and what every harness
+//! shares: the launch, its arguments and the session id rule.
 
+pub mod claude;
 pub mod hooks;
 pub mod models;
 pub mod prepare;
@@ -11,7 +13,10 @@ pub mod user_files;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-pub const CLAUDE: &str = "claude";
+pub use claude::{
+    harness_argv, project_dir_name, transcript_path, ClaudeCode, CLAUDE, CLAUDE_CODE,
+    PROMPT_SEPARATOR,
+};
 
 /// What the harness should do when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +39,7 @@ pub struct LaunchArgs {
 }
 
 /// Everything about one kind of harness that the-loop depends on. A record's
-/// `harness` field picks the implementation ([`for_name`]); the config keys
+/// `harness` field picks the implementation ([`by_name`]); the config keys
 /// its settings by the same name (`routing.harnessArgs.<name>`,
 /// `routing.harnessBinary.<name>`).
 pub trait Harness: std::fmt::Debug + Sync {
@@ -65,62 +70,38 @@ pub trait Harness: std::fmt::Debug + Sync {
     fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen>;
 }
 
-/// Claude Code.
-#[derive(Debug)]
-pub struct ClaudeCode;
+/// Every harness the-loop can host. A record's `harness` and the config's
+/// `routing.harnessArgs.<name>` / `routing.harnessBinary.<name>` are looked up
+/// here by [`Harness::name`], so a new harness is one more entry.
+pub static HARNESSES: &[&dyn Harness] = &[&CLAUDE_CODE];
 
-pub static CLAUDE_CODE: ClaudeCode = ClaudeCode;
-
-impl Harness for ClaudeCode {
-    fn name(&self) -> &'static str {
-        CLAUDE
-    }
-    fn default_binary(&self) -> &'static str {
-        CLAUDE
-    }
-    fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
-        harness_argv(launch, args)
-    }
-    fn transcript_path(
-        &self,
-        config_dir: Option<&Path>,
-        home: &Path,
-        cwd: &Path,
-        session_id: &str,
-    ) -> PathBuf {
-        transcript_path(config_dir, home, cwd, session_id)
-    }
-    fn hook_settings(
-        &self,
-        state_root: &Path,
-        the_loop: &Path,
-        key_helper: Option<&[OsString]>,
-    ) -> std::io::Result<Vec<OsString>> {
-        hooks::write(state_root, the_loop, key_helper)
-    }
-    fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen> {
-        screens::blocking_screen(screen)
-    }
+/// The harness a record or the config names; `None` for one the-loop cannot
+/// host ([`refusal`] says why).
+pub fn by_name(name: &str) -> Option<&'static dyn Harness> {
+    HARNESSES
+        .iter()
+        .copied()
+        .find(|harness| harness.name() == name)
 }
 
-/// The implementation a record's `harness` names; refuses harnesses that
-/// cannot be hosted in tmux with a pre-assigned id.
-pub fn for_name(harness: &str) -> Result<&'static dyn Harness, String> {
-    check_supported(harness)?;
-    let claude: &'static dyn Harness = &CLAUDE_CODE;
-    Ok(claude)
-}
-
-/// Refuses harnesses that cannot be hosted in tmux with a pre-assigned id.
-pub fn check_supported(harness: &str) -> Result<(), String> {
-    match harness {
-        CLAUDE => Ok(()),
-        "cursor-agent" => Err(
-            "cursor-agent cannot be hosted in tmux: it has no pre-assignable \
-             session id, so its conversation could never be resumed. Use claude."
-                .into(),
-        ),
-        _ => Err("unknown harness; the only supported harness is claude".into()),
+/// Why a spawn refuses `name`, for a name [`by_name`] does not know. Known
+/// harnesses that cannot be hosted get their own reason, so the operator
+/// learns it is the harness and not a typo.
+pub fn refusal(name: &str) -> String {
+    match name {
+        "cursor-agent" => "cursor-agent cannot be hosted in tmux: it has no pre-assignable \
+                           session id, so its conversation could never be resumed. Use claude."
+            .into(),
+        _ => {
+            let names: Vec<&str> = HARNESSES.iter().map(|h| h.name()).collect();
+            match names.as_slice() {
+                [only] => format!("unknown harness; the only supported harness is {only}"),
+                all => format!(
+                    "unknown harness; the supported harnesses are {}",
+                    all.join(", ")
+                ),
+            }
+        }
     }
 }
 
@@ -140,71 +121,13 @@ pub fn new_session_id() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-/// Separates the options from a first prompt in a fresh launch's argv.
-pub const PROMPT_SEPARATOR: &str = "--";
-
-/// The harness argv after the binary: `--session-id ID` or `--resume ID`,
-/// then harness args, `--model M`, `--effort E`, and a first prompt last
-/// (after `--`).
-pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
-    let mut argv: Vec<OsString> = Vec::new();
-    match launch {
-        Launch::Fresh { session_id, .. } => argv.extend(["--session-id".into(), session_id.into()]),
-        Launch::Resume { session_id } => argv.extend(["--resume".into(), session_id.into()]),
-    }
-    argv.extend(args.harness_args.iter().map(OsString::from));
-    if let Some(model) = &args.model {
-        argv.extend(["--model".into(), model.into()]);
-    }
-    if let Some(effort) = &args.effort {
-        argv.extend(["--effort".into(), effort.into()]);
-    }
-    if let Launch::Fresh {
-        prompt: Some(prompt),
-        ..
-    } = launch
-    {
-        // `--` ends the options, so a prompt can never be read as a flag,
-        // and the prompt is told apart from harness args when argv is read back.
-        argv.push(PROMPT_SEPARATOR.into());
-        argv.push(prompt.into());
-    }
-    argv
-}
-
-/// Claude Code's project directory name for a cwd: every character that is
-/// not ASCII alphanumeric becomes `-`.
-pub fn project_dir_name(cwd: &Path) -> String {
-    cwd.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
-}
-
-/// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/<cwd mangled>/<id>.jsonl`,
-/// with `CLAUDE_CONFIG_DIR` and `HOME` as the session itself holds them.
-pub fn transcript_path(
-    config_dir: Option<&Path>,
-    home: &Path,
-    cwd: &Path,
-    session_id: &str,
-) -> PathBuf {
-    let base = match config_dir {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => home.join(".claude"),
-    };
-    base.join("projects")
-        .join(project_dir_name(cwd))
-        .join(format!("{session_id}.jsonl"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_record_name_picks_the_implementation() {
-        let claude = for_name("claude").unwrap();
+        let claude = by_name("claude").unwrap();
         assert_eq!(
             (claude.name(), claude.default_binary()),
             ("claude", "claude")
@@ -220,10 +143,21 @@ mod tests {
             claude.blocking_screen("No conversation found with session ID: abc"),
             Some(screens::BlockingScreen::NoConversation)
         );
-        assert!(for_name("cursor-agent")
-            .unwrap_err()
-            .contains("cannot be hosted"));
-        assert!(for_name("other").is_err());
+        assert!(by_name("cursor-agent").is_none());
+        assert!(refusal("cursor-agent").contains("cannot be hosted in tmux"));
+        assert!(by_name("other").is_none());
+        assert_eq!(
+            refusal("other"),
+            "unknown harness; the only supported harness is claude"
+        );
+    }
+
+    #[test]
+    fn every_harness_has_its_own_name() {
+        let mut names: Vec<&str> = HARNESSES.iter().map(|h| h.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), HARNESSES.len(), "{names:?}");
     }
 
     #[test]
@@ -236,53 +170,5 @@ mod tests {
         assert!(!is_valid_session_id("a b"));
         assert!(!is_valid_session_id(&"a".repeat(129)));
         assert!(is_valid_session_id(&"a".repeat(128)));
-    }
-
-    #[test]
-    fn argv_order() {
-        let args = LaunchArgs {
-            harness_args: vec!["--dangerously-skip-permissions".into()],
-            model: Some("opus".into()),
-            effort: Some("high".into()),
-        };
-        let fresh = harness_argv(
-            &Launch::Fresh {
-                session_id: "abc".into(),
-                prompt: Some("go".into()),
-            },
-            &args,
-        );
-        insta::assert_debug_snapshot!(fresh);
-        let resume = harness_argv(
-            &Launch::Resume {
-                session_id: "abc".into(),
-            },
-            &LaunchArgs::default(),
-        );
-        assert_eq!(
-            resume,
-            vec![OsString::from("--resume"), OsString::from("abc")]
-        );
-    }
-
-    #[test]
-    fn transcript_location() {
-        let p = transcript_path(
-            None,
-            Path::new("/home/op"),
-            Path::new("/work/octo.repo"),
-            "id1",
-        );
-        assert_eq!(
-            p,
-            Path::new("/home/op/.claude/projects/-work-octo-repo/id1.jsonl")
-        );
-        let p = transcript_path(
-            Some(Path::new("/cfg")),
-            Path::new("/home/op"),
-            Path::new("/w"),
-            "id1",
-        );
-        assert_eq!(p, Path::new("/cfg/projects/-w/id1.jsonl"));
     }
 }

@@ -16,7 +16,7 @@ use super::spawn::{attempt, AttemptError};
 use crate::apply::precheck::{check, RecordFacts};
 use crate::events::Event;
 use crate::harness::user_files::HarnessHome;
-use crate::harness::{check_supported, new_session_id, Launch};
+use crate::harness::{by_name, new_session_id, refusal, Launch};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::runner::close::kill;
@@ -112,7 +112,7 @@ fn spawn_verified(
     name: &str,
     prompt: Option<&str>,
 ) -> Result<RespawnOutcome, AttemptError> {
-    check_supported(record.harness()).map_err(AttemptError::Failed)?;
+    by_name(record.harness()).ok_or_else(|| AttemptError::Failed(refusal(record.harness())))?;
     let cwd = record
         .cwd()
         .filter(|c| c.is_absolute())

@@ -2,7 +2,7 @@
 //! the launch a person asked for, the checks made before tmux is touched,
 //! and clearing a dead session that holds the name.
 
-use crate::harness::{check_supported, LaunchArgs};
+use crate::harness::{by_name, refusal, LaunchArgs};
 use crate::observed::{fleet, Probe};
 use crate::ops::Context;
 use crate::runner::spawn::kill_session;
@@ -36,8 +36,13 @@ impl FirstLaunch {
 /// env file that parses, so a broken one is reported here rather than by a
 /// pane that dies at launch.
 pub fn check_spawnable(ctx: &Context, harness: &str, cwd: &Path) -> miette::Result<PathBuf> {
-    check_supported(harness)
-        .map_err(|e| miette::miette!(code = "the_loop::harness::unsupported", "{e}"))?;
+    by_name(harness).ok_or_else(|| {
+        miette::miette!(
+            code = "the_loop::harness::unsupported",
+            "{}",
+            refusal(harness)
+        )
+    })?;
     let canonical = std::fs::canonicalize(cwd).map_err(|e| {
         miette::miette!(
             code = "the_loop::spawn::cwd",

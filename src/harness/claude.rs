@@ -1,0 +1,157 @@
+//! Claude Code, the harness the-loop was built around: its argv, where it
+//! keeps its conversations, its hook settings and its blocking screens.
+
+use super::{hooks, screens, Harness, Launch, LaunchArgs};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+pub const CLAUDE: &str = "claude";
+
+/// Claude Code.
+#[derive(Debug)]
+pub struct ClaudeCode;
+
+pub static CLAUDE_CODE: ClaudeCode = ClaudeCode;
+
+impl Harness for ClaudeCode {
+    fn name(&self) -> &'static str {
+        CLAUDE
+    }
+    fn default_binary(&self) -> &'static str {
+        CLAUDE
+    }
+    fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
+        harness_argv(launch, args)
+    }
+    fn transcript_path(
+        &self,
+        config_dir: Option<&Path>,
+        home: &Path,
+        cwd: &Path,
+        session_id: &str,
+    ) -> PathBuf {
+        transcript_path(config_dir, home, cwd, session_id)
+    }
+    fn hook_settings(
+        &self,
+        state_root: &Path,
+        the_loop: &Path,
+        key_helper: Option<&[OsString]>,
+    ) -> std::io::Result<Vec<OsString>> {
+        hooks::write(state_root, the_loop, key_helper)
+    }
+    fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen> {
+        screens::blocking_screen(screen)
+    }
+}
+
+/// Separates the options from a first prompt in a fresh launch's argv.
+pub const PROMPT_SEPARATOR: &str = "--";
+
+/// The harness argv after the binary: `--session-id ID` or `--resume ID`,
+/// then harness args, `--model M`, `--effort E`, and a first prompt last
+/// (after `--`).
+pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = Vec::new();
+    match launch {
+        Launch::Fresh { session_id, .. } => argv.extend(["--session-id".into(), session_id.into()]),
+        Launch::Resume { session_id } => argv.extend(["--resume".into(), session_id.into()]),
+    }
+    argv.extend(args.harness_args.iter().map(OsString::from));
+    if let Some(model) = &args.model {
+        argv.extend(["--model".into(), model.into()]);
+    }
+    if let Some(effort) = &args.effort {
+        argv.extend(["--effort".into(), effort.into()]);
+    }
+    if let Launch::Fresh {
+        prompt: Some(prompt),
+        ..
+    } = launch
+    {
+        // `--` ends the options, so a prompt can never be read as a flag,
+        // and the prompt is told apart from harness args when argv is read back.
+        argv.push(PROMPT_SEPARATOR.into());
+        argv.push(prompt.into());
+    }
+    argv
+}
+
+/// Claude Code's project directory name for a cwd: every character that is
+/// not ASCII alphanumeric becomes `-`.
+pub fn project_dir_name(cwd: &Path) -> String {
+    cwd.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/<cwd mangled>/<id>.jsonl`,
+/// with `CLAUDE_CONFIG_DIR` and `HOME` as the session itself holds them.
+pub fn transcript_path(
+    config_dir: Option<&Path>,
+    home: &Path,
+    cwd: &Path,
+    session_id: &str,
+) -> PathBuf {
+    let base = match config_dir {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => home.join(".claude"),
+    };
+    base.join("projects")
+        .join(project_dir_name(cwd))
+        .join(format!("{session_id}.jsonl"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argv_order() {
+        let args = LaunchArgs {
+            harness_args: vec!["--dangerously-skip-permissions".into()],
+            model: Some("opus".into()),
+            effort: Some("high".into()),
+        };
+        let fresh = harness_argv(
+            &Launch::Fresh {
+                session_id: "abc".into(),
+                prompt: Some("go".into()),
+            },
+            &args,
+        );
+        insta::assert_debug_snapshot!(fresh);
+        let resume = harness_argv(
+            &Launch::Resume {
+                session_id: "abc".into(),
+            },
+            &LaunchArgs::default(),
+        );
+        assert_eq!(
+            resume,
+            vec![OsString::from("--resume"), OsString::from("abc")]
+        );
+    }
+
+    #[test]
+    fn transcript_location() {
+        let p = transcript_path(
+            None,
+            Path::new("/home/op"),
+            Path::new("/work/octo.repo"),
+            "id1",
+        );
+        assert_eq!(
+            p,
+            Path::new("/home/op/.claude/projects/-work-octo-repo/id1.jsonl")
+        );
+        let p = transcript_path(
+            Some(Path::new("/cfg")),
+            Path::new("/home/op"),
+            Path::new("/w"),
+            "id1",
+        );
+        assert_eq!(p, Path::new("/cfg/projects/-w/id1.jsonl"));
+    }
+}
