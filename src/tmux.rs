@@ -67,6 +67,27 @@ impl Tmux {
         self
     }
 
+    /// How long one call may take before it counts as unanswered.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// A `tmux` command with these arguments, the withheld names removed
+    /// from its environment, for a caller that keeps the client running
+    /// (the roll's control-mode client). Stdio is left to the caller.
+    pub fn command<I, S>(&self, args: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut command = Command::new(&self.program);
+        for name in &self.withheld {
+            command.env_remove(name);
+        }
+        command.args(args);
+        command
+    }
+
     /// Runs one tmux invocation (which may chain commands with `;`).
     pub fn run<I, S>(&self, args: I) -> Result<TmuxOutput, TmuxError>
     where
@@ -89,12 +110,8 @@ impl Tmux {
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         tracing::trace!(args = ?args, "tmux");
-        let mut command = Command::new(&self.program);
-        for name in &self.withheld {
-            command.env_remove(name);
-        }
-        let mut child = command
-            .args(&args)
+        let mut child = self
+            .command(&args)
             .stdin(if input.is_some() {
                 Stdio::piped()
             } else {

@@ -13,7 +13,6 @@ use super::roll::Roller;
 use crate::activity::store;
 use crate::events::{Event, Subject};
 use crate::harness::screens::{blocking_screen, BlockingScreen};
-use crate::runner::batch::run_each;
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
@@ -106,11 +105,10 @@ fn block(roller: &Roller, report: &mut SessionReport, screen: BlockingScreen) {
     }
 }
 
-/// The blocking screen each pending session's pane shows, if any, read in
-/// as few tmux clients as fit (one per wave's worth, not one per session:
-/// issue 15's bound on clients per roll holds while harnesses start). A
-/// pane whose capture failed reads as no screen. The captured text stays
-/// here.
+/// The blocking screen each pending session's pane shows, if any, read
+/// through the roll's own tmux client (issue 15's bound on clients per
+/// roll holds while harnesses start). A pane whose capture failed reads as
+/// no screen. The captured text stays here.
 fn screens_of(
     roller: &Roller,
     pending: &[usize],
@@ -129,7 +127,7 @@ fn screens_of(
                 .to_vec()
         })
         .collect();
-    let mut answers = run_each(roller.tmux.tmux(), &commands).into_iter();
+    let mut answers = roller.tmux.run_all(commands).into_iter();
     panes
         .iter()
         .map(|pane| {

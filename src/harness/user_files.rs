@@ -37,7 +37,10 @@ impl HarnessHome {
     /// decide where the session's conversations and trust keys live. Names
     /// passed through to sessions (`passthrough`) override; with no server
     /// running, the server about to be started inherits our own.
-    pub fn for_new_pane(tmux: &crate::tmux::Tmux, passthrough: &[(String, String)]) -> HarnessHome {
+    pub fn for_new_pane(
+        tmux: &dyn crate::runner::batch::Run,
+        passthrough: &[(String, String)],
+    ) -> HarnessHome {
         let mut home = HarnessHome::from_environment();
         for (name, slot) in [
             ("CLAUDE_CONFIG_DIR", &mut home.config_dir),
@@ -91,8 +94,10 @@ impl HarnessHome {
 /// `name` in the tmux server's global environment: `Some(None)` when the
 /// server holds it unset or does not have it, `None` when no server answered
 /// (then the server a spawn starts inherits our own environment).
-fn server_global(tmux: &crate::tmux::Tmux, name: &str) -> Option<Option<PathBuf>> {
-    let out = tmux.run(["show-environment", "-g", name]).ok()?;
+fn server_global(tmux: &dyn crate::runner::batch::Run, name: &str) -> Option<Option<PathBuf>> {
+    let out = tmux
+        .run_command(vec!["show-environment".into(), "-g".into(), name.into()])
+        .ok()?;
     if !out.success {
         return crate::tmux::means_no_server(&out.stderr)
             .not()

@@ -22,7 +22,7 @@ use super::residue::Markers;
 /// `'` goes in double quotes with `\`, `"` and `$` escaped. `None` for a
 /// word with a line break or another control character, which a line-based
 /// script cannot carry as it is.
-fn quote(word: &str) -> Option<String> {
+pub fn quote(word: &str) -> Option<String> {
     if word.chars().any(|c| c.is_control() && c != '\t') {
         return None;
     }

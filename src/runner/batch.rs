@@ -2,19 +2,23 @@
 //!
 //! A roll sends four tmux commands per session (provenance, remain-on-exit,
 //! `respawn-pane`, the probe). Started one client each, 100 sessions cost
-//! about 400 client processes. [`Batcher`] gathers the commands that the
-//! roll's workers send at about the same moment and sends them as one
-//! `cmd \; display -p MARK \; cmd …` sequence, so a roll costs a few clients
-//! per wave. `docs/performance.md` ("Apply: tmux clients per wave") has the
-//! measurement against a control-mode client and `source-file`.
+//! about 400 client processes. [`Batcher`] is what the roll's workers send
+//! them to. It sends each batch through the roll's one control-mode client
+//! ([`super::control`]), so a roll of any size costs one client; when no
+//! control client can be had (a refusal, or a word a command line cannot
+//! carry) it gathers the commands that the workers send at about the same
+//! moment into one `cmd \; display -p MARK \; cmd …` sequence, a few
+//! clients per wave. `docs/performance.md` ("Apply: tmux clients per
+//! wave") has the measurements.
 //!
-//! What a batch must not change: each command's own answer. A command that
-//! fails stops the rest of its sequence (tmux drops the rest of the group),
+//! What a batch must not change: each command's own answer. In a sequence
+//! a command that fails stops the rest (tmux drops the rest of the group),
 //! so the marker after each command says how far the sequence got: the
 //! commands before the failure answered, the failed one gets the client's
 //! stderr, and the rest are sent again. A client that does not answer in
 //! time makes every command it carried unanswered, never "absent".
 
+use super::control::{ControlClient, OpenError};
 use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -145,6 +149,16 @@ pub struct Batcher<'a> {
     tmux: &'a Tmux,
     state: Mutex<State>,
     answered: Condvar,
+    /// The roll's one control-mode client, opened at the first batch;
+    /// used by the leader alone.
+    control: Mutex<Control>,
+}
+
+enum Control {
+    NotYet,
+    Open(ControlClient),
+    /// Refused, timed out or ended: `\;` sequences from here on.
+    Unavailable,
 }
 
 #[derive(Default)]
@@ -161,12 +175,47 @@ impl<'a> Batcher<'a> {
             tmux,
             state: Mutex::new(State::default()),
             answered: Condvar::new(),
+            control: Mutex::new(Control::NotYet),
         }
     }
 
-    /// The tmux the batches go to, for calls that cannot be batched.
-    pub fn tmux(&self) -> &'a Tmux {
-        self.tmux
+    /// Sends one batch: through the control client while it is open,
+    /// otherwise as `\;` sequences.
+    fn send(&self, commands: &[Vec<OsString>]) -> Vec<Answer> {
+        let mut control = self.control.lock().unwrap_or_else(|e| e.into_inner());
+        if matches!(*control, Control::NotYet) {
+            *control = match ControlClient::open(self.tmux) {
+                Ok(client) => Control::Open(client),
+                Err(OpenError::TimedOut(after)) => {
+                    // The server is silent: a sequence would wait as long again.
+                    *control = Control::Unavailable;
+                    return commands
+                        .iter()
+                        .map(|_| Err(TmuxError::TimedOut(after)))
+                        .collect();
+                }
+                Err(OpenError::Refused) => Control::Unavailable,
+            };
+        }
+        if let Control::Open(client) = &mut *control {
+            if let Ok(answers) = client.run_each(commands) {
+                if !client.is_open() {
+                    *control = Control::Unavailable;
+                }
+                return answers;
+            }
+        }
+        drop(control);
+        run_each(self.tmux, commands)
+    }
+
+    /// Whether a batch's leader should wait for others: a `\;` sequence
+    /// costs a client, a control-mode line does not.
+    fn gathers(&self) -> bool {
+        !matches!(
+            *self.control.lock().unwrap_or_else(|e| e.into_inner()),
+            Control::Open(_)
+        )
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -180,22 +229,32 @@ impl Batcher<'_> {
     /// Runs `commands` in this order, in the same batch (so in one tmux
     /// client unless an earlier one fails), each answered alone.
     pub fn run_together<const N: usize>(&self, commands: [Vec<OsString>; N]) -> [Answer; N] {
+        let mut answers = self.run_all(commands.into()).into_iter();
+        std::array::from_fn(|_| {
+            answers
+                .next()
+                .unwrap_or(Err(TmuxError::Spawn("not sent".into())))
+        })
+    }
+
+    /// [`Batcher::run_together`] for any number of commands.
+    pub fn run_all(&self, commands: Vec<Vec<OsString>>) -> Vec<Answer> {
         let mut state = self.lock();
         let first = state.next_id;
-        for command in commands {
-            let id = state.next_id;
-            state.next_id += 1;
-            state.queued.push((id, command));
-        }
-        let ids: [u64; N] = std::array::from_fn(|i| first + i as u64);
+        let ids: Vec<u64> = (first..first + commands.len() as u64).collect();
+        state.next_id += commands.len() as u64;
+        state.queued.extend(ids.iter().copied().zip(commands));
         loop {
             if ids.iter().all(|id| state.answers.contains_key(id)) {
-                return ids.map(|id| {
-                    state
-                        .answers
-                        .remove(&id)
-                        .unwrap_or(Err(TmuxError::Spawn("not sent".into())))
-                });
+                return ids
+                    .iter()
+                    .map(|id| {
+                        state
+                            .answers
+                            .remove(id)
+                            .unwrap_or(Err(TmuxError::Spawn("not sent".into())))
+                    })
+                    .collect();
             }
             if state.leading {
                 state = self.answered.wait(state).unwrap_or_else(|e| e.into_inner());
@@ -203,10 +262,12 @@ impl Batcher<'_> {
             }
             state.leading = true;
             drop(state);
-            std::thread::sleep(GATHER);
+            if self.gathers() {
+                std::thread::sleep(GATHER);
+            }
             let batch = std::mem::take(&mut self.lock().queued);
             let (sent, commands): (Vec<u64>, Vec<Vec<OsString>>) = batch.into_iter().unzip();
-            let answers = run_each(self.tmux, &commands);
+            let answers = self.send(&commands);
             state = self.lock();
             state.leading = false;
             state.answers.extend(sent.into_iter().zip(answers));

@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod boot_prompt;
 pub mod close;
+pub mod control;
 pub mod deliver;
 pub mod launch;
 pub mod prelaunch;

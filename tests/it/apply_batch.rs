@@ -1,10 +1,11 @@
-//! The roll sends a wave's tmux commands through shared tmux clients
-//! (issue 15): one failed command in a batched wave must not hide the
-//! others' answers. Each session keeps its own outcome, verification and
-//! event.
+//! The roll sends its tmux commands through one control-mode client
+//! (`tmux -C`) held for the whole roll (issue 15): one failed command in the
+//! middle of a wave must not hide the others' answers, each session keeps
+//! its own outcome, verification and event, and the client's own session
+//! never outlives the roll, even when the-loop is killed.
 
 use crate::support::*;
-use crate::tmux_call_count::install_recording_tmux;
+use std::os::unix::fs::PermissionsExt;
 
 const RETIRED: &str = "xoxb-RETIRED-batch-canary-71c4";
 const ROTATED: &str = "xoxb-ROTATED-batch-canary-0d2e";
@@ -21,8 +22,7 @@ fn a_session_gone_mid_wave_fails_alone_and_the_rest_of_the_wave_rolls() {
         w.state.display()
     ));
     let sessions = w.rotated_fleet(6, RETIRED, ROTATED);
-    let log = w.root().join("tmux-calls.log");
-    install_recording_tmux(&w, &log);
+    let (log, lines) = install_control_recording_tmux(&w);
     let child = w
         .the_loop_command(&["apply", "--auto-approve", "--json", "--parallelism", "6"])
         .stdout(std::process::Stdio::piped())
@@ -85,29 +85,118 @@ fn a_session_gone_mid_wave_fails_alone_and_the_rest_of_the_wave_rolls() {
         "the gone session has no respawn event"
     );
 
-    // The failed command shared its tmux client with other sessions'
-    // commands, and the roll used fewer clients than commands.
+    // One tmux client carried the whole roll: every session's commands,
+    // the failed one among them, went as lines to the control client.
     let calls = std::fs::read_to_string(&log).unwrap();
-    // The last command sent for the gone session is the one that failed.
-    let failed_in = calls
+    let sent = std::fs::read_to_string(&lines).unwrap();
+    let clients: Vec<&str> = calls
         .lines()
-        .rfind(|l| l.contains("tl-batch-") && l.contains(&format!("={}", gone.name)))
-        .expect("the gone session's commands were sent");
+        .filter(|l| l.starts_with("tmux -C "))
+        .collect();
+    assert_eq!(clients.len(), 1, "one control client:\n{calls}");
+    for acting in ["respawn-pane", "set-option", "list-panes -s"] {
+        assert!(
+            !calls
+                .lines()
+                .any(|l| l.starts_with(&format!("tmux {acting}"))),
+            "no {acting} in a client of its own:\n{calls}"
+        );
+    }
+    for s in &sessions {
+        assert!(
+            sent.contains(&format!("'={}'", s.name)),
+            "{} was asked through the control client:\n{sent}",
+            s.name
+        );
+    }
+    let respawns = sent
+        .lines()
+        .filter(|l| l.starts_with("'respawn-pane'"))
+        .count();
+    assert!(respawns >= sessions.len() - 1, "{sent}");
     assert!(
-        rest.iter()
-            .filter(|s| s.reference != gone.reference)
-            .any(|s| [" ", ":"]
-                .iter()
-                .any(|end| failed_in.contains(&format!("={}{end}", s.name)))),
-        "batched with the rest of its wave: {failed_in}"
-    );
-    let roll: Vec<&str> = calls.lines().filter(|l| l.contains("tl-batch-")).collect();
-    let commands: usize = roll.iter().map(|l| l.matches("tl-batch-").count()).sum();
-    assert!(
-        roll.len() < commands,
-        "{} tmux clients carried {commands} commands:\n{calls}",
-        roll.len()
+        no_control_session_left(&w),
+        "the roll's own session is gone"
     );
     assert_no_canary(&out.stdout, &[RETIRED, ROTATED], "stdout");
     assert_no_canary(&out.stderr, &[RETIRED, ROTATED], "stderr");
+}
+
+/// A recording tmux: one line per invocation in the first log and, for the
+/// control client, every line it is sent in the second.
+fn install_control_recording_tmux(w: &World) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (log, lines) = (
+        w.root().join("tmux-calls.log"),
+        w.root().join("tmux-control.log"),
+    );
+    let real = real_tmux();
+    let script = format!(
+        "#!/bin/sh\nprintf 'tmux %s\\n' \"$*\" >> '{log}'\n\
+         if [ \"$1\" = -C ]; then tee -a '{lines}' | '{real}' \"$@\"; exit; fi\n\
+         exec '{real}' \"$@\"\n",
+        log = log.display(),
+        lines = lines.display(),
+        real = real.display()
+    );
+    let wrapper = w.bin_dir.join("tmux");
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (log, lines)
+}
+
+fn control_sessions(w: &World) -> Vec<String> {
+    w.tmux_ok(&["list-sessions", "-F", "#{session_name} #{session_attached}"])
+        .lines()
+        .filter(|l| l.starts_with("the-loop-roll-"))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn no_control_session_left(w: &World) -> bool {
+    control_sessions(w).is_empty()
+}
+
+/// The control client attaches to a session of its own, so no managed
+/// session counts it as an attached client (the safe-point rules would
+/// leave it alone); and that session goes with the client, even when the
+/// roll is killed outright mid-wave.
+#[test]
+fn the_control_clients_session_is_its_own_and_dies_with_a_killed_roll() {
+    let w = World::new();
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 3\n    harnessKillGraceSeconds: 3\n",
+        w.state.display()
+    ));
+    let sessions = w.rotated_fleet(3, RETIRED, ROTATED);
+    let mut child = w
+        .the_loop_command(&["apply", "--auto-approve", "--json", "--parallelism", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(
+        || !w.events_named("session.harness_terminated").is_empty(),
+        "the canary's harness is ended",
+    );
+    let control = control_sessions(&w);
+    assert_eq!(control.len(), 1, "{control:?}");
+    assert!(
+        control[0].starts_with(&format!("the-loop-roll-{} ", child.id())),
+        "named for the roll's process: {control:?}"
+    );
+    let listed = w.tmux_ok(&["list-sessions", "-F", "#{session_name} #{session_attached}"]);
+    for s in &sessions {
+        assert!(
+            listed.lines().any(|l| l == format!("{} 0", s.name)),
+            "{} has no client attached:\n{listed}",
+            s.name
+        );
+    }
+    // Killed while the canary waits for its probe: no Drop, no cleanup code.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    wait_for(
+        || no_control_session_left(&w),
+        "the control session went with its client",
+    );
 }
