@@ -5,7 +5,7 @@
 # (scripts/bench-stand-in); then the token is rotated, so every session has
 # drifted. The server is left running.
 #
-# Usage: bench-world.sh N DIR
+# Usage: bench-world.sh N DIR   (PROBE=seconds sets resumeProbeSeconds; default 2)
 # Then, to use it by hand:
 #   export HOME=DIR/home TMUX_TMPDIR=DIR/tmux PATH=DIR/bin:$PATH
 #   the-loop --config DIR/cli-config.yaml plan
@@ -35,7 +35,7 @@ env:
   deliver: [BENCH_TOKEN]
 routing:
   tmux:
-    resumeProbeSeconds: 2
+    resumeProbeSeconds: ${PROBE:-2}
 EOF
 sed '/^env:/,/deliver/d' "$dir/cli-config.yaml" >"$dir/cli-config-nodrift.yaml"
 printf 'BENCH_TOKEN=retired-0000\n' >"$dir/.env"

@@ -8,18 +8,23 @@
 # stand-in harness (scripts/bench-stand-in) and registers them, then
 # rotates the token so every session has drifted. Then it measures, with
 # hyperfine (median wall time) and /usr/bin/time (peak RSS):
-#   plan, plan --json            the-loop's drift check
+#   plan, plan --json            the-loop's drift check; plan runs side by
+#                                side with the floor (scripts/bench-floor.sh:
+#                                one `tmux list-panes -a` and every pane's
+#                                environ) in ONE hyperfine run, so their
+#                                ratio is measured under the same load
 #   naive                        scripts/bench-naive-plan.sh: one
 #                                `tmux list-panes -t` and one environ read
 #                                per session (the reporter's way)
 #   status, status-nodrift       status with and without env.file (the
 #                                difference is what the drift check adds)
-#   apply, apply-serial          roll every session (resumeProbeSeconds 2)
-#                                at the default parallelism and with
+#   apply, apply-serial          roll every session (resumeProbeSeconds PROBE)
+#                                at each APPLY_PARALLELISM and with
 #                                --parallelism 1; the token is rotated
-#                                before each run so every run rolls all N
-#   canary                       the canary's own time, from the event
-#                                timestamps of one apply run
+#                                before each run so every run rolls all N;
+#                                reported as wall time, probe, wall - probe
+#   canary                       the canary's own time, from the debug-log
+#                                timestamps of one apply run's events
 #   tmux calls                   one run of each command through a
 #                                recording tmux wrapper
 # and the startup cost: `--version` and `plan` with no sessions beside a
@@ -31,14 +36,19 @@
 #   SIZES="1 20 100 200 500"  fleet sizes for plan, status and the baseline
 #   APPLY_SIZES="1 20 100 500"  fleet sizes for apply
 #   SERIAL_SIZES="20 100"     sizes that also roll with --parallelism 1
+#   APPLY_PARALLELISM="default N"  the parallelisms apply rolls at: `default`
+#                             (no flag), a number, or N (the whole fleet in
+#                             one wave: --parallelism <fleet size>)
 #   RUNS=20  APPLY_RUNS=3     hyperfine runs per measurement
+#   PROBE=2                   the worlds' resumeProbeSeconds (issue 15 states
+#                             its 100-session target at PROBE=1)
 #   COMPARE_BIN=path          another the-loop build (say, before a change)
 #                             to roll with in the same run, for comparison
 #   COMPARE_SIZES="1 20 100"  fleet sizes COMPARE_BIN rolls (an engine that
 #                             serialises probe waits needs minutes for 500)
 #   OUT=dir                   where results go (default target/bench/<time>)
 # The results: one hyperfine JSON per measurement, calls.tsv, rss.tsv,
-# canary.tsv, machine.txt, and summary.md (scripts/bench-summary.py).
+# canary.tsv, probe.tsv, machine.txt, and summary.md (scripts/bench-summary.py).
 # Not part of `cargo test`: timings belong in benchmarks, not tests.
 set -euo pipefail
 
@@ -46,7 +56,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZES=${SIZES:-"1 20 100 200 500"}
 APPLY_SIZES=${APPLY_SIZES-"1 20 100 500"}
 SERIAL_SIZES=${SERIAL_SIZES-"20 100"}
+APPLY_PARALLELISM=${APPLY_PARALLELISM:-"default N"}
 RUNS=${RUNS:-20}
+export PROBE=${PROBE:-2}
 APPLY_RUNS=${APPLY_RUNS:-3}
 COMPARE_BIN=${COMPARE_BIN:-}
 COMPARE_SIZES=${COMPARE_SIZES-"1 20 100"}
@@ -95,6 +107,7 @@ trap cleanup EXIT
 : >"$OUT/rss.tsv"
 : >"$OUT/canary.tsv"
 : >"$OUT/load.tsv"
+: >"$OUT/probe.tsv"
 
 log() { echo "bench: $*" >&2; }
 load_note() { printf '%s\t%s\n' "$1" "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/load.tsv"; }
@@ -140,22 +153,39 @@ peak_rss() { # label n command...  (KiB, the most of 5 runs)
   printf '%s\t%s\t%s\n' "$label" "$n" "$max" >>"$OUT/rss.tsv"
 }
 
-# The canary's time, from the debug timestamps of `apply.started` and the
-# first respawn event, in seconds.
+# The canary's time: from `apply.started` to the first session's outcome
+# event (src/events/kinds.rs), by the debug log's microsecond timestamps of
+# each event line (`<time> DEBUG event line={json}`), in seconds; empty when
+# the run logged no such pair.
 canary_time() { # binary
   rotate
-  RUST_LOG=the_loop=debug "$1" --config "$CONFIG" apply --auto-approve >/dev/null 2>"$W/canary.log"
+  RUST_LOG=the_loop=debug "$1" --config "$CONFIG" apply --auto-approve >/dev/null 2>"$W/canary.log" || true
   python3 - "$W/canary.log" <<'EOF'
-import re, sys
+import json, re, sys
 from datetime import datetime
+OUTCOMES = ("session.respawned", "session.resume_failed", "env.verify_mismatch", "session.blocked")
 stamps = {}
-for line in open(sys.argv[1]):
-    m = re.match(r'(\S+)\s+DEBUG.*event="?([a-z_.]+)', line)
-    if m and m.group(2) not in stamps:
-        stamps[m.group(2)] = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
-end = min(stamps[e] for e in ("session.respawned", "session.resume_failed", "env.verify_mismatch") if e in stamps)
-print(f"{(end - stamps['apply.started']).total_seconds():.3f}")
+for line in open(sys.argv[1], errors="replace"):
+    m = re.match(r'(\S+)\s+DEBUG\b.*?\bline=(\{.*\})\s*$', line)
+    if not m:
+        continue
+    try:
+        event = json.loads(m.group(2)).get("event")
+    except ValueError:
+        continue
+    if event and event not in stamps:
+        stamps[event] = datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
+ends = [stamps[e] for e in OUTCOMES if e in stamps]
+if "apply.started" in stamps and ends:
+    print(f"{(min(ends) - stamps['apply.started']).total_seconds():.3f}")
+else:
+    print("")
 EOF
+}
+
+# The fleet size a parallelism stands for: `N` is the whole fleet.
+parallelism_of() { # value n
+  if [ "$1" = N ]; then echo "$2"; else echo "$1"; fi
 }
 
 check_clean() {
@@ -187,7 +217,8 @@ for n in $SIZES; do
   log "N=$n: spawning the fleet"
   make_world "$n"
   log "N=$n: plan, status, naive"
-  hf "plan-n$n" "$RUNS" "$BIN --config $CONFIG plan"
+  # plan and the floor side by side in one hyperfine run (same load).
+  hf "plan-n$n" "$RUNS" "$BIN --config $CONFIG plan" "$repo/scripts/bench-floor.sh"
   hf "plan-json-n$n" "$RUNS" "$BIN --config $CONFIG plan --json"
   # plan's one tmux query alone: the part of plan's time that is tmux's.
   hf "tmux-n$n" "$RUNS" "$LIST_PANES"
@@ -195,6 +226,7 @@ for n in $SIZES; do
   hf "status-n$n" "$RUNS" -i "$BIN --config $CONFIG status"
   hf "status-nodrift-n$n" "$RUNS" -i "$BIN --config $W/cli-config-nodrift.yaml status"
   count_calls plan "$n" "$BIN" --config "$CONFIG" plan
+  count_calls floor "$n" "$repo/scripts/bench-floor.sh"
   count_calls status "$n" "$BIN" --config "$CONFIG" status
   count_calls naive "$n" "$repo/scripts/bench-naive-plan.sh" "$W/state" "$W/.env"
   peak_rss plan "$n" "$BIN" --config "$CONFIG" plan
@@ -205,18 +237,30 @@ for n in $SIZES; do
     log "N=$n: apply"
     printf 'current\t%s\t%s\n' "$n" "$(canary_time "$BIN")" >>"$OUT/canary.tsv"
     check_clean "$n"
+    # The probe window each respawned session waits (the world's config).
+    printf '%s\t%s\n' "$n" "$(awk '/resumeProbeSeconds:/ {print $2}' "$CONFIG")" >>"$OUT/probe.tsv"
     # The token is rotated before every run, so each run rolls all N.
-    hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
-      --export-json "$OUT/apply-n$n.json" "$BIN --config $CONFIG apply --auto-approve" >"$OUT/apply-n$n.txt"
-    check_clean "$n"
+    for par in $APPLY_PARALLELISM; do
+      if [ "$par" = default ]; then
+        name=apply-n$n label=apply flag=""
+      else
+        p=$(parallelism_of "$par" "$n")
+        name=apply-p$p-n$n label=apply-p$p flag="--parallelism $p"
+      fi
+      hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
+        --export-json "$OUT/$name.json" "$BIN --config $CONFIG apply --auto-approve $flag" >"$OUT/$name.txt"
+      check_clean "$n"
+      rotate
+      # $flag is empty or two words.
+      count_calls "$label" "$n" "$BIN" --config "$CONFIG" apply --auto-approve $flag
+      check_clean "$n"
+    done
     if [[ " $SERIAL_SIZES " == *" $n "* ]]; then
       hyperfine --style basic --runs "$APPLY_RUNS" --prepare "$repo/scripts/bench-rotate.sh $W/.env" \
         --export-json "$OUT/apply-serial-n$n.json" \
         "$BIN --config $CONFIG apply --auto-approve --parallelism 1" >"$OUT/apply-serial-n$n.txt"
       check_clean "$n"
     fi
-    rotate
-    count_calls apply "$n" "$BIN" --config "$CONFIG" apply --auto-approve
     if [ -n "$COMPARE_BIN" ] && [[ " $COMPARE_SIZES " == *" $n "* ]]; then
       log "N=$n: apply with $COMPARE_BIN"
       printf 'compare\t%s\t%s\n' "$n" "$(canary_time "$COMPARE_BIN")" >>"$OUT/canary.tsv"
