@@ -206,7 +206,7 @@ pub fn annotate(plan: &mut Plan, entries: &[Entry]) {
 /// now and the journal entry. The record must still name the journaled
 /// conversation: if it moved on, the entry is not ours to act on.
 pub fn resumable(facts: &RecordFacts, entry: &Entry) -> Result<Resumable, String> {
-    crate::harness::by_name(&facts.harness)
+    let harness = crate::harness::by_name(&facts.harness)
         .ok_or_else(|| crate::harness::refusal(&facts.harness))?;
     let recorded = facts.session_id.as_deref().unwrap_or_default();
     if recorded != entry.harness_session_id {
@@ -228,6 +228,7 @@ pub fn resumable(facts: &RecordFacts, entry: &Entry) -> Result<Resumable, String
         ));
     }
     Ok(Resumable {
+        harness,
         session_id: recorded.to_owned(),
         cwd: entry.cwd.clone(),
         args: facts.args.clone(),

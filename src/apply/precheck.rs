@@ -1,7 +1,7 @@
 //! Before a respawn: can the recorded conversation be resumed? If not, the
 //! session is left alone entirely. A fresh conversation never replaces one.
 
-use crate::harness::{is_valid_session_id, LaunchArgs};
+use crate::harness::{is_valid_session_id, Harness, LaunchArgs};
 use crate::observed::{EnvRead, Observation, ProcessEnv};
 use crate::plan::SessionPlan;
 use crate::registry::{Registry, SessionKey};
@@ -11,6 +11,8 @@ use std::path::PathBuf;
 /// What a respawn needs from the record.
 #[derive(Debug, Clone)]
 pub struct Resumable {
+    /// The harness the record names.
+    pub harness: &'static dyn Harness,
     pub session_id: String,
     pub cwd: PathBuf,
     pub args: LaunchArgs,
@@ -66,6 +68,7 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
         ));
     }
     Ok(Resumable {
+        harness,
         session_id: session_id.to_owned(),
         cwd,
         args: facts.args.clone(),
@@ -114,12 +117,17 @@ pub fn decide(
     Some((identity, verdict))
 }
 
-/// Where the launcher finds the harness: the config's override, or `claude` on PATH.
-pub fn harness_binary(config: &crate::desired::config::Config) -> std::ffi::OsString {
+/// Where the launcher finds the harness: the config's override for it, or
+/// its own binary on PATH.
+pub fn harness_binary(
+    config: &crate::desired::config::Config,
+    harness: &dyn Harness,
+) -> std::ffi::OsString {
     config
         .routing
-        .harness_binary_claude
+        .harness(harness.name())
+        .binary
         .clone()
         .map(|p| p.into_os_string())
-        .unwrap_or_else(|| crate::harness::CLAUDE.into())
+        .unwrap_or_else(|| harness.default_binary().into())
 }

@@ -221,6 +221,7 @@ impl Roller<'_> {
             Some(EnvRead::Unverified(_)) | None => prelaunch::base_of_caller(&[]),
         };
         respawn::ready(respawn::Request {
+            harness: resumable.harness,
             config: self.config,
             events: self.events,
             subject,

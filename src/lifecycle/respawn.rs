@@ -12,7 +12,7 @@ use super::decide::{
 };
 use super::key::{Record, SessionKey};
 use super::probe::probe;
-use super::spawn::{attempt, AttemptError};
+use super::spawn::{attempt, AttemptError, Start};
 use crate::apply::precheck::{check, RecordFacts};
 use crate::events::Event;
 use crate::harness::user_files::HarnessHome;
@@ -112,7 +112,8 @@ fn spawn_verified(
     name: &str,
     prompt: Option<&str>,
 ) -> Result<RespawnOutcome, AttemptError> {
-    by_name(record.harness()).ok_or_else(|| AttemptError::Failed(refusal(record.harness())))?;
+    let harness =
+        by_name(record.harness()).ok_or_else(|| AttemptError::Failed(refusal(record.harness())))?;
     let cwd = record
         .cwd()
         .filter(|c| c.is_absolute())
@@ -150,7 +151,18 @@ fn spawn_verified(
             let launch = Launch::Resume {
                 session_id: session_id.clone(),
             };
-            match attempt(ctx, &identity, name, &cwd, launch, &args, prompt)? {
+            match attempt(
+                ctx,
+                &identity,
+                name,
+                &cwd,
+                Start {
+                    harness,
+                    launch,
+                    args: &args,
+                    prompt,
+                },
+            )? {
                 Probe::Live => {
                     return Ok(RespawnOutcome::Spawned {
                         resumed: true,
@@ -189,7 +201,18 @@ fn spawn_verified(
         session_id: session_id.clone(),
         prompt: None,
     };
-    match attempt(ctx, &identity, name, &cwd, launch, &args, prompt)? {
+    match attempt(
+        ctx,
+        &identity,
+        name,
+        &cwd,
+        Start {
+            harness,
+            launch,
+            args: &args,
+            prompt,
+        },
+    )? {
         Probe::Live => Ok(RespawnOutcome::Spawned {
             resumed: false,
             session_id,
@@ -198,7 +221,7 @@ fn spawn_verified(
         Probe::Unknown => Err(unanswered()),
         Probe::Dead | Probe::Absent => Err(AttemptError::Failed(format!(
             "the harness exited at once in a fresh conversation too; check that `{}` is installed and starts in {}",
-            crate::apply::precheck::harness_binary(&ctx.config).to_string_lossy(),
+            crate::apply::precheck::harness_binary(&ctx.config, harness).to_string_lossy(),
             cwd.display()
         ))),
     }

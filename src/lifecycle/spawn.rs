@@ -4,7 +4,7 @@
 
 use super::probe::probe;
 use crate::desired::policy::Identity;
-use crate::harness::{Launch, LaunchArgs};
+use crate::harness::{Harness, Launch, LaunchArgs};
 use crate::observed::Probe;
 use crate::ops::Context;
 use crate::runner::boot_prompt;
@@ -50,7 +50,16 @@ pub fn passthrough(ctx: &Context) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One `new-session` running the launcher with `launch`, then (after
+/// What a spawn runs: which harness, the conversation it starts or
+/// resumes, its arguments, and a first prompt.
+pub struct Start<'a> {
+    pub harness: &'static dyn Harness,
+    pub launch: Launch,
+    pub args: &'a LaunchArgs,
+    pub prompt: Option<&'a str>,
+}
+
+/// One `new-session` running the launcher with `start`, then (after
 /// `resumeProbeSeconds`) a probe. `tmux new-session -d` succeeds the moment
 /// the pane forks; a harness that cannot start exits at once, which only
 /// the probe shows.
@@ -59,10 +68,14 @@ pub fn attempt(
     identity: &Identity,
     name: &str,
     cwd: &Path,
-    launch: Launch,
-    args: &LaunchArgs,
-    prompt: Option<&str>,
+    start: Start,
 ) -> Result<Probe, AttemptError> {
+    let Start {
+        harness,
+        launch,
+        args,
+        prompt,
+    } = start;
     // The launcher refuses an env file that does not parse, so a spawn
     // with one would only leave a dead pane.
     let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
@@ -71,6 +84,7 @@ pub fn attempt(
     let passthrough = passthrough(ctx);
     let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough);
     let ready = respawn::ready(respawn::Request {
+        harness,
         config: &ctx.config,
         events: &ctx.events,
         subject: &crate::events::Subject::tmux(name),
@@ -111,24 +125,6 @@ pub fn attempt(
     Ok(state)
 }
 
-/// A first spawn (`sessions start`, `standing create`): a fresh
-/// conversation under `session_id`, which the caller has already recorded.
-pub fn first_spawn(
-    ctx: &Context,
-    key: &super::SessionKey,
-    name: &str,
-    cwd: &Path,
-    args: &LaunchArgs,
-    prompt: Option<&str>,
-    session_id: &str,
-) -> miette::Result<()> {
-    let launch = Launch::Fresh {
-        session_id: session_id.to_owned(),
-        prompt: None,
-    };
-    spawn_checked(ctx, key, name, cwd, launch, args, prompt)
-}
-
 /// One spawn of `launch` in a new session, its outcome turned into the
 /// operator's error.
 pub fn spawn_checked(
@@ -136,13 +132,11 @@ pub fn spawn_checked(
     key: &super::SessionKey,
     name: &str,
     cwd: &Path,
-    launch: Launch,
-    args: &LaunchArgs,
-    prompt: Option<&str>,
+    start: Start,
 ) -> miette::Result<()> {
     // The first prompt goes through a file the launcher reads, never through
     // tmux's argv (which the server keeps for its whole life).
-    match attempt(ctx, key, name, cwd, launch, args, prompt) {
+    match attempt(ctx, key, name, cwd, start) {
         Ok(Probe::Live) => {}
         Ok(Probe::Unknown) => ctx
             .events

@@ -2,7 +2,7 @@
 //! the launch a person asked for, the checks made before tmux is touched,
 //! and clearing a dead session that holds the name.
 
-use crate::harness::{by_name, refusal, LaunchArgs};
+use crate::harness::{by_name, refusal, Harness, LaunchArgs};
 use crate::observed::{fleet, Probe};
 use crate::ops::Context;
 use crate::runner::spawn::kill_session;
@@ -20,11 +20,11 @@ pub struct FirstLaunch {
 }
 
 impl FirstLaunch {
-    /// The launch arguments: the configured harness arguments with the
+    /// The launch arguments: the harness's configured arguments with the
     /// model and effort asked for.
-    pub fn args(&self, ctx: &Context) -> LaunchArgs {
+    pub fn args(&self, ctx: &Context, harness: &dyn Harness) -> LaunchArgs {
         LaunchArgs {
-            harness_args: ctx.config.routing.harness_args_claude.clone(),
+            harness_args: ctx.config.routing.harness(harness.name()).args.clone(),
             model: self.model.clone(),
             effort: self.effort.clone(),
         }
@@ -32,11 +32,15 @@ impl FirstLaunch {
 }
 
 /// What every first spawn checks before touching tmux: a harness that can
-/// be hosted, a working directory that exists (returned canonical), and an
-/// env file that parses, so a broken one is reported here rather than by a
-/// pane that dies at launch.
-pub fn check_spawnable(ctx: &Context, harness: &str, cwd: &Path) -> miette::Result<PathBuf> {
-    by_name(harness).ok_or_else(|| {
+/// be hosted (returned), a working directory that exists (returned
+/// canonical), and an env file that parses, so a broken one is reported
+/// here rather than by a pane that dies at launch.
+pub fn check_spawnable(
+    ctx: &Context,
+    harness: &str,
+    cwd: &Path,
+) -> miette::Result<(&'static dyn Harness, PathBuf)> {
+    let implementation = by_name(harness).ok_or_else(|| {
         miette::miette!(
             code = "the_loop::harness::unsupported",
             "{}",
@@ -60,7 +64,7 @@ pub fn check_spawnable(ctx: &Context, harness: &str, cwd: &Path) -> miette::Resu
         );
     }
     crate::desired::load_policy(&ctx.config, false)?;
-    Ok(canonical)
+    Ok((implementation, canonical))
 }
 
 /// A live occupant is never killed; a dead one is cleared and the clear verified.

@@ -66,6 +66,7 @@ mod tests {
     #[test]
     fn prompt_file_is_a_launcher_option_never_a_harness_argument() {
         let spec = LaunchSpec {
+            harness: &crate::harness::CLAUDE_CODE,
             identity: SessionKey::work_item("github:octo/repo#1").unwrap(),
             cwd: "/w".into(),
             launch: Launch::Resume {

@@ -2,7 +2,7 @@
 //! desired environment and `execvp`s the harness. Its argv holds names,
 //! refs and paths only; the values are read by the launcher from the env file.
 
-use crate::harness::{harness_argv, Launch, LaunchArgs};
+use crate::harness::{Harness, Launch, LaunchArgs};
 use crate::registry::SessionKey as Identity;
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -10,13 +10,15 @@ use std::path::PathBuf;
 /// Everything needed to start (or restart) one harness in a pane.
 #[derive(Debug, Clone)]
 pub struct LaunchSpec {
+    /// Builds the argv after the binary.
+    pub harness: &'static dyn Harness,
     pub identity: Identity,
     pub cwd: PathBuf,
     pub launch: Launch,
     pub args: LaunchArgs,
     /// Absolute path of the config the launcher will read.
     pub config_path: PathBuf,
-    /// `claude`, or the configured override.
+    /// The harness's own binary, or the configured override.
     pub harness_binary: OsString,
 }
 
@@ -38,7 +40,7 @@ impl LaunchSpec {
         }
         argv.push("--".into());
         argv.push(self.harness_binary.clone());
-        argv.extend(harness_argv(&self.launch, &self.args));
+        argv.extend(self.harness.argv(&self.launch, &self.args));
         argv
     }
 

@@ -17,7 +17,7 @@ use crate::desired::config::Config;
 use crate::desired::policy::{DesiredEnv, Identity};
 use crate::events::{EventLog, Subject};
 use crate::harness::user_files::HarnessHome;
-use crate::harness::{Launch, LaunchArgs};
+use crate::harness::{Harness, Launch, LaunchArgs};
 use crate::tmux::Tmux;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,6 +25,8 @@ use std::time::Duration;
 
 /// One launch to start again: whose, where, and what it starts from.
 pub struct Request<'a> {
+    /// The harness the record names.
+    pub harness: &'static dyn Harness,
     pub config: &'a Config,
     pub events: &'a EventLog,
     /// Who a dropped model or effort is reported for.
@@ -97,12 +99,12 @@ pub enum StartError {
 pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     let resolved = crate::harness::models::resolve(request.args, &request.config.routing.models);
     crate::harness::models::report_dropped(request.events, request.subject, &resolved.dropped);
-    let mut harness_args = crate::harness::harness_argv(&request.launch, &resolved.args);
+    let mut harness_args = request.harness.argv(&request.launch, &resolved.args);
     if let Some(text) = request.prompt {
         // The launcher appends the boot prompt to the harness's argv.
         harness_args.extend([crate::harness::PROMPT_SEPARATOR.into(), text.into()]);
     }
-    let binary = crate::apply::precheck::harness_binary(request.config);
+    let binary = crate::apply::precheck::harness_binary(request.config, request.harness);
     prelaunch::check(&Prelaunch {
         harness_binary: &binary,
         harness_args: &harness_args,
@@ -119,6 +121,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     );
     Ok(Ready {
         spec: LaunchSpec {
+            harness: request.harness,
             identity: request.identity.clone(),
             cwd: request.cwd.to_path_buf(),
             launch: request.launch,

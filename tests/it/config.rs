@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tempfile::TempDir;
 use the_loop::desired::config::{
-    self, BypassPermissions, Config, ConfigError, EnvSettings, HarnessPlugins, HarnessTrust,
-    ProblemKind, Routing, TmuxSettings, TrustScope, WebTerminal,
+    self, BypassPermissions, Config, ConfigError, EnvSettings, HarnessPlugins, HarnessSettings,
+    HarnessTrust, ProblemKind, Routing, TmuxSettings, TrustScope, WebTerminal,
 };
 
 /// A value planted where the file is wrong; no error output may contain it.
@@ -115,6 +115,8 @@ fn an_empty_file_means_every_default() {
 fn the_defaults_are_the_documented_ones() {
     let routing = Routing::default();
     assert_eq!(routing.default_harness, "claude");
+    // No harness args, and the harness's own binary on PATH.
+    assert_eq!(routing.harness("claude"), &HarnessSettings::default());
     assert!(routing.announce);
     assert_eq!(
         routing.tmux,
@@ -224,8 +226,13 @@ fn every_key_is_read() {
         config.routing,
         Routing {
             default_harness: "cursor-agent".into(),
-            harness_args_claude: vec!["--permission-mode".into(), "acceptEdits".into()],
-            harness_binary_claude: Some("/opt/claude/bin/claude".into()),
+            harnesses: BTreeMap::from([(
+                "claude".to_owned(),
+                HarnessSettings {
+                    args: vec!["--permission-mode".into(), "acceptEdits".into()],
+                    binary: Some("/opt/claude/bin/claude".into()),
+                }
+            )]),
             tmux: TmuxSettings {
                 resume_on_respawn: false,
                 resume_probe: Duration::from_millis(500),
@@ -300,8 +307,11 @@ fn relative_paths_resolve_against_the_config_directory() {
     assert_eq!(config.state_root, etc.join("state"));
     assert_eq!(config.env.file, Some(etc.join("../secrets/loop.env")));
     assert_eq!(
-        config.routing.harness_binary_claude,
-        Some(etc.join("bin/claude"))
+        config.routing.harness("claude"),
+        &HarnessSettings {
+            args: vec![],
+            binary: Some(etc.join("bin/claude")),
+        }
     );
     assert_eq!(config.routing.workspace_root, Some(etc.join("ws")));
 }
@@ -312,7 +322,7 @@ fn a_bare_binary_name_is_left_for_a_path_lookup() {
         .load("routing:\n  harnessBinary:\n    claude: claude-nightly\n")
         .unwrap();
     assert_eq!(
-        config.routing.harness_binary_claude,
+        config.routing.harness("claude").binary,
         Some(PathBuf::from("claude-nightly"))
     );
 }

@@ -68,11 +68,11 @@ pub struct Routing {
     /// (the older spelling `cursor` reads as `"cursor-agent"`). cursor-agent
     /// is accepted here and refused at spawn time.
     pub default_harness: String,
-    /// `routing.harnessArgs.claude`
-    pub harness_args_claude: Vec<String>,
-    /// `routing.harnessBinary.claude`: overrides `claude` on PATH. Absolute
-    /// when written as a path; a bare name is kept for a PATH lookup.
-    pub harness_binary_claude: Option<PathBuf>,
+    /// `routing.harnessArgs.<name>` and `routing.harnessBinary.<name>`, by
+    /// harness name (`claude`), as the YAML keys them. A harness the config
+    /// says nothing about is absent: [`Routing::harness`] gives it the
+    /// defaults.
+    pub harnesses: BTreeMap<String, HarnessSettings>,
     pub tmux: TmuxSettings,
     /// `routing.workspace.root`, absolute.
     pub workspace_root: Option<PathBuf>,
@@ -92,12 +92,36 @@ pub struct Routing {
     pub models: BTreeMap<String, Vec<String>>,
 }
 
+/// What the config says about one harness.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HarnessSettings {
+    /// `routing.harnessArgs.<name>`: placed before the-loop's own arguments.
+    pub args: Vec<String>,
+    /// `routing.harnessBinary.<name>`: overrides the harness's own binary
+    /// on PATH. Absolute when written as a path; a bare name is kept for a
+    /// PATH lookup.
+    pub binary: Option<PathBuf>,
+}
+
+/// The settings of a harness the config does not mention.
+static NO_SETTINGS: HarnessSettings = HarnessSettings {
+    args: Vec::new(),
+    binary: None,
+};
+
+impl Routing {
+    /// The settings for the harness named `name`, or the defaults when the
+    /// config gives none.
+    pub fn harness(&self, name: &str) -> &HarnessSettings {
+        self.harnesses.get(name).unwrap_or(&NO_SETTINGS)
+    }
+}
+
 impl Default for Routing {
     fn default() -> Self {
         Routing {
             default_harness: "claude".into(),
-            harness_args_claude: Vec::new(),
-            harness_binary_claude: None,
+            harnesses: BTreeMap::new(),
             tmux: TmuxSettings::default(),
             workspace_root: None,
             authorized_users: Vec::new(),

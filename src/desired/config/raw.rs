@@ -202,6 +202,15 @@ pub(super) struct RawHarnessArgs {
     pub cursor: Option<Vec<String>>,
 }
 
+impl RawHarnessArgs {
+    /// The arguments of each harness the-loop hosts, by the name the
+    /// harness registry (`crate::harness::HARNESSES`) knows it by.
+    /// cursor-agent's are left out: it is refused at spawn.
+    pub fn by_harness(self) -> [(&'static str, Option<Vec<String>>); 1] {
+        [("claude", self.claude)]
+    }
+}
+
 /// Harness executables: a path (relative to this file's directory) or a bare
 /// name looked up on PATH.
 #[derive(Deserialize, JsonSchema)]
@@ -213,6 +222,14 @@ pub(super) struct RawHarnessBinary {
     #[serde(rename = "cursor-agent")]
     #[allow(dead_code, reason = "type-checked only, as in RawHarnessArgs")]
     pub cursor_agent: Option<String>,
+}
+
+impl RawHarnessBinary {
+    /// Each hosted harness's binary, by name, as in
+    /// [`RawHarnessArgs::by_harness`].
+    pub fn by_harness(self) -> [(&'static str, Option<String>); 1] {
+        [("claude", self.claude)]
+    }
 }
 
 /// The tmux sessions that host harnesses.

@@ -7,9 +7,12 @@
 use super::de::{Names, Toggle};
 use super::error::{Located, ProblemKind};
 use super::locate::{dotted, locate, Step};
-use super::raw::{HarnessName, RawConfig, RawEnv, RawRouting, RawTmux};
+use super::raw::{
+    HarnessName, RawConfig, RawEnv, RawHarnessArgs, RawHarnessBinary, RawRouting, RawTmux,
+};
 use super::{
-    Config, EnvSettings, HarnessPlugins, HarnessTrust, Routing, TmuxSettings, WebTerminal,
+    Config, EnvSettings, HarnessPlugins, HarnessSettings, HarnessTrust, Routing, TmuxSettings,
+    WebTerminal,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -169,15 +172,7 @@ fn routing(raw: Option<RawRouting>, paths: &Paths, file: &Path) -> Result<Routin
             None | Some(HarnessName::Claude) => "claude".into(),
             Some(HarnessName::CursorAgent) => "cursor-agent".into(),
         },
-        harness_args_claude: raw
-            .harness_args
-            .and_then(|args| args.claude)
-            .unwrap_or_default(),
-        harness_binary_claude: raw
-            .harness_binary
-            .and_then(|binary| binary.claude)
-            .map(|binary| paths.program(&binary, &["routing", "harnessBinary", "claude"]))
-            .transpose()?,
+        harnesses: harnesses(raw.harness_args, raw.harness_binary, paths)?,
         tmux: tmux(raw.tmux.map(|shared| shared.0))?,
         workspace_root: raw
             .workspace
@@ -248,6 +243,31 @@ fn seconds(
                 &format!("expected a number of seconds from 0 to {}", max.as_secs()),
             )
         })
+}
+
+/// `routing.harnessArgs` and `routing.harnessBinary`, merged by harness name.
+fn harnesses(
+    args: Option<RawHarnessArgs>,
+    binaries: Option<RawHarnessBinary>,
+    paths: &Paths,
+) -> Result<BTreeMap<String, HarnessSettings>, Finding> {
+    let mut harnesses: BTreeMap<String, HarnessSettings> = BTreeMap::new();
+    for (name, args) in args.map(RawHarnessArgs::by_harness).into_iter().flatten() {
+        if let Some(args) = args {
+            harnesses.entry(name.into()).or_default().args = args;
+        }
+    }
+    for (name, binary) in binaries
+        .map(RawHarnessBinary::by_harness)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(binary) = binary {
+            let binary = paths.program(&binary, &["routing", "harnessBinary", name])?;
+            harnesses.entry(name.into()).or_default().binary = Some(binary);
+        }
+    }
+    Ok(harnesses)
 }
 
 fn harness_trust(raw: Option<Toggle<super::raw::RawHarnessTrust>>) -> HarnessTrust {

@@ -6,7 +6,7 @@ use crate::apply::precheck::{check, RecordFacts};
 use crate::harness::models::resolve;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::{Launch, LaunchArgs};
-use crate::lifecycle::spawn::{passthrough, spawn_checked};
+use crate::lifecycle::spawn::{passthrough, spawn_checked, Start};
 use crate::lifecycle::{queue, SessionKey};
 use crate::observed::{fleet, Probe};
 use crate::ops::notes::{Note, Notes};
@@ -59,7 +59,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         .harness
         .clone()
         .unwrap_or_else(|| ctx.config.routing.default_harness.clone());
-    let cwd = check_spawnable(ctx, &harness, &options.launch.cwd)?;
+    let (implementation, cwd) = check_spawnable(ctx, &harness, &options.launch.cwd)?;
     let name = reference.tmux_name();
     let key = SessionKey::WorkItem(reference.clone());
     let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
@@ -83,7 +83,10 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         clear_occupant(ctx, &name)?;
     }
 
-    let resolved = resolve(&options.launch.args(ctx), &ctx.config.routing.models);
+    let resolved = resolve(
+        &options.launch.args(ctx, implementation),
+        &ctx.config.routing.models,
+    );
     for dropped in &resolved.dropped {
         notes.note(Note::LaunchArgDropped {
             dropped: dropped.to_string(),
@@ -133,7 +136,13 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     // nobody's, its conversation never resumable by the-loop.
     ctx.registry.save_work_item(&record).map_err(unrecordable)?;
     let prompt = options.launch.prompt.as_deref();
-    if let Err(e) = spawn_checked(ctx, &key, &name, &cwd, launch, &launch_args, prompt) {
+    let start = Start {
+        harness: implementation,
+        launch,
+        args: &launch_args,
+        prompt,
+    };
+    if let Err(e) = spawn_checked(ctx, &key, &name, &cwd, start) {
         let undone = match &prior {
             Some(prior) => ctx.registry.save_work_item(prior).map(drop),
             None => ctx.registry.delete_work_item(&reference).map(drop),

@@ -2,8 +2,9 @@
 //! in a fresh conversation.
 
 use super::key;
+use crate::harness::Launch;
 use crate::lifecycle::queue;
-use crate::lifecycle::spawn::first_spawn;
+use crate::lifecycle::spawn::{spawn_checked, Start};
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
 use crate::registry::{LaunchFields, StandingRecord, Status};
@@ -28,7 +29,7 @@ pub struct Created {
 pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created> {
     let key = key(&options.name)?;
     let harness = ctx.config.routing.default_harness.clone();
-    let cwd = check_spawnable(ctx, &harness, &options.launch.cwd)?;
+    let (implementation, cwd) = check_spawnable(ctx, &harness, &options.launch.cwd)?;
     let name = key.tmux_name();
     let _turn = queue::wait_turn(&ctx.config.state_root, &name, queue::DEFAULT_WAIT)?;
     if ctx.registry.load_standing(&options.name)?.is_some() {
@@ -40,7 +41,7 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
         );
     }
     clear_occupant(ctx, &name)?;
-    let launch_args = options.launch.args(ctx);
+    let launch_args = options.launch.args(ctx, implementation);
     // Recorded before anything is spawned: a session the registry could not
     // record would run as nobody's, its conversation never resumable.
     let session_id = crate::harness::new_session_id();
@@ -61,7 +62,17 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
         )
     })?;
     let prompt = options.launch.prompt.as_deref();
-    if let Err(e) = first_spawn(ctx, &key, &name, &cwd, &launch_args, prompt, &session_id) {
+    // A fresh conversation under the id just recorded.
+    let start = Start {
+        harness: implementation,
+        launch: Launch::Fresh {
+            session_id: session_id.clone(),
+            prompt: None,
+        },
+        args: &launch_args,
+        prompt,
+    };
+    if let Err(e) = spawn_checked(ctx, &key, &name, &cwd, start) {
         if let Err(undo) = ctx.registry.delete_standing(&options.name) {
             tracing::warn!(error = %undo, "could not remove the record of a spawn that failed");
         }
