@@ -1,7 +1,7 @@
 //! Claude Code, the harness the-loop was built around: its argv, where it
 //! keeps its conversations, its hook settings and its blocking screens.
 
-use super::{hooks, screens, Harness, Launch, LaunchArgs};
+use super::{hooks, screens, Harness, Launch, LaunchArgs, ObservedLaunch};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -42,6 +42,65 @@ impl Harness for ClaudeCode {
     }
     fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen> {
         screens::blocking_screen(screen)
+    }
+    fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch> {
+        read_launch(argv)
+    }
+    fn launch_tail(&self, args: &LaunchArgs) -> Vec<String> {
+        let launch = Launch::Resume {
+            session_id: String::new(),
+        };
+        // Past `--resume ID`.
+        harness_argv(&launch, args)
+            .into_iter()
+            .skip(2)
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect()
+    }
+    fn read_args(&self, tail: &[String]) -> LaunchArgs {
+        split(tail)
+    }
+}
+
+/// Finds the-loop's launch in an argv: the words after the first
+/// `--session-id ID` or `--resume ID`. Whatever runs the harness (an
+/// interpreter, a wrapper, the launcher before its exec, the hook settings
+/// layer) comes before them.
+fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
+    let at = cmdline
+        .iter()
+        .position(|w| w == "--session-id" || w == "--resume")
+        .filter(|i| i + 1 < cmdline.len())?;
+    let fresh = cmdline[at] == "--session-id";
+    let mut tail = cmdline[at + 2..].to_vec();
+    if fresh && tail.len() >= 2 && tail[tail.len() - 2] == PROMPT_SEPARATOR {
+        tail.truncate(tail.len() - 2);
+    }
+    Some(ObservedLaunch { fresh, tail })
+}
+
+/// Splits a tail into harness args, model and effort, reading the-loop's
+/// layout from the end: `[args…] [--model M] [--effort E]`.
+fn split(tail: &[String]) -> LaunchArgs {
+    let mut words = tail.to_vec();
+    let effort = take_last_flag(&mut words, "--effort");
+    let model = take_last_flag(&mut words, "--model");
+    LaunchArgs {
+        harness_args: words,
+        model,
+        effort,
+    }
+}
+
+/// Removes a trailing `FLAG VALUE` pair and returns the value.
+fn take_last_flag(words: &mut Vec<String>, flag: &str) -> Option<String> {
+    let n = words.len();
+    if n >= 2 && words[n - 2] == flag {
+        let value = words.pop();
+        words.pop();
+        value
+    } else {
+        None
     }
 }
 
@@ -106,6 +165,38 @@ pub fn transcript_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_the_launch_behind_any_interpreter() {
+        let cases = [
+            "bash /opt/bin/claude --session-id abc --model opus -- fix-the-bug",
+            "node /usr/lib/claude/cli.js --resume abc --verbose --model opus --effort high",
+            "/usr/bin/the-loop exec --config /c.yaml --work-item github:o/r#1 -- claude --resume abc",
+            "claude --session-id abc",
+            "claude --model opus",
+            "claude --resume",
+        ];
+        let read: Vec<(&str, Option<ObservedLaunch>)> = cases
+            .iter()
+            .map(|c| {
+                let argv: Vec<String> = c.split(' ').map(String::from).collect();
+                (*c, CLAUDE_CODE.read_launch(&argv))
+            })
+            .collect();
+        insta::assert_debug_snapshot!(read);
+    }
+
+    #[test]
+    fn the_tail_is_what_argv_writes_after_the_conversation() {
+        let args = LaunchArgs {
+            harness_args: vec!["--verbose".into()],
+            model: Some("opus".into()),
+            effort: Some("high".into()),
+        };
+        let tail = CLAUDE_CODE.launch_tail(&args);
+        assert_eq!(tail, ["--verbose", "--model", "opus", "--effort", "high"]);
+        assert_eq!(CLAUDE_CODE.read_args(&tail), args);
+    }
 
     #[test]
     fn argv_order() {

@@ -8,7 +8,7 @@
 //!
 //! The flag goes right after the binary, before `--session-id` or
 //! `--resume`. Argument drift compares only the words after the
-//! conversation id (`plan::args::read_launch`), so a harness started before
+//! conversation id (`Harness::read_launch`), so a harness started before
 //! hooks existed (no `--settings`) and one started after read the same: no
 //! session shows false drift for it. The price is that a session without
 //! hooks is not rolled for lacking them; its activity is `unknown` until

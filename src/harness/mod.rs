@@ -68,6 +68,26 @@ pub trait Harness: std::fmt::Debug + Sync {
     ) -> std::io::Result<Vec<OsString>>;
     /// The known screen, if any, that stops the harness before its prompt.
     fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen>;
+    /// Reads the-loop's launch back from a running harness's argv (as
+    /// `/proc` shows it, interpreter or wrapper included); `None` when the
+    /// argv shows no launch of the-loop's. Argument drift compares what
+    /// this returns, never the raw argv.
+    fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch>;
+    /// The words [`Harness::argv`] puts after the conversation choice for
+    /// `args`: what [`ObservedLaunch::tail`] holds for an unchanged launch.
+    fn launch_tail(&self, args: &LaunchArgs) -> Vec<String>;
+    /// Splits an observed tail back into arguments, model and effort, so a
+    /// drift is shown field by field.
+    fn read_args(&self, tail: &[String]) -> LaunchArgs;
+}
+
+/// A launch as read back from a harness's argv ([`Harness::read_launch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservedLaunch {
+    /// A new conversation rather than a resumed one.
+    pub fresh: bool,
+    /// Every word after the conversation choice, less a first prompt.
+    pub tail: Vec<String>,
 }
 
 /// Every harness the-loop can host. A record's `harness` and the config's

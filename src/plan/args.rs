@@ -10,70 +10,8 @@
 
 use super::model::{ArgsChange, ArgsField};
 use crate::harness::models::Resolved;
-use crate::harness::{harness_argv, Launch, LaunchArgs, PROMPT_SEPARATOR};
+use crate::harness::{Harness, LaunchArgs, ObservedLaunch};
 use std::collections::BTreeMap;
-
-/// The launch as read back from a harness's argv.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ObservedLaunch {
-    /// Started with `--session-id` (a new conversation) rather than `--resume`.
-    pub fresh: bool,
-    /// Every word after the conversation id, less a first prompt after `--`.
-    pub tail: Vec<String>,
-}
-
-/// Finds the-loop's launch in an argv: the words after the first
-/// `--session-id ID` or `--resume ID`. Whatever runs the harness (an
-/// interpreter, a wrapper, the launcher before its exec) comes before them.
-pub fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
-    let at = cmdline
-        .iter()
-        .position(|w| w == "--session-id" || w == "--resume")
-        .filter(|i| i + 1 < cmdline.len())?;
-    let fresh = cmdline[at] == "--session-id";
-    let mut tail = cmdline[at + 2..].to_vec();
-    if fresh && tail.len() >= 2 && tail[tail.len() - 2] == PROMPT_SEPARATOR {
-        tail.truncate(tail.len() - 2);
-    }
-    Some(ObservedLaunch { fresh, tail })
-}
-
-/// The words the-loop puts after the conversation id for `args`.
-pub fn launch_tail(args: &LaunchArgs) -> Vec<String> {
-    let launch = Launch::Resume {
-        session_id: String::new(),
-    };
-    harness_argv(&launch, args)
-        .into_iter()
-        .skip(2)
-        .map(|w| w.to_string_lossy().into_owned())
-        .collect()
-}
-
-/// Splits a tail into harness args, model and effort, reading the-loop's
-/// layout from the end: `[args…] [--model M] [--effort E]`.
-fn split(tail: &[String]) -> LaunchArgs {
-    let mut words = tail.to_vec();
-    let effort = take_last_flag(&mut words, "--effort");
-    let model = take_last_flag(&mut words, "--model");
-    LaunchArgs {
-        harness_args: words,
-        model,
-        effort,
-    }
-}
-
-/// Removes a trailing `FLAG VALUE` pair and returns the value.
-fn take_last_flag(words: &mut Vec<String>, flag: &str) -> Option<String> {
-    let n = words.len();
-    if n >= 2 && words[n - 2] == flag {
-        let value = words.pop();
-        words.pop();
-        value
-    } else {
-        None
-    }
-}
 
 fn words(value: &Option<String>) -> Vec<String> {
     value.iter().cloned().collect()
@@ -81,8 +19,12 @@ fn words(value: &Option<String>) -> Vec<String> {
 
 /// What differs between the running launch and the wanted one; empty when
 /// nothing does.
-pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChange> {
-    let want_tail = launch_tail(&want.args);
+pub fn args_changes(
+    harness: &dyn Harness,
+    observed: &ObservedLaunch,
+    want: &Resolved,
+) -> Vec<ArgsChange> {
+    let want_tail = harness.launch_tail(&want.args);
     if observed.tail == want_tail {
         return Vec::new();
     }
@@ -93,10 +35,10 @@ pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChang
     if legacy_prompt {
         return Vec::new();
     }
-    let mut have = split(&observed.tail);
+    let mut have = harness.read_args(&observed.tail);
     if observed.fresh && (have.model.is_none() && have.effort.is_none()) {
         if let Some((_, rest)) = observed.tail.split_last() {
-            let without_prompt = split(rest);
+            let without_prompt = harness.read_args(rest);
             if without_prompt.model.is_some() || without_prompt.effort.is_some() {
                 have = without_prompt;
             }
@@ -156,12 +98,14 @@ pub fn args_changes(observed: &ObservedLaunch, want: &Resolved) -> Vec<ArgsChang
 /// arguments (`recorded`, resolved against the config's `models`), from
 /// its harness's argv; empty when the argv shows no launch of the-loop's.
 pub fn drift(
+    harness: &dyn Harness,
     recorded: &LaunchArgs,
     argv: &[String],
     models: &BTreeMap<String, Vec<String>>,
 ) -> Vec<ArgsChange> {
-    match read_launch(argv) {
+    match harness.read_launch(argv) {
         Some(observed) => args_changes(
+            harness,
             &observed,
             &crate::harness::models::resolve(recorded, models),
         ),
@@ -173,6 +117,7 @@ pub fn drift(
 mod tests {
     use super::*;
     use crate::harness::models::{resolve, Dropped};
+    use crate::harness::CLAUDE_CODE;
 
     fn argv(words: &str) -> Vec<String> {
         words.split(' ').map(String::from).collect()
@@ -190,47 +135,36 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_launch_behind_any_interpreter() {
-        let cases = [
-            "bash /opt/bin/claude --session-id abc --model opus -- fix-the-bug",
-            "node /usr/lib/claude/cli.js --resume abc --verbose --model opus --effort high",
-            "/usr/bin/the-loop exec --config /c.yaml --work-item github:o/r#1 -- claude --resume abc",
-            "claude --session-id abc",
-            "claude --model opus",
-            "claude --resume",
-        ];
-        let read: Vec<(&str, Option<ObservedLaunch>)> =
-            cases.iter().map(|c| (*c, read_launch(&argv(c)))).collect();
-        insta::assert_debug_snapshot!(read);
-    }
-
-    #[test]
     fn the_same_launch_is_no_change() {
         let w = want(Some("opus"), Some("high"), &["--verbose"]);
-        let resumed = read_launch(&argv(
-            "claude --resume abc --verbose --model opus --effort high",
-        ))
-        .unwrap();
-        assert_eq!(args_changes(&resumed, &w), vec![]);
-        let fresh = read_launch(&argv(
-            "claude --session-id abc --verbose --model opus --effort high -- go",
-        ))
-        .unwrap();
-        assert_eq!(args_changes(&fresh, &w), vec![]);
+        let resumed = CLAUDE_CODE
+            .read_launch(&argv(
+                "claude --resume abc --verbose --model opus --effort high",
+            ))
+            .unwrap();
+        assert_eq!(args_changes(&CLAUDE_CODE, &resumed, &w), vec![]);
+        let fresh = CLAUDE_CODE
+            .read_launch(&argv(
+                "claude --session-id abc --verbose --model opus --effort high -- go",
+            ))
+            .unwrap();
+        assert_eq!(args_changes(&CLAUDE_CODE, &fresh, &w), vec![]);
         // An older spawner's prompt, with no `--` before it.
-        let legacy = read_launch(&argv(
-            "claude --session-id abc --verbose --model opus --effort high go",
-        ))
-        .unwrap();
-        assert_eq!(args_changes(&legacy, &w), vec![]);
+        let legacy = CLAUDE_CODE
+            .read_launch(&argv(
+                "claude --session-id abc --verbose --model opus --effort high go",
+            ))
+            .unwrap();
+        assert_eq!(args_changes(&CLAUDE_CODE, &legacy, &w), vec![]);
     }
 
     #[test]
     fn differences_field_by_field() {
-        let running = read_launch(&argv(
-            "claude --resume abc --verbose --model sonnet --effort low",
-        ))
-        .unwrap();
+        let running = CLAUDE_CODE
+            .read_launch(&argv(
+                "claude --resume abc --verbose --model sonnet --effort low",
+            ))
+            .unwrap();
         let cases = [
             (
                 "another model",
@@ -256,18 +190,23 @@ mod tests {
         ];
         let changes: Vec<(&str, Vec<ArgsChange>)> = cases
             .iter()
-            .map(|(name, w)| (*name, args_changes(&running, w)))
+            .map(|(name, w)| (*name, args_changes(&CLAUDE_CODE, &running, w)))
             .collect();
         insta::assert_debug_snapshot!(changes);
     }
 
     #[test]
     fn a_legacy_prompt_is_not_read_as_an_argument() {
-        let running = read_launch(&argv(
-            "claude --session-id abc --model sonnet --effort low go",
-        ))
-        .unwrap();
-        let changes = args_changes(&running, &want(Some("opus"), Some("low"), &[]));
+        let running = CLAUDE_CODE
+            .read_launch(&argv(
+                "claude --session-id abc --model sonnet --effort low go",
+            ))
+            .unwrap();
+        let changes = args_changes(
+            &CLAUDE_CODE,
+            &running,
+            &want(Some("opus"), Some("low"), &[]),
+        );
         assert_eq!(changes.len(), 1, "{changes:?}");
         assert_eq!(changes[0].name, ArgsField::Model);
         assert_eq!(changes[0].have, vec!["sonnet".to_owned()]);
@@ -289,8 +228,10 @@ mod tests {
                 why: "not declared in routing.models (opus)".into()
             }]
         );
-        let running = read_launch(&argv("claude --resume abc --model gpt-9")).unwrap();
-        let changes = args_changes(&running, &resolved);
+        let running = CLAUDE_CODE
+            .read_launch(&argv("claude --resume abc --model gpt-9"))
+            .unwrap();
+        let changes = args_changes(&CLAUDE_CODE, &running, &resolved);
         assert_eq!(changes.len(), 1);
         assert!(changes[0].want.is_empty());
         assert_eq!(

@@ -67,8 +67,12 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
             let argv = plan
                 .pane_pid
                 .and_then(|pid| processes.get(&pid)?.argv.as_ref());
-            if let (Some(recorded), Some(argv)) = (&session.recorded_args, argv) {
-                plan.args_changes = super::args::drift(recorded, argv, policy.models());
+            // A harness the-loop cannot host has no launch of ours to read.
+            let harness = crate::harness::by_name(&session.facts.harness);
+            if let (Some(harness), Some(recorded), Some(argv)) =
+                (harness, &session.recorded_args, argv)
+            {
+                plan.args_changes = super::args::drift(harness, recorded, argv, policy.models());
                 if !plan.args_changes.is_empty() {
                     plan.action = Action::Respawn;
                 }
