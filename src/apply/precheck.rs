@@ -58,9 +58,8 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
             cwd.display()
         ));
     }
-    let home = env_path(session_env, "HOME").unwrap_or_else(|| PathBuf::from("/"));
-    let config_dir = env_path(session_env, "CLAUDE_CONFIG_DIR");
-    let transcript = harness.transcript_path(config_dir.as_deref(), &home, &cwd, session_id);
+    let env = |name: &str| env_path(session_env, name);
+    let transcript = harness.transcript_path(&env, &cwd, session_id);
     if !transcript.is_file() {
         return Err(format!(
             "unresumable: no transcript for conversation {session_id} at {}",

@@ -1,7 +1,10 @@
 //! Claude Code, the harness the-loop was built around: its argv, where it
 //! keeps its conversations, its hook settings and its blocking screens.
 
-use super::{hooks, screens, Harness, Launch, LaunchArgs, ObservedLaunch};
+use super::user_files::HarnessHome;
+use super::{hooks, prepare, screens, Harness, Launch, LaunchArgs, ObservedLaunch};
+use crate::desired::config::Config;
+use crate::events::EventLog;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -25,12 +28,14 @@ impl Harness for ClaudeCode {
     }
     fn transcript_path(
         &self,
-        config_dir: Option<&Path>,
-        home: &Path,
+        env: &dyn Fn(&str) -> Option<PathBuf>,
         cwd: &Path,
         session_id: &str,
     ) -> PathBuf {
-        transcript_path(config_dir, home, cwd, session_id)
+        // Without a home, `/`: the lookup then fails and says where it looked.
+        let home = env("HOME").unwrap_or_else(|| PathBuf::from("/"));
+        let config_dir = env("CLAUDE_CONFIG_DIR");
+        transcript_path(config_dir.as_deref(), &home, cwd, session_id)
     }
     fn hook_settings(
         &self,
@@ -59,6 +64,16 @@ impl Harness for ClaudeCode {
     }
     fn read_args(&self, tail: &[String]) -> LaunchArgs {
         split(tail)
+    }
+    fn prepare(
+        &self,
+        config: &Config,
+        home: &HarnessHome,
+        cwd: &Path,
+        args: &LaunchArgs,
+        events: &EventLog,
+    ) {
+        prepare::before_spawn(config, home, cwd, args, events)
     }
 }
 
@@ -244,5 +259,26 @@ mod tests {
             "id1",
         );
         assert_eq!(p, Path::new("/cfg/projects/-w/id1.jsonl"));
+    }
+
+    #[test]
+    fn the_transcript_follows_the_sessions_own_variables() {
+        let at = |vars: &[(&str, &str)]| {
+            let env = |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| PathBuf::from(v))
+            };
+            CLAUDE_CODE.transcript_path(&env, Path::new("/w"), "id1")
+        };
+        assert_eq!(
+            at(&[("HOME", "/home/op")]),
+            Path::new("/home/op/.claude/projects/-w/id1.jsonl")
+        );
+        assert_eq!(
+            at(&[("HOME", "/home/op"), ("CLAUDE_CONFIG_DIR", "/cfg")]),
+            Path::new("/cfg/projects/-w/id1.jsonl")
+        );
+        assert_eq!(at(&[]), Path::new("/.claude/projects/-w/id1.jsonl"));
     }
 }

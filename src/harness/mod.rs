@@ -10,6 +10,8 @@ pub mod screens;
 pub mod seed;
 pub mod user_files;
 
+use crate::desired::config::Config;
+use crate::events::EventLog;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -49,12 +51,12 @@ pub trait Harness: std::fmt::Debug + Sync {
     fn default_binary(&self) -> &'static str;
     /// The argv after the binary for a launch.
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString>;
-    /// Where a conversation's transcript lives, with the harness's own
-    /// config directory and home.
+    /// Where a conversation's transcript lives. `env` reads a variable as
+    /// the session itself holds it (its home, the harness's own config
+    /// directory): which variables matter is the harness's business.
     fn transcript_path(
         &self,
-        config_dir: Option<&Path>,
-        home: &Path,
+        env: &dyn Fn(&str) -> Option<PathBuf>,
         cwd: &Path,
         session_id: &str,
     ) -> PathBuf;
@@ -79,6 +81,18 @@ pub trait Harness: std::fmt::Debug + Sync {
     /// Splits an observed tail back into arguments, model and effort, so a
     /// drift is shown field by field.
     fn read_args(&self, tail: &[String]) -> LaunchArgs;
+    /// Prepares the harness's own files before every spawn and respawn in
+    /// `cwd` with `args` (trust, onboarding, the-loop's plugin), so the
+    /// session opens straight into work. Best-effort: a spawn never waits
+    /// on it, so a failure is said through `events`, not returned.
+    fn prepare(
+        &self,
+        config: &Config,
+        home: &user_files::HarnessHome,
+        cwd: &Path,
+        args: &LaunchArgs,
+        events: &EventLog,
+    );
 }
 
 /// A launch as read back from a harness's argv ([`Harness::read_launch`]).

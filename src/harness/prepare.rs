@@ -1,5 +1,5 @@
-//! Pre-spawn harness preparation, run before every spawn and respawn so a
-//! session opens straight into work: no trust dialog, no onboarding, no
+//! Claude Code's preparation ([`super::Harness::prepare`]), run before every
+//! spawn and respawn so a session opens straight into work: no trust dialog, no onboarding, no
 //! bypass disclaimer (when bypass mode was asked for), and the-loop's plugin
 //! enabled. Best-effort: a failure warns, emits `workspace.trust_failed`,
 //! and the spawn proceeds.
@@ -21,7 +21,7 @@ static IN_PROCESS: Mutex<()> = Mutex::new(());
 
 /// Prepares the harness's own config for a session about to start in `cwd`
 /// with `args`.
-pub fn before_spawn(
+pub(super) fn before_spawn(
     config: &Config,
     home: &HarnessHome,
     cwd: &Path,

@@ -112,7 +112,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
         desired: request.desired,
         base: request.base,
     })?;
-    crate::harness::prepare::before_spawn(
+    request.harness.prepare(
         request.config,
         request.home,
         request.cwd,

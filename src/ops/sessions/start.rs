@@ -103,13 +103,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         .any(|c| matches!(c, std::path::Component::ParentDir));
     if lexical && given_cwd != cwd {
         let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
-        crate::harness::prepare::before_spawn(
-            &ctx.config,
-            &home,
-            &given_cwd,
-            &launch_args,
-            &ctx.events,
-        );
+        implementation.prepare(&ctx.config, &home, &given_cwd, &launch_args, &ctx.events);
     }
 
     // A session under this name was announced before; its comment still holds.
