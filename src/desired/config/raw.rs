@@ -184,6 +184,17 @@ pub(super) enum HarnessName {
     CursorAgent,
 }
 
+impl HarnessName {
+    /// The name records and the harness registry use (`cursor` reads as
+    /// `cursor-agent`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HarnessName::Claude => "claude",
+            HarnessName::CursorAgent => "cursor-agent",
+        }
+    }
+}
+
 /// Extra arguments per harness, placed before the-loop's own.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

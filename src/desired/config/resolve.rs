@@ -7,9 +7,7 @@
 use super::de::{Names, Toggle};
 use super::error::{Located, ProblemKind};
 use super::locate::{dotted, locate, Step};
-use super::raw::{
-    HarnessName, RawConfig, RawEnv, RawHarnessArgs, RawHarnessBinary, RawRouting, RawTmux,
-};
+use super::raw::{RawConfig, RawEnv, RawHarnessArgs, RawHarnessBinary, RawRouting, RawTmux};
 use super::{
     Config, EnvSettings, HarnessPlugins, HarnessSettings, HarnessTrust, Routing, TmuxSettings,
     WebTerminal,
@@ -169,8 +167,8 @@ fn routing(raw: Option<RawRouting>, paths: &Paths, file: &Path) -> Result<Routin
     let defaults = Routing::default();
     Ok(Routing {
         default_harness: match raw.default_harness {
-            None | Some(HarnessName::Claude) => "claude".into(),
-            Some(HarnessName::CursorAgent) => "cursor-agent".into(),
+            Some(name) => name.name().into(),
+            None => defaults.default_harness.clone(),
         },
         harnesses: harnesses(raw.harness_args, raw.harness_binary, paths)?,
         tmux: tmux(raw.tmux.map(|shared| shared.0))?,
