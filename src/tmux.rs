@@ -67,6 +67,17 @@ impl Tmux {
         self
     }
 
+    /// Another program in tmux's place, with its own timeout: for tests of
+    /// what the-loop does with a tmux that answers slowly or not at all.
+    #[cfg(test)]
+    pub fn fake(program: &std::path::Path, timeout: Duration) -> Self {
+        Tmux {
+            program: program.into(),
+            timeout,
+            withheld: Vec::new(),
+        }
+    }
+
     /// How long one call may take before it counts as unanswered.
     pub fn timeout(&self) -> Duration {
         self.timeout

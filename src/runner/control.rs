@@ -113,8 +113,9 @@ impl ControlClient {
             "destroy-unattached".into(),
             "on".into(),
         ];
-        match client.run_each(&[option]) {
-            Ok(answers) if matches!(answers.as_slice(), [Ok(out)] if out.success) => Ok(client),
+        match client.run_each(&[option]).as_deref() {
+            Ok([Ok(out)]) if out.success => Ok(client),
+            Ok([Err(TmuxError::TimedOut(after))]) => Err(OpenError::TimedOut(*after)),
             _ => Err(OpenError::Refused),
         }
     }
@@ -139,9 +140,11 @@ impl ControlClient {
             stdin.write_all(script.as_bytes()).is_ok() && stdin.flush().is_ok()
         });
         let mut answers = Vec::with_capacity(commands.len());
-        let deadline = crate::clock::deadline(self.timeout);
+        // Silence is measured from the last answer, not from the send: a
+        // busy server (a hundred harnesses starting at once on two cores)
+        // answers a long batch slowly but steadily, and a stuck one not at all.
         while written && answers.len() < commands.len() {
-            match self.next_block(deadline, true) {
+            match self.next_block(crate::clock::deadline(self.timeout), true) {
                 Ok(block) => answers.push(Ok(answer_of(block))),
                 Err(Silence::TimedOut) => {
                     self.end();
@@ -319,6 +322,91 @@ mod tests {
     #[test]
     fn a_block_cut_off_by_the_client_leaving_is_no_answer() {
         assert!(blocks("%begin 1 5 1\npartial\n").is_empty());
+    }
+
+    /// A fake `tmux -C` that confirms its session, then answers each of its
+    /// first `answered` lines after `delay` seconds, and then no more.
+    fn fake_tmux(dir: &std::path::Path, delay: &str, answered: usize) -> Tmux {
+        use std::os::unix::fs::PermissionsExt;
+        let script = dir.join("tmux");
+        let body = format!(
+            "#!/bin/bash\nn=0\necho '%begin 1 0 0'; echo '%end 1 0 0'\n\
+             while IFS= read -r line; do\n  n=$((n+1))\n\
+             [ $n -gt {answered} ] && {{ sleep 60; exit; }}\n  sleep {delay}\n\
+             echo \"%begin 1 $n 1\"; echo \"answer $n\"; echo \"%end 1 $n 1\"\ndone\n"
+        );
+        std::fs::write(&script, body).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // A child another test thread forked while the script was open for
+        // writing holds it until it execs; running the script meanwhile
+        // fails with ETXTBSY. Run it once until it runs.
+        let settle = crate::clock::deadline(Duration::from_secs(10));
+        while let Err(err) = std::process::Command::new(&script)
+            .stdin(Stdio::null())
+            .output()
+        {
+            assert!(
+                err.raw_os_error() == Some(26) && Instant::now() < settle,
+                "{err}"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Tmux::fake(&script, Duration::from_millis(600))
+    }
+
+    fn five_commands() -> Vec<Vec<OsString>> {
+        (0..5)
+            .map(|i| vec!["display".into(), "-p".into(), i.to_string().into()])
+            .collect()
+    }
+
+    #[test]
+    fn a_slow_but_steady_server_is_waited_for_past_the_timeout_in_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0.25", 6)).unwrap();
+        // 5 answers (plus the option's) at 0.25 s each: 1.5 s in all,
+        // more than the 0.6 s timeout, never 0.6 s without an answer.
+        let answers = client.run_each(&five_commands()).unwrap();
+        let bodies: Vec<String> = answers
+            .into_iter()
+            .map(|a| a.expect("answered").stdout)
+            .collect();
+        assert_eq!(
+            bodies,
+            [
+                "answer 2\n",
+                "answer 3\n",
+                "answer 4\n",
+                "answer 5\n",
+                "answer 6\n"
+            ]
+        );
+        assert!(client.is_open());
+    }
+
+    #[test]
+    fn a_server_that_stops_answering_mid_batch_leaves_the_rest_unanswered() {
+        let dir = tempfile::tempdir().unwrap();
+        // The option and two commands are answered, then silence.
+        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0", 3)).unwrap();
+        let answers = client.run_each(&five_commands()).unwrap();
+        assert!(answers[..2]
+            .iter()
+            .all(|a| a.as_ref().is_ok_and(|out| out.success)));
+        for answer in &answers[2..] {
+            assert!(matches!(answer, Err(TmuxError::TimedOut(_))), "{answer:?}");
+        }
+        assert!(!client.is_open(), "nothing more is sent to a silent client");
+    }
+
+    #[test]
+    fn a_server_silent_from_the_start_times_out_the_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = fake_tmux(dir.path(), "0", 0);
+        assert!(matches!(
+            ControlClient::open(&tmux),
+            Err(OpenError::TimedOut(_))
+        ));
     }
 
     #[test]
