@@ -107,11 +107,24 @@ pub fn live_activities(
     state_root: &Path,
     pids: impl IntoIterator<Item = i32>,
 ) -> BTreeMap<i32, HarnessActivity> {
+    live_activities_of(state_root, pids.into_iter().map(|pid| (pid, None)))
+}
+
+/// [`live_activities`], for pids whose start time the caller already read
+/// (the observation reads it with the harness's environment, through the
+/// same `/proc/<pid>` handle): the records are matched against THAT
+/// process, not against whatever holds the pid a moment later. A pid with
+/// no start time given is read here.
+pub fn live_activities_of(
+    state_root: &Path,
+    pids: impl IntoIterator<Item = (i32, Option<u64>)>,
+) -> BTreeMap<i32, HarnessActivity> {
     let mut all = read_all(state_root);
     pids.into_iter()
-        .filter_map(|pid| {
+        .filter_map(|(pid, start)| {
             let found = all.remove(&pid)?;
-            (process_start(pid) == Some(found.start)).then_some((pid, found))
+            let start = start.or_else(|| process_start(pid));
+            (start == Some(found.start)).then_some((pid, found))
         })
         .collect()
 }
@@ -229,6 +242,21 @@ mod tests {
             !a.confirmed_resume("abc"),
             "the resume was the old process's"
         );
+    }
+
+    #[test]
+    fn a_start_time_read_with_the_environment_is_the_one_compared() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        // Pids far above pid_max: nothing runs there, so only the start
+        // time given can make their records count.
+        let (a, b, c) = (i32::MAX - 3, i32::MAX - 4, i32::MAX - 5);
+        for pid in [a, b, c] {
+            append(&dir, &rec(pid, 7, HookEvent::Stop, 1)).unwrap();
+        }
+        let live = live_activities_of(root.path(), [(a, Some(7)), (b, Some(8)), (c, None)]);
+        assert_eq!(live.keys().copied().collect::<Vec<_>>(), vec![a]);
+        assert_eq!(live[&a].activity, Activity::Idle);
     }
 
     #[test]

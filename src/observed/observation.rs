@@ -109,9 +109,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         }
         _ => None,
     };
-    let activities = crate::activity::store::live_activities(
+    // Each pid's start time as read with its environment, when it was.
+    let activities = crate::activity::store::live_activities_of(
         registry.root(),
-        live_harness_pids(&fleet, &sessions),
+        live_harness_pids(&fleet, &sessions)
+            .into_iter()
+            .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start))),
     );
     Observation {
         sessions,
