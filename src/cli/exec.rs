@@ -22,6 +22,11 @@ pub struct ExecArgs {
     work_item: Option<String>,
     #[arg(long)]
     standing: Option<String>,
+    /// The harness the record names, whose hook settings the launch gets.
+    /// A pane started before the flag existed ran Claude Code, then the only
+    /// harness, so its absence means `claude`.
+    #[arg(long = "harness", value_name = "NAME", default_value = crate::harness::CLAUDE)]
+    harness_name: String,
     /// A file holding the first prompt; appended as the harness's last
     /// argument and removed once read, so the text never sits in tmux's argv.
     #[arg(long, value_name = "FILE")]
@@ -42,6 +47,13 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         (None, Some(n)) => Identity::Standing(n),
         (None, None) => unreachable!("clap requires one"),
     };
+    let harness = crate::harness::by_name(&args.harness_name).ok_or_else(|| {
+        miette::miette!(
+            code = "the_loop::harness::unsupported",
+            "{}",
+            crate::harness::refusal(&args.harness_name)
+        )
+    })?;
     let desired = policy.desired_for(&identity);
     let (program, rest) = args
         .harness
@@ -51,7 +63,7 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
     let helper = policy
         .helper_value(crate::harness::hooks::HELPER_DELIVERED)
         .is_some();
-    command.args(hook_settings(&config, helper));
+    command.args(hook_settings(harness, &config, helper));
     command.args(rest);
     if let Some(prompt) = args
         .prompt_file
@@ -78,12 +90,14 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
 /// With `key_helper`, the layer also makes the-loop's key helper Claude
 /// Code's `apiKeyHelper` (the name itself is withheld from the environment
 /// by the desired state).
-fn hook_settings(config: &config::Config, key_helper: bool) -> Vec<OsString> {
+fn hook_settings(
+    harness: &dyn crate::harness::Harness,
+    config: &config::Config,
+    key_helper: bool,
+) -> Vec<OsString> {
     let written = std::env::current_exe().and_then(|the_loop| {
         let helper = key_helper.then(|| crate::harness::hooks::key_helper(&the_loop, &config.path));
-        // The pane's launcher starts Claude Code, the one harness a record may name.
-        use crate::harness::Harness;
-        crate::harness::CLAUDE_CODE.hook_settings(&config.state_root, &the_loop, helper.as_deref())
+        harness.hook_settings(&config.state_root, &the_loop, helper.as_deref())
     });
     match written {
         Ok(words) => words,

@@ -94,6 +94,8 @@ mod tests {
                 "/c.yaml",
                 "--work-item",
                 "github:octo/repo#1",
+                "--harness",
+                "claude",
                 "--prompt-file",
                 "/p/1.txt",
                 "--",

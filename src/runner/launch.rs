@@ -26,7 +26,9 @@ pub struct LaunchSpec {
 pub const LAUNCHER_SUBCOMMAND: &str = "exec";
 
 impl LaunchSpec {
-    /// `<the-loop> exec --config <path> --work-item <ref> -- <harness> <args…>`
+    /// `<the-loop> exec --config <path> --work-item <ref> --harness <name> --
+    /// <binary> <args…>`: the launcher adds the harness's own hook settings,
+    /// so it is told which harness it starts.
     pub fn pane_argv(&self, launcher: &std::path::Path) -> Vec<OsString> {
         let mut argv: Vec<OsString> = vec![
             launcher.into(),
@@ -38,6 +40,7 @@ impl LaunchSpec {
             Identity::WorkItem(r) => argv.extend(["--work-item".into(), r.to_string().into()]),
             Identity::Standing(n) => argv.extend(["--standing".into(), n.into()]),
         }
+        argv.extend(["--harness".into(), self.harness.name().into()]);
         argv.push("--".into());
         argv.push(self.harness_binary.clone());
         argv.extend(self.harness.argv(&self.launch, &self.args));

@@ -204,6 +204,35 @@ fn cursor_agent_is_refused_and_nothing_spawns() {
 }
 
 #[test]
+fn the_launcher_starts_only_a_harness_it_can_host() {
+    let w = World::new();
+    w.write_env("A=1\n");
+    let config = w.config_path.to_str().unwrap();
+    let exec = |harness: &[&str]| {
+        let mut argv = vec![
+            "exec",
+            "--config",
+            config,
+            "--work-item",
+            "github:octo/repo#9",
+        ];
+        argv.extend_from_slice(harness);
+        argv.extend(["--", "/bin/true"]);
+        w.the_loop(&argv)
+    };
+    // Named, and as a pane started before the flag existed says it: claude.
+    assert_eq!(exec(&["--harness", "claude"]).status.code(), Some(0));
+    assert_eq!(exec(&[]).status.code(), Some(0));
+    let refused = exec(&["--harness", "cursor-agent"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("cursor-agent cannot be hosted in tmux"),
+        "{}",
+        stderr(&refused)
+    );
+}
+
+#[test]
 fn without_an_env_file_a_spawn_is_plain() {
     let w = World::new();
     w.write_raw_config(&format!("state:\n  root: {}\n", w.state.display()));
