@@ -11,9 +11,12 @@
 //! A control client must be attached to a session, and an attached client
 //! counts in `#{session_attached}`, which the safe-point rules read. So it
 //! makes a session of its own, `the-loop-roll-<pid>`: not a managed session
-//! (no `loop-` prefix), running `sleep`, destroyed when the client leaves
-//! (`destroy-unattached`), so even a the-loop killed mid-roll leaves
-//! nothing behind.
+//! (no `loop-` prefix). The roll kills it by id when it ends. Its one pane
+//! runs a watchdog that exits once the-loop's pid is gone, so a the-loop
+//! killed mid-roll leaves it behind for a second at most: tmux ends a
+//! session whose last pane exited, the most ordinary way a session ends.
+//! Not `destroy-unattached`: tmux 3.3a's server was seen to segfault (all
+//! sessions gone) when a control client on such a session lost its stdin.
 //!
 //! A client that does not answer within the tmux timeout is ended, and
 //! every command it had not answered is unanswered: callers read
@@ -67,15 +70,21 @@ impl ControlClient {
     /// Starts the client on its own session and waits for tmux to confirm
     /// the session and its `destroy-unattached` option.
     pub fn open(tmux: &Tmux) -> Result<ControlClient, OpenError> {
-        let session = format!("the-loop-roll-{}", std::process::id());
+        let pid = std::process::id().to_string();
+        let session = format!("the-loop-roll-{pid}");
         let args = [
             "-C",
             "new-session",
+            "-P",
+            "-F",
+            "#{session_id}",
             "-s",
             session.as_str(),
             "--",
-            "sleep",
-            "2147483647",
+            "sh",
+            "-c",
+            WATCHDOG,
+            pid.as_str(),
         ];
         let mut child = tmux
             .command(args)
@@ -99,24 +108,16 @@ impl ControlClient {
             timeout: tmux.timeout(),
             broken: false,
         };
-        // The first block answers `new-session` from the argv.
+        // The first block answers `new-session` from the argv: the new
+        // session's id, which names it exactly from here on.
         let deadline = crate::clock::deadline(client.timeout);
         match client.next_block(deadline, false) {
-            Ok(block) if !block.failed => {}
-            Ok(_) | Err(Silence::Closed) => return Err(OpenError::Refused),
-            Err(Silence::TimedOut) => return Err(OpenError::TimedOut(client.timeout)),
-        }
-        // Without a target the option is set on the client's own session
-        // (a `-t` there names a pane, not a session).
-        let option = vec![
-            "set-option".into(),
-            "destroy-unattached".into(),
-            "on".into(),
-        ];
-        match client.run_each(&[option]).as_deref() {
-            Ok([Ok(out)]) if out.success => Ok(client),
-            Ok([Err(TmuxError::TimedOut(after))]) => Err(OpenError::TimedOut(*after)),
-            _ => Err(OpenError::Refused),
+            Ok(block) if !block.failed && is_session_id(block.body.trim()) => {
+                client.session = block.body.trim().to_owned();
+                Ok(client)
+            }
+            Ok(_) | Err(Silence::Closed) => Err(OpenError::Refused),
+            Err(Silence::TimedOut) => Err(OpenError::TimedOut(client.timeout)),
         }
     }
 
@@ -186,10 +187,12 @@ impl Drop for ControlClient {
     /// moment for the client to leave before it is killed.
     fn drop(&mut self) {
         if let Some(mut stdin) = self.stdin.take() {
-            let line = format!(
-                "kill-session -t {}\n",
-                quote(&format!("={}", self.session)).unwrap_or_default()
-            );
+            // By id once known; by exact name if tmux never said the id.
+            let target = match is_session_id(&self.session) {
+                true => self.session.clone(),
+                false => format!("={}", self.session),
+            };
+            let line = format!("kill-session -t {}\n", quote(&target).unwrap_or_default());
             let _ = stdin.write_all(line.as_bytes());
         }
         let deadline = crate::clock::deadline(Duration::from_secs(1));
@@ -202,6 +205,15 @@ impl Drop for ControlClient {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The control session's one pane: alive while the-loop (`$0`) is.
+const WATCHDOG: &str = "while kill -0 \"$0\" 2>/dev/null; do sleep 1; done";
+
+/// `$` and digits: a session id, which no session name can be taken for.
+fn is_session_id(text: &str) -> bool {
+    text.strip_prefix('$')
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 enum Silence {
@@ -324,13 +336,18 @@ mod tests {
         assert!(blocks("%begin 1 5 1\npartial\n").is_empty());
     }
 
-    /// A fake `tmux -C` that confirms its session, then answers each of its
-    /// first `answered` lines after `delay` seconds, and then no more.
-    fn fake_tmux(dir: &std::path::Path, delay: &str, answered: usize) -> Tmux {
+    /// A fake `tmux -C` that confirms its session (unless `answered` is
+    /// `None`), then answers each of its first `answered` lines after `delay`
+    /// seconds, and then no more.
+    fn fake_tmux(dir: &std::path::Path, delay: &str, answered: Option<usize>) -> Tmux {
+        let (handshake, answered) = match answered {
+            Some(n) => ("echo '%begin 1 0 0'; echo '$7'; echo '%end 1 0 0'", n),
+            None => ("sleep 60", 0),
+        };
         use std::os::unix::fs::PermissionsExt;
         let script = dir.join("tmux");
         let body = format!(
-            "#!/bin/bash\nn=0\necho '%begin 1 0 0'; echo '%end 1 0 0'\n\
+            "#!/bin/bash\n[ \"$1\" = -V ] && exit 0\nn=0\n{handshake}\n\
              while IFS= read -r line; do\n  n=$((n+1))\n\
              [ $n -gt {answered} ] && {{ sleep 60; exit; }}\n  sleep {delay}\n\
              echo \"%begin 1 $n 1\"; echo \"answer $n\"; echo \"%end 1 $n 1\"\ndone\n"
@@ -341,10 +358,7 @@ mod tests {
         // writing holds it until it execs; running the script meanwhile
         // fails with ETXTBSY. Run it once until it runs.
         let settle = crate::clock::deadline(Duration::from_secs(10));
-        while let Err(err) = std::process::Command::new(&script)
-            .stdin(Stdio::null())
-            .output()
-        {
+        while let Err(err) = std::process::Command::new(&script).arg("-V").output() {
             assert!(
                 err.raw_os_error() == Some(26) && Instant::now() < settle,
                 "{err}"
@@ -363,8 +377,8 @@ mod tests {
     #[test]
     fn a_slow_but_steady_server_is_waited_for_past_the_timeout_in_all() {
         let dir = tempfile::tempdir().unwrap();
-        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0.25", 6)).unwrap();
-        // 5 answers (plus the option's) at 0.25 s each: 1.5 s in all,
+        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0.25", Some(5))).unwrap();
+        // 5 answers at 0.25 s each: 1.25 s in all,
         // more than the 0.6 s timeout, never 0.6 s without an answer.
         let answers = client.run_each(&five_commands()).unwrap();
         let bodies: Vec<String> = answers
@@ -374,11 +388,11 @@ mod tests {
         assert_eq!(
             bodies,
             [
+                "answer 1\n",
                 "answer 2\n",
                 "answer 3\n",
                 "answer 4\n",
-                "answer 5\n",
-                "answer 6\n"
+                "answer 5\n"
             ]
         );
         assert!(client.is_open());
@@ -387,8 +401,8 @@ mod tests {
     #[test]
     fn a_server_that_stops_answering_mid_batch_leaves_the_rest_unanswered() {
         let dir = tempfile::tempdir().unwrap();
-        // The option and two commands are answered, then silence.
-        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0", 3)).unwrap();
+        // Two commands are answered, then silence.
+        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0", Some(2))).unwrap();
         let answers = client.run_each(&five_commands()).unwrap();
         assert!(answers[..2]
             .iter()
@@ -402,7 +416,7 @@ mod tests {
     #[test]
     fn a_server_silent_from_the_start_times_out_the_open() {
         let dir = tempfile::tempdir().unwrap();
-        let tmux = fake_tmux(dir.path(), "0", 0);
+        let tmux = fake_tmux(dir.path(), "0", None);
         assert!(matches!(
             ControlClient::open(&tmux),
             Err(OpenError::TimedOut(_))

@@ -61,6 +61,12 @@ fn audit(w: &World, moment: &str) {
             &format!("a tmux argv ({moment}): {:?}", argv.first()),
         );
     }
+    // A roll's commands travel as lines to its control-mode client.
+    assert_no_canary(
+        &std::fs::read(w.tmux_control_log()).unwrap_or_default(),
+        CANARIES,
+        &format!("a line sent to a tmux control client ({moment})"),
+    );
     let server = w.server_pid().expect("a server runs");
     assert_no_canary(
         &std::fs::read(format!("/proc/{server}/cmdline")).unwrap(),
@@ -168,7 +174,7 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         Some(ROTATED_DELIVERED)
     );
     let respawn = w
-        .tmux_invocations()
+        .tmux_control_commands()
         .into_iter()
         .find(|argv| argv[0] == "respawn-pane")
         .expect("apply respawned through tmux");
@@ -192,9 +198,8 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
         assert_no_canary(&out.stderr, CANARIES, &format!("{args:?} stderr"));
     }
     audit(&w, "after restart, scrub, plan, status and list");
-    // Every command of each invocation: a roll sends the commands of a wave
-    // as one `cmd ; cmd` sequence (the provenance listing carries the
-    // remain-on-exit option).
+    // Every command of each invocation (a `cmd ; cmd` sequence is several),
+    // and every line a roll sent to its control-mode client.
     let kinds: Vec<String> = w
         .tmux_invocations()
         .into_iter()
@@ -202,6 +207,11 @@ fn no_argv_holds_a_value_across_spawn_apply_restart_delivery_and_the_launcher() 
             let starts = std::iter::once(0).chain((1..argv.len()).filter(|&i| argv[i - 1] == ";"));
             starts.map(|i| argv[i].clone()).collect::<Vec<_>>()
         })
+        .chain(
+            w.tmux_control_commands()
+                .into_iter()
+                .map(|words| words[0].clone()),
+        )
         .collect();
     println!(
         "argv audit: {} tmux commands and {} pane processes checked",

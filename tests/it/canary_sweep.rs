@@ -480,6 +480,10 @@ fn haystacks(b: &Built, out: &std::process::Output) -> Vec<(String, Vec<u8>)> {
             argv.join("\u{1f}").into_bytes(),
         ));
     }
+    found.push((
+        "the lines sent to tmux control clients".to_owned(),
+        std::fs::read(w.tmux_control_log()).unwrap_or_default(),
+    ));
     if b.tmux_reachable {
         if let Some(server) = w.server_pid() {
             found.push((

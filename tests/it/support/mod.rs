@@ -791,15 +791,25 @@ impl World {
         self.root().join("tmux-argv.log")
     }
 
+    /// Where the wrapper copies every line sent to a control-mode client
+    /// (`tmux -C`, the roll's one client): the commands a roll sends.
+    pub fn tmux_control_log(&self) -> PathBuf {
+        self.root().join("tmux-control.log")
+    }
+
     /// Puts a `tmux` on PATH, ahead of the real one, that appends its argv to
     /// [`World::tmux_argv_log`] and then execs the real tmux, so every tmux
-    /// invocation (the one that starts the server included) is recorded.
+    /// invocation (the one that starts the server included) is recorded. A
+    /// control-mode client's stdin is copied to [`World::tmux_control_log`].
     pub fn install_tmux_wrapper(&self) -> PathBuf {
         let log = self.tmux_argv_log();
         let script = format!(
-            "#!/bin/sh\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{}'\nexec '{}' \"$@\"\n",
-            log.display(),
-            real_tmux().display()
+            "#!/bin/sh\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{log}'\n\
+             if [ \"$1\" = -C ]; then tee -a '{control}' | '{real}' \"$@\"; exit; fi\n\
+             exec '{real}' \"$@\"\n",
+            log = log.display(),
+            control = self.tmux_control_log().display(),
+            real = real_tmux().display()
         );
         let wrapper = self.bin_dir.join("tmux");
         std::fs::write(&wrapper, script).unwrap();
@@ -822,6 +832,13 @@ impl World {
     }
 
     /// The argv of every recorded tmux invocation, in order.
+    /// Every command sent to a control-mode client, as its words (each line
+    /// of [`World::tmux_control_log`], unquoted as tmux's parser reads it).
+    pub fn tmux_control_commands(&self) -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(self.tmux_control_log()).unwrap_or_default();
+        text.lines().map(tmux_words).collect()
+    }
+
     pub fn tmux_invocations(&self) -> Vec<Vec<String>> {
         let text = std::fs::read(self.tmux_argv_log()).unwrap_or_default();
         text.split(|b| *b == 0x1e)
@@ -966,4 +983,45 @@ pub fn subcommand_paths() -> Vec<Vec<String>> {
     let root = <the_loop::cli::Cli as clap::CommandFactory>::command();
     walk(&root, &[], &mut out);
     out
+}
+
+/// The words of one tmux command line as the-loop quotes them: `'…'`
+/// literally, `"…"` with `\\`, `\"` and `\$` escaped, anything else up to a space.
+pub fn tmux_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    while let Some(&c) = chars.peek() {
+        if c == ' ' {
+            chars.next();
+            continue;
+        }
+        let mut word = String::new();
+        match c {
+            '\'' => {
+                chars.next();
+                word.extend(chars.by_ref().take_while(|&c| c != '\''));
+            }
+            '"' => {
+                chars.next();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        c => word.push(c),
+                    }
+                }
+            }
+            _ => {
+                while let Some(&c) = chars.peek() {
+                    if c == ' ' {
+                        break;
+                    }
+                    word.push(c);
+                    chars.next();
+                }
+            }
+        }
+        words.push(word);
+    }
+    words
 }
