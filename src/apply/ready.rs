@@ -56,6 +56,10 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             else {
                 return true;
             };
+            if exited(pid) {
+                resume_failed_late(roller, report);
+                return false;
+            }
             let confirmed = store::read_one(root, pid).confirmed_resume(id)
                 && store::process_start(pid).is_some();
             if confirmed {
@@ -88,6 +92,37 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     for i in pending {
         reports[i].conversation = Some(Conversation::Unconfirmed);
     }
+}
+
+/// Whether the new process is gone (or a zombie tmux has not reaped yet).
+/// A pid reused meanwhile reads as alive: the session is then only
+/// `unconfirmed`, as it would have been.
+/// A process this cannot see (a restricted `/proc`) counts as alive.
+fn exited(pid: i32) -> bool {
+    use nix::{errno::Errno, sys::signal::kill, unistd::Pid};
+    kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
+        || crate::observed::proc_env::ProcStat::read(&crate::observed::proc_env::proc_root(), pid)
+            .is_some_and(|stat| stat.is_zombie())
+}
+
+/// The harness was live at the probe and exited before it reported its
+/// resume: on a loaded machine the launcher can still be starting when the
+/// probe looks, and a resume that fails (no conversation, a refused
+/// resume) ends the harness only then. Not a restart.
+fn resume_failed_late(roller: &Roller, report: &mut SessionReport) {
+    let reason = "the harness exited after the probe, before it reported its resume: \
+                  the conversation did not resume"
+        .to_owned();
+    roller.events.emit(Event::SessionResumeFailed {
+        subject: Subject::planned(report.reference.clone(), report.standing.clone())
+            .target(&report.tmux_target),
+        reason: reason.clone(),
+        resumed: None,
+        fresh_started: false,
+    });
+    report.outcome = Outcome::ResumeFailed;
+    report.detail = Some(reason);
+    report.conversation = None;
 }
 
 /// Says in the session's report, and in an event, that its harness

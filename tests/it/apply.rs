@@ -234,6 +234,32 @@ fn a_failed_resume_is_reported_and_no_fresh_conversation_is_started() {
     assert!(events.contains("session.resume_failed"));
 }
 
+/// A harness live at the probe that exits before it reports its resume
+/// (a launcher slow to start on a loaded machine, then a resume that
+/// fails) is a failed resume, not a restart: readiness watches the new
+/// process until it reports.
+#[test]
+fn a_resume_that_fails_after_the_probe_is_reported_as_failed() {
+    let (w, sessions) = rotated_world(1);
+    let s = &sessions[0];
+    std::fs::write(w.transcript(s), "{\"test\":\"exit-after-probe\"}\n").unwrap();
+    let out = w.the_loop(&["sessions", "restart", &s.reference, "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let report = json(&out);
+    let session = session_in(&report, &s.reference);
+    assert_eq!(session["outcome"], "resume_failed", "{session}");
+    assert!(
+        session["detail"]
+            .as_str()
+            .unwrap()
+            .contains("exited after the probe"),
+        "{session}"
+    );
+    assert!(w.pane(&s.name).expect("kept by remain-on-exit").dead);
+    let failed = w.events_named("session.resume_failed");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+}
+
 #[test]
 fn a_mismatch_exits_1_naming_the_names_and_fingerprints() {
     let (w, sessions) = rotated_world(1);
