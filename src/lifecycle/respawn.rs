@@ -146,23 +146,27 @@ fn spawn_verified(
         Err("routing.tmux.resumeOnRespawn is off".into())
     };
 
+    // The resume and, if it fails, the fresh start differ only in the launch.
+    let start = |launch| {
+        attempt(
+            ctx,
+            &identity,
+            name,
+            &cwd,
+            Start {
+                harness,
+                launch,
+                args: &args,
+                prompt,
+            },
+        )
+    };
     let resume_failure = match resumable {
         Ok(session_id) => {
             let launch = Launch::Resume {
                 session_id: session_id.clone(),
             };
-            match attempt(
-                ctx,
-                &identity,
-                name,
-                &cwd,
-                Start {
-                    harness,
-                    launch,
-                    args: &args,
-                    prompt,
-                },
-            )? {
+            match start(launch)? {
                 Probe::Live => {
                     return Ok(RespawnOutcome::Spawned {
                         resumed: true,
@@ -201,18 +205,7 @@ fn spawn_verified(
         session_id: session_id.clone(),
         prompt: None,
     };
-    match attempt(
-        ctx,
-        &identity,
-        name,
-        &cwd,
-        Start {
-            harness,
-            launch,
-            args: &args,
-            prompt,
-        },
-    )? {
+    match start(launch)? {
         Probe::Live => Ok(RespawnOutcome::Spawned {
             resumed: false,
             session_id,

@@ -800,12 +800,14 @@ impl World {
     /// Puts a `tmux` on PATH, ahead of the real one, that appends its argv to
     /// [`World::tmux_argv_log`] and then execs the real tmux, so every tmux
     /// invocation (the one that starts the server included) is recorded. A
-    /// control-mode client's stdin is copied to [`World::tmux_control_log`].
+    /// control-mode client's stdin is copied to [`World::tmux_control_log`];
+    /// tmux itself is still what the-loop started (`exec`), so a client
+    /// the-loop ends never outlives it.
     pub fn install_tmux_wrapper(&self) -> PathBuf {
         let log = self.tmux_argv_log();
         let script = format!(
-            "#!/bin/sh\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{log}'\n\
-             if [ \"$1\" = -C ]; then tee -a '{control}' | '{real}' \"$@\"; exit; fi\n\
+            "#!/bin/bash\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{log}'\n\
+             if [ \"$1\" = -C ]; then exec '{real}' \"$@\" < <(exec tee -a '{control}'); fi\n\
              exec '{real}' \"$@\"\n",
             log = log.display(),
             control = self.tmux_control_log().display(),
