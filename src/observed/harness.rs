@@ -64,7 +64,7 @@ pub fn read_process(pid: i32, launcher: Option<&Path>) -> Result<HarnessProcess,
         Err(reason) => return Ok(HarnessProcess::of_env(EnvRead::Unverified(reason))),
     };
     let argv = process.cmdline().ok();
-    if is_launcher(&process, argv.as_deref(), launcher) {
+    if is_launcher(&process, argv.as_deref(), launcher) || not_yet_exec(&process) {
         return Err(StillLauncher);
     }
     Ok(HarnessProcess {
@@ -79,6 +79,20 @@ pub fn read_process_or_unverified(pid: i32, launcher: Option<&Path>) -> HarnessP
     read_process(pid, launcher).unwrap_or_else(|StillLauncher| {
         HarnessProcess::of_env(EnvRead::Unverified(STILL_LAUNCHER.into()))
     })
+}
+
+/// A pane's process between tmux's fork and its exec of the launcher is
+/// still an image of its parent, the tmux server, and shows the server's
+/// own environment: on a loaded machine a probe can land in that gap, and
+/// reading it would report the server's environment as the harness's.
+fn not_yet_exec(process: &ProcessDir) -> bool {
+    let Some(parent) = process.stat().map(|stat| stat.parent) else {
+        return false;
+    };
+    match (process.executable(), proc_env::executable(parent)) {
+        (Ok(own), Ok(parents)) => own == parents,
+        _ => false,
+    }
 }
 
 /// The launcher is recognised by its image (this binary) or, when another
@@ -154,5 +168,35 @@ mod tests {
             super::proc_env::ProcStat::parse(&stat).map(|s| s.start)
         );
         assert!(me.start.is_some_and(|ticks| ticks > 0));
+    }
+
+    /// A child forked and not yet exec'd (tmux's, before it runs the pane's
+    /// command) is not read as a harness: a Python process forks one that
+    /// sleeps on in its parent's image.
+    #[test]
+    fn a_child_not_yet_execd_is_not_read_as_a_harness() {
+        let script = "import os, sys, time\npid = os.fork()\nif pid == 0:\n    time.sleep(30)\n    os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)\n";
+        let mut parent = std::process::Command::new("python3")
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(parent.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let child: i32 = line.trim().parse().unwrap();
+        let read = read_process(child, None);
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(child),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = parent.kill();
+        let _ = parent.wait();
+        assert_eq!(read.map(|_| ()), Err(StillLauncher));
+        // The parent itself (python3 under this test binary) is read.
+        assert!(read_process(std::process::id() as i32, None).is_ok());
     }
 }

@@ -40,21 +40,13 @@ fn world_with_residue() -> Setup {
     // The one place this test puts a value in an argv on purpose: the
     // argv layer is what it checks.
     let mut cmd = std::process::Command::new("tmux");
-    cmd.env_remove("TMUX")
-        .env("TMUX_TMPDIR", &w.tmux_tmpdir)
-        .env("HOME", &w.home)
-        .env("SLACK_BOT_TOKEN", RETIRED)
+    // The world's own environment (its PATH finds the stand-in harness, not
+    // a real `claude` the machine may have), plus the values under test.
+    w.configure_tmux(&mut cmd);
+    cmd.env("SLACK_BOT_TOKEN", RETIRED)
         .env("DELIVERED_TOKEN", DELIVERED);
     let started = cmd
-        .args([
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-s",
-            "keepalive",
-            "-e",
-        ])
+        .args(["new-session", "-d", "-s", "keepalive", "-e"])
         .arg(format!("ARGV_TOKEN={ARGV_VALUE}"))
         .args(["sleep", "100000"])
         .status()
