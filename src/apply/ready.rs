@@ -56,7 +56,7 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             else {
                 return true;
             };
-            if exited(pid) {
+            if crate::runner::signal::has_exited(pid) {
                 resume_failed_late(roller, report);
                 return false;
             }
@@ -94,21 +94,11 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     }
 }
 
-/// Whether the new process is gone (or a zombie tmux has not reaped yet).
-/// A pid reused meanwhile reads as alive: the session is then only
-/// `unconfirmed`, as it would have been.
-/// A process this cannot see (a restricted `/proc`) counts as alive.
-fn exited(pid: i32) -> bool {
-    use nix::{errno::Errno, sys::signal::kill, unistd::Pid};
-    kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH)
-        || crate::observed::proc_env::ProcStat::read(&crate::observed::proc_env::proc_root(), pid)
-            .is_some_and(|stat| stat.is_zombie())
-}
-
 /// The harness was live at the probe and exited before it reported its
 /// resume: on a loaded machine the launcher can still be starting when the
 /// probe looks, and a resume that fails (no conversation, a refused
-/// resume) ends the harness only then. Not a restart.
+/// resume) ends the harness only then. Not a restart. (A pid reused
+/// meanwhile reads as alive: the session is then only `unconfirmed`.)
 fn resume_failed_late(roller: &Roller, report: &mut SessionReport) {
     let reason = "the harness exited after the probe, before it reported its resume: \
                   the conversation did not resume"

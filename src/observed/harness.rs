@@ -64,13 +64,15 @@ pub fn read_process(pid: i32, launcher: Option<&Path>) -> Result<HarnessProcess,
         Err(reason) => return Ok(HarnessProcess::of_env(EnvRead::Unverified(reason))),
     };
     let argv = process.cmdline().ok();
-    if is_launcher(&process, argv.as_deref(), launcher) || not_yet_exec(&process) {
+    let stat = process.stat();
+    let parent = stat.as_ref().map(|stat| stat.parent);
+    if is_launcher(&process, argv.as_deref(), launcher) || not_yet_exec(&process, parent) {
         return Err(StillLauncher);
     }
     Ok(HarnessProcess {
         env: process.environ(),
         argv,
-        start: process.stat().map(|stat| stat.start),
+        start: stat.map(|stat| stat.start),
     })
 }
 
@@ -85,8 +87,8 @@ pub fn read_process_or_unverified(pid: i32, launcher: Option<&Path>) -> HarnessP
 /// still an image of its parent, the tmux server, and shows the server's
 /// own environment: on a loaded machine a probe can land in that gap, and
 /// reading it would report the server's environment as the harness's.
-fn not_yet_exec(process: &ProcessDir) -> bool {
-    let Some(parent) = process.stat().map(|stat| stat.parent) else {
+fn not_yet_exec(process: &ProcessDir, parent: Option<i32>) -> bool {
+    let Some(parent) = parent else {
         return false;
     };
     match (process.executable(), proc_env::executable(parent)) {

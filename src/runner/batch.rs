@@ -184,18 +184,19 @@ impl<'a> Batcher<'a> {
     fn send(&self, commands: &[Vec<OsString>]) -> Vec<Answer> {
         let mut control = self.control.lock().unwrap_or_else(|e| e.into_inner());
         if matches!(*control, Control::NotYet) {
-            *control = match ControlClient::open(self.tmux) {
-                Ok(client) => Control::Open(client),
-                Err(OpenError::TimedOut(after)) => {
-                    // The server is silent: a sequence would wait as long again.
-                    *control = Control::Unavailable;
-                    return commands
-                        .iter()
-                        .map(|_| Err(TmuxError::TimedOut(after)))
-                        .collect();
-                }
-                Err(OpenError::Refused) => Control::Unavailable,
+            let (opened, silent_for) = match ControlClient::open(self.tmux) {
+                Ok(client) => (Control::Open(client), None),
+                Err(OpenError::TimedOut(after)) => (Control::Unavailable, Some(after)),
+                Err(OpenError::Refused) => (Control::Unavailable, None),
             };
+            *control = opened;
+            if let Some(after) = silent_for {
+                // The server is silent: a sequence would wait as long again.
+                return commands
+                    .iter()
+                    .map(|_| Err(TmuxError::TimedOut(after)))
+                    .collect();
+            }
         }
         if let Control::Open(client) = &mut *control {
             if let Ok(answers) = client.run_each(commands) {

@@ -68,7 +68,7 @@ pub struct ControlClient {
 
 impl ControlClient {
     /// Starts the client on its own session and waits for tmux to confirm
-    /// the session and its `destroy-unattached` option.
+    /// it with the session's id.
     pub fn open(tmux: &Tmux) -> Result<ControlClient, OpenError> {
         let pid = std::process::id().to_string();
         let session = format!("the-loop-roll-{pid}");
@@ -183,8 +183,8 @@ impl ControlClient {
 }
 
 impl Drop for ControlClient {
-    /// Kills its own session (and so its `sleep`), closes stdin, and waits a
-    /// moment for the client to leave before it is killed.
+    /// Kills its own session (and so its watchdog), closes stdin, and waits
+    /// a moment for the client to leave before it is killed.
     fn drop(&mut self) {
         if let Some(mut stdin) = self.stdin.take() {
             // By id once known; by exact name if tmux never said the id.

@@ -80,10 +80,7 @@ impl ProcessHandle {
                 let ready = poll(&mut fds, Some(&now)).unwrap_or(0);
                 !(ready > 0 && fds[0].revents().contains(PollFlags::IN))
             }
-            None => {
-                !matches!(kill(Pid::from_raw(self.pid), None), Err(Errno::ESRCH))
-                    && !is_zombie(self.pid)
-            }
+            None => !has_exited(self.pid),
         }
     }
 
@@ -99,6 +96,12 @@ impl ProcessHandle {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Whether `pid` is gone, or a zombie its parent has not reaped yet. A
+/// process that cannot be seen otherwise (a restricted `/proc`) is alive.
+pub fn has_exited(pid: i32) -> bool {
+    matches!(kill(Pid::from_raw(pid), None), Err(Errno::ESRCH)) || is_zombie(pid)
 }
 
 fn is_zombie(pid: i32) -> bool {

@@ -9,18 +9,19 @@ use crate::support::*;
 const RETIRED: &str = "xoxb-RETIRED-batch-canary-71c4";
 const ROTATED: &str = "xoxb-ROTATED-batch-canary-0d2e";
 
+/// `n` sessions born on the retired token, then the rotation; probes wait
+/// `probe_seconds`, long enough to act while the canary waits.
+fn rotated_world(n: usize, probe_seconds: &str) -> (World, Vec<LegacySession>) {
+    World::rotated_with_probe(n, probe_seconds, RETIRED, ROTATED)
+}
+
 /// A session renamed between the plan and its wave: its provenance check
 /// fails in the middle of a batched sequence, and every other session of
 /// the wave still rolls and verifies on its new process.
 #[test]
 fn a_session_gone_mid_wave_fails_alone_and_the_rest_of_the_wave_rolls() {
-    let w = World::new();
     // A 2 s probe: the canary's wait is the window to kill a session in.
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 2\n    harnessKillGraceSeconds: 3\n",
-        w.state.display()
-    ));
-    let sessions = w.rotated_fleet(6, RETIRED, ROTATED);
+    let (w, sessions) = rotated_world(6, "2");
     w.install_tmux_wrapper();
     let child = w
         .the_loop_command(&["apply", "--auto-approve", "--json", "--parallelism", "6"])
@@ -142,12 +143,7 @@ fn no_control_session_left(w: &World) -> bool {
 /// it, and tmux 3.3a's server segfaulted about once in ten kills here.)
 #[test]
 fn the_control_clients_session_is_its_own_and_dies_with_a_killed_roll() {
-    let w = World::new();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 3\n    harnessKillGraceSeconds: 3\n",
-        w.state.display()
-    ));
-    let sessions = w.rotated_fleet(3, RETIRED, ROTATED);
+    let (w, sessions) = rotated_world(3, "3");
     let mut child = w
         .the_loop_command(&["apply", "--auto-approve", "--json", "--parallelism", "1"])
         .stdout(std::process::Stdio::null())

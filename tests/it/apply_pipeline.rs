@@ -11,13 +11,7 @@ const ROTATED: &str = "xoxb-ROTATED-pipeline-canary-c86b";
 /// `n` sessions born on the retired token, then the rotation; probes wait
 /// `probe_seconds`.
 fn rotated_world(n: usize, probe_seconds: &str) -> (World, Vec<LegacySession>) {
-    let w = World::new();
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: {probe_seconds}\n    harnessKillGraceSeconds: 3\n",
-        w.state.display()
-    ));
-    let sessions = w.rotated_fleet(n, RETIRED, ROTATED);
-    (w, sessions)
+    World::rotated_with_probe(n, probe_seconds, RETIRED, ROTATED)
 }
 
 /// Index of the first event line naming `event` for `reference`.

@@ -952,6 +952,23 @@ impl Drop for HungSocket {
 }
 
 impl World {
+    /// A world whose roll probes after `probe_seconds` (a 3 s kill grace),
+    /// holding [`World::rotated_fleet`]'s `n` sessions.
+    pub fn rotated_with_probe(
+        n: usize,
+        probe_seconds: &str,
+        retired: &str,
+        rotated: &str,
+    ) -> (World, Vec<LegacySession>) {
+        let w = World::new();
+        w.write_raw_config(&format!(
+            "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: {probe_seconds}\n    harnessKillGraceSeconds: 3\n",
+            w.state.display()
+        ));
+        let sessions = w.rotated_fleet(n, retired, rotated);
+        (w, sessions)
+    }
+
     /// The reporter's situation: a tmux server frozen on `retired`, `n`
     /// sessions (`github:octo/repo#1` to `#n`) born on it, then `rotated`
     /// written to the env file.
