@@ -95,10 +95,14 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// at the furthest deadline it can hold (halving until one fits) instead of
 /// panicking: `Instant + Duration` overflowed once after a SIGTERM was sent.
 pub fn deadline(wait: Duration) -> Instant {
-    let now = Instant::now();
+    deadline_from(Instant::now(), wait)
+}
+
+/// `start + wait`, checked as [`deadline`] is.
+pub fn deadline_from(start: Instant, wait: Duration) -> Instant {
     let mut wait = wait;
     loop {
-        if let Some(at) = now.checked_add(wait) {
+        if let Some(at) = start.checked_add(wait) {
             return at;
         }
         wait /= 2;

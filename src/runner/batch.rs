@@ -3,12 +3,13 @@
 //! A roll sends four tmux commands per session (provenance, remain-on-exit,
 //! `respawn-pane`, the probe). Started one client each, 100 sessions cost
 //! about 400 client processes. [`Batcher`] is what the roll's workers send
-//! them to. It sends each batch through the roll's one control-mode client
-//! ([`super::control`]), so a roll of any size costs one client; when no
-//! control client can be had (a refusal, or a word a command line cannot
-//! carry) it gathers the commands that the workers send at about the same
-//! moment into one `cmd \; display -p MARK \; cmd …` sequence, a few
-//! clients per wave. `docs/performance.md` ("Apply: tmux clients per
+//! them to. Each worker writes its commands to the roll's one control-mode
+//! client ([`super::control`]) and is answered as soon as tmux has run
+//! them, so a roll of any size costs one client and no worker waits for
+//! another's commands. When no control client can be had (a refusal, or a
+//! word a command line cannot carry) it gathers the commands that the
+//! workers send at about the same moment into one
+//! `cmd \; display -p MARK \; cmd …` sequence, a few clients per wave. `docs/performance.md` ("Apply: tmux clients per
 //! wave") has the measurements.
 //!
 //! What a batch must not change: each command's own answer. In a sequence
@@ -18,11 +19,11 @@
 //! stderr, and the rest are sent again. A client that does not answer in
 //! time makes every command it carried unanswered, never "absent".
 
-use super::control::{ControlClient, OpenError};
+use super::control::{ControlClient, NotSent, OpenError};
 use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// tmux refuses a command sequence longer than one message to its server
@@ -141,22 +142,23 @@ fn split_answers(out: &TmuxOutput, marker: &dyn Fn(usize) -> String, count: usiz
     answers
 }
 
-/// Gathers the commands of concurrent callers into shared tmux clients.
-/// The first caller to find no batch in flight leads: it waits [`GATHER`],
-/// takes every command queued by then, runs them and hands each caller its
+/// Sends the commands of concurrent callers through shared tmux clients:
+/// the roll's control client, or else `\;` sequences, where the first
+/// caller to find no batch in flight leads: it waits [`GATHER`], takes
+/// every command queued by then, runs them and hands each caller its
 /// answer. Commands queued while a batch runs go in the next one.
 pub struct Batcher<'a> {
     tmux: &'a Tmux,
     state: Mutex<State>,
     answered: Condvar,
-    /// The roll's one control-mode client, opened at the first batch;
-    /// used by the leader alone.
+    /// The roll's one control-mode client, opened at the first call and
+    /// shared by every caller.
     control: Mutex<Control>,
 }
 
 enum Control {
     NotYet,
-    Open(ControlClient),
+    Open(Arc<ControlClient>),
     /// Refused, timed out or ended: `\;` sequences from here on.
     Unavailable,
 }
@@ -179,44 +181,30 @@ impl<'a> Batcher<'a> {
         }
     }
 
-    /// Sends one batch: through the control client while it is open,
-    /// otherwise as `\;` sequences.
-    fn send(&self, commands: &[Vec<OsString>]) -> Vec<Answer> {
+    /// The roll's control client, opened at the first call; `Err` with
+    /// how long tmux was silent when it did not answer the open, `Ok(None)`
+    /// when there is none (refused, or ended since): `\;` sequences then.
+    fn control(&self) -> Result<Option<Arc<ControlClient>>, Duration> {
         let mut control = self.control.lock().unwrap_or_else(|e| e.into_inner());
         if matches!(*control, Control::NotYet) {
             let (opened, silent_for) = match ControlClient::open(self.tmux) {
-                Ok(client) => (Control::Open(client), None),
+                Ok(client) => (Control::Open(Arc::new(client)), None),
                 Err(OpenError::TimedOut(after)) => (Control::Unavailable, Some(after)),
                 Err(OpenError::Refused) => (Control::Unavailable, None),
             };
             *control = opened;
             if let Some(after) = silent_for {
-                // The server is silent: a sequence would wait as long again.
-                return commands
-                    .iter()
-                    .map(|_| Err(TmuxError::TimedOut(after)))
-                    .collect();
+                return Err(after);
             }
         }
-        if let Control::Open(client) = &mut *control {
-            if let Ok(answers) = client.run_each(commands) {
-                if !client.is_open() {
-                    *control = Control::Unavailable;
-                }
-                return answers;
+        match &*control {
+            Control::Open(client) if client.is_open() => Ok(Some(Arc::clone(client))),
+            Control::Open(_) => {
+                *control = Control::Unavailable;
+                Ok(None)
             }
+            _ => Ok(None),
         }
-        drop(control);
-        run_each(self.tmux, commands)
-    }
-
-    /// Whether a batch's leader should wait for others: a `\;` sequence
-    /// costs a client, a control-mode line does not.
-    fn gathers(&self) -> bool {
-        !matches!(
-            *self.control.lock().unwrap_or_else(|e| e.into_inner()),
-            Control::Open(_)
-        )
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -238,8 +226,30 @@ impl Batcher<'_> {
         })
     }
 
-    /// [`Batcher::run_together`] for any number of commands.
+    /// [`Batcher::run_together`] for any number of commands. Through the
+    /// control client each caller sends its own lines and returns as soon
+    /// as they are answered; otherwise callers are gathered into `\;`
+    /// sequences.
     pub fn run_all(&self, commands: Vec<Vec<OsString>>) -> Vec<Answer> {
+        match self.control() {
+            Ok(Some(client)) => match client.run_each(&commands) {
+                Ok(answers) => answers,
+                // A line break in a word: argv carries it.
+                Err(NotSent::Unwritable) => run_each(self.tmux, &commands),
+            },
+            // The server is silent: a sequence would wait as long again.
+            Err(after) => commands
+                .iter()
+                .map(|_| Err(TmuxError::TimedOut(after)))
+                .collect(),
+            Ok(None) => self.gathered(commands),
+        }
+    }
+
+    /// Runs `commands` in the next `\;` sequence: the first caller to find
+    /// none in flight leads, waits [`GATHER`] for others, and hands each
+    /// caller its answers.
+    fn gathered(&self, commands: Vec<Vec<OsString>>) -> Vec<Answer> {
         let mut state = self.lock();
         let first = state.next_id;
         let ids: Vec<u64> = (first..first + commands.len() as u64).collect();
@@ -263,12 +273,10 @@ impl Batcher<'_> {
             }
             state.leading = true;
             drop(state);
-            if self.gathers() {
-                std::thread::sleep(GATHER);
-            }
+            std::thread::sleep(GATHER);
             let batch = std::mem::take(&mut self.lock().queued);
             let (sent, commands): (Vec<u64>, Vec<Vec<OsString>>) = batch.into_iter().unzip();
-            let answers = self.send(&commands);
+            let answers = run_each(self.tmux, &commands);
             state = self.lock();
             state.leading = false;
             state.answers.extend(sent.into_iter().zip(answers));

@@ -18,26 +18,28 @@
 //! Not `destroy-unattached`: tmux 3.3a's server was seen to segfault (all
 //! sessions gone) when a control client on such a session lost its stdin.
 //!
+//! The roll's workers write their lines as they reach them and each is
+//! woken by its own answers ([`wire`]), so one session's pane is probed a
+//! probe window after tmux respawned it, not after the whole wave was.
+//!
 //! A client that does not answer within the tmux timeout is ended, and
 //! every command it had not answered is unanswered: callers read
 //! "unknown", never "absent". Later batches go back to `\;` sequences.
 
+mod blocks;
+mod wire;
+
 use super::batch::Answer;
 use crate::observed::script::quote;
-use crate::tmux::{Tmux, TmuxError, TmuxOutput};
+use crate::tmux::{Tmux, TmuxError};
+use blocks::{read_blocks, Block};
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-/// One command's block: its output, or its error.
-struct Block {
-    /// `%begin`'s flags: 1 for a command read from this client's stdin.
-    from_stdin: bool,
-    failed: bool,
-    body: String,
-}
+use wire::{Ended, Wire};
 
 /// Why a batch did not go through the control client.
 #[derive(Debug, PartialEq, Eq)]
@@ -56,14 +58,19 @@ pub enum OpenError {
     Refused,
 }
 
+/// Shared by the roll's workers: each writes its own lines and waits for
+/// its own answers.
 pub struct ControlClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    blocks: Receiver<Block>,
+    child: Mutex<Child>,
+    /// Held while a caller writes its lines, so the lines of one call stay
+    /// together and in the order of their ids.
+    stdin: Mutex<Option<ChildStdin>>,
+    wire: Arc<Wire>,
     session: String,
-    timeout: Duration,
-    /// Ended or silent: nothing more is sent through it.
-    broken: bool,
+}
+
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl ControlClient {
@@ -101,92 +108,98 @@ impl ControlClient {
         let (tx, blocks) = mpsc::channel();
         std::thread::spawn(move || read_blocks(BufReader::new(stdout), &tx));
         let mut client = ControlClient {
-            child,
-            stdin: Some(stdin),
-            blocks,
+            child: Mutex::new(child),
+            stdin: Mutex::new(Some(stdin)),
+            wire: Arc::new(Wire::new(tmux.timeout())),
             session,
-            timeout: tmux.timeout(),
-            broken: false,
         };
         // The first block answers `new-session` from the argv: the new
         // session's id, which names it exactly from here on.
-        let deadline = crate::clock::deadline(client.timeout);
-        match client.next_block(deadline, false) {
+        match first_block(&blocks, crate::clock::deadline(tmux.timeout())) {
             Ok(block) if !block.failed && is_session_id(block.body.trim()) => {
                 client.session = block.body.trim().to_owned();
-                Ok(client)
             }
-            Ok(_) | Err(Silence::Closed) => Err(OpenError::Refused),
-            Err(Silence::TimedOut) => Err(OpenError::TimedOut(client.timeout)),
+            Ok(_) | Err(RecvTimeoutError::Disconnected) => return Err(OpenError::Refused),
+            Err(RecvTimeoutError::Timeout) => return Err(OpenError::TimedOut(tmux.timeout())),
         }
+        let wire = Arc::clone(&client.wire);
+        std::thread::spawn(move || route(&blocks, &wire));
+        Ok(client)
     }
 
     /// False once the client ended or went silent.
     pub fn is_open(&self) -> bool {
-        !self.broken
+        self.wire.ended().is_none()
     }
 
-    /// Sends `commands`, one line each, and reads each one's answer.
-    pub fn run_each(&mut self, commands: &[Vec<OsString>]) -> Result<Vec<Answer>, NotSent> {
+    /// Sends `commands`, one line each, and waits for each one's answer.
+    /// Other callers may send theirs meanwhile; each gets its own.
+    pub fn run_each(&self, commands: &[Vec<OsString>]) -> Result<Vec<Answer>, NotSent> {
         let mut script = String::new();
         for command in commands {
             script.push_str(&command_line(command).ok_or(NotSent::Unwritable)?);
             script.push('\n');
         }
-        let closed = || Err(TmuxError::Spawn("the tmux control client ended".into()));
-        if self.broken {
-            return Ok(commands.iter().map(|_| closed()).collect());
-        }
-        let written = self.stdin.as_mut().is_some_and(|stdin| {
-            stdin.write_all(script.as_bytes()).is_ok() && stdin.flush().is_ok()
-        });
-        let mut answers = Vec::with_capacity(commands.len());
-        // Silence is measured from the last answer, not from the send: a
-        // busy server (a hundred harnesses starting at once on two cores)
-        // answers a long batch slowly but steadily, and a stuck one not at all.
-        while written && answers.len() < commands.len() {
-            match self.next_block(crate::clock::deadline(self.timeout), true) {
-                Ok(block) => answers.push(Ok(answer_of(block))),
-                Err(Silence::TimedOut) => {
-                    self.end();
-                    answers.resize_with(commands.len(), || Err(TmuxError::TimedOut(self.timeout)));
-                }
-                Err(Silence::Closed) => break,
+        let ids = {
+            let mut stdin = locked(&self.stdin);
+            let Some(ids) = stdin.as_ref().and(self.wire.take_ids(commands.len())) else {
+                let closed = || Err(TmuxError::Spawn("the tmux control client ended".into()));
+                return Ok(commands.iter().map(|_| closed()).collect());
+            };
+            let written = stdin.as_mut().is_some_and(|stdin| {
+                stdin.write_all(script.as_bytes()).is_ok() && stdin.flush().is_ok()
+            });
+            if !written {
+                self.wire.end(Ended::Closed);
             }
-        }
-        if answers.len() < commands.len() {
+            ids
+        };
+        let (answers, found_silent) = self.wire.wait(&ids);
+        if found_silent || !self.is_open() {
             self.end();
-            answers.resize_with(commands.len(), closed);
         }
         Ok(answers)
     }
 
-    /// The next block (of a command read from stdin, when `from_stdin`).
-    fn next_block(&mut self, deadline: Instant, from_stdin: bool) -> Result<Block, Silence> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.blocks.recv_timeout(left) {
-                Ok(block) if block.from_stdin == from_stdin => return Ok(block),
-                Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) => return Err(Silence::TimedOut),
-                Err(RecvTimeoutError::Disconnected) => return Err(Silence::Closed),
-            }
+    /// Ends the client: what it had not answered stays unanswered.
+    fn end(&self) {
+        self.wire.end(Ended::Closed);
+        // The child first: a writer blocked on a full pipe holds `stdin`
+        // until the child's end breaks the pipe.
+        {
+            let mut child = locked(&self.child);
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        *locked(&self.stdin) = None;
+    }
+}
+
+/// The first block of the client's output, from its argv.
+fn first_block(blocks: &Receiver<Block>, deadline: Instant) -> Result<Block, RecvTimeoutError> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match blocks.recv_timeout(left)? {
+            block if !block.from_stdin => return Ok(block),
+            _ => continue,
         }
     }
+}
 
-    fn end(&mut self) {
-        self.broken = true;
-        self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// Hands each answer to a line from stdin to whoever waits for it, until
+/// the client's output ends.
+fn route(blocks: &Receiver<Block>, wire: &Wire) {
+    for block in blocks.iter().filter(|b| b.from_stdin) {
+        wire.deliver(block);
     }
+    wire.end(Ended::Closed);
 }
 
 impl Drop for ControlClient {
     /// Kills its own session (and so its watchdog), closes stdin, and waits
     /// a moment for the client to leave before it is killed.
     fn drop(&mut self) {
-        if let Some(mut stdin) = self.stdin.take() {
+        if let Some(mut stdin) = locked(&self.stdin).take() {
             // By id once known; by exact name if tmux never said the id.
             let target = match is_session_id(&self.session) {
                 true => self.session.clone(),
@@ -195,15 +208,16 @@ impl Drop for ControlClient {
             let line = format!("kill-session -t {}\n", quote(&target).unwrap_or_default());
             let _ = stdin.write_all(line.as_bytes());
         }
+        let child = self.child.get_mut().unwrap_or_else(|e| e.into_inner());
         let deadline = crate::clock::deadline(Duration::from_secs(1));
         while Instant::now() < deadline {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if matches!(child.try_wait(), Ok(Some(_))) {
                 return;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -214,11 +228,6 @@ const WATCHDOG: &str = "while kill -0 \"$0\" 2>/dev/null; do sleep 1; done";
 fn is_session_id(text: &str) -> bool {
     text.strip_prefix('$')
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
-
-enum Silence {
-    TimedOut,
-    Closed,
 }
 
 /// One command as a control-mode line; `None` when a word cannot be
@@ -235,106 +244,9 @@ fn command_line(command: &[OsString]) -> Option<String> {
     Some(words?.join(" "))
 }
 
-fn answer_of(block: Block) -> TmuxOutput {
-    if block.failed {
-        TmuxOutput {
-            success: false,
-            stdout: String::new(),
-            stderr: block.body.trim().to_owned(),
-        }
-    } else {
-        TmuxOutput {
-            success: true,
-            stdout: block.body,
-            stderr: String::new(),
-        }
-    }
-}
-
-/// Splits the client's output into blocks; notifications (`%output`,
-/// `%sessions-changed`, …) come only between blocks and are skipped. A
-/// block ends at `%end` or `%error` with the same time, number and flags
-/// as its `%begin`, so an output line that starts with `%` (a pane id) is
-/// never read as the end.
-fn read_blocks(mut reader: impl BufRead, tx: &mpsc::Sender<Block>) {
-    let mut open: Option<(String, String)> = None; // (the %begin's tail, body)
-    let mut raw = Vec::new();
-    loop {
-        raw.clear();
-        match reader.read_until(b'\n', &mut raw) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let line = String::from_utf8_lossy(&raw);
-        let line = line.strip_suffix('\n').unwrap_or(&line);
-        match &mut open {
-            None => {
-                if let Some(tail) = line.strip_prefix("%begin ") {
-                    open = Some((tail.to_owned(), String::new()));
-                }
-            }
-            Some((tail, body)) => {
-                let failed = match line.split_once(' ') {
-                    Some(("%end", rest)) if rest == tail => false,
-                    Some(("%error", rest)) if rest == tail => true,
-                    _ => {
-                        body.push_str(line);
-                        body.push('\n');
-                        continue;
-                    }
-                };
-                let from_stdin = tail.rsplit(' ').next().is_some_and(|flags| flags == "1");
-                let body = std::mem::take(body);
-                open = None;
-                if tx
-                    .send(Block {
-                        from_stdin,
-                        failed,
-                        body,
-                    })
-                    .is_err()
-                {
-                    return;
-                }
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn blocks(output: &str) -> Vec<(bool, bool, String)> {
-        let (tx, rx) = mpsc::channel();
-        read_blocks(output.as_bytes(), &tx);
-        drop(tx);
-        rx.iter()
-            .map(|b| (b.from_stdin, b.failed, b.body))
-            .collect()
-    }
-
-    #[test]
-    fn each_block_is_one_answer_and_notifications_between_them_are_skipped() {
-        let output = "%begin 1 264 0\n%end 1 264 0\n%window-add @1\n%sessions-changed\n\
-                      %begin 1 270 1\n%3 4242 0\n%end 1 264 0\n%4 4243 1\n%end 1 270 1\n\
-                      %output %1 x\n%begin 1 271 1\ncan't find session: =gone\n%error 1 271 1\n\
-                      %begin 1 272 1\n%end 1 272 1\n%exit\n";
-        assert_eq!(
-            blocks(output),
-            vec![
-                (false, false, String::new()),
-                (true, false, "%3 4242 0\n%end 1 264 0\n%4 4243 1\n".into()),
-                (true, true, "can't find session: =gone\n".into()),
-                (true, false, String::new()),
-            ]
-        );
-    }
-
-    #[test]
-    fn a_block_cut_off_by_the_client_leaving_is_no_answer() {
-        assert!(blocks("%begin 1 5 1\npartial\n").is_empty());
-    }
 
     /// A fake `tmux -C` that confirms its session (unless `answered` is
     /// `None`), then answers each of its first `answered` lines after `delay`
@@ -344,15 +256,21 @@ mod tests {
             Some(n) => ("echo '%begin 1 0 0'; echo '$7'; echo '%end 1 0 0'", n),
             None => ("sleep 60", 0),
         };
-        use std::os::unix::fs::PermissionsExt;
-        let script = dir.join("tmux");
         let body = format!(
-            "#!/bin/bash\n[ \"$1\" = -V ] && exit 0\nn=0\n{handshake}\n\
-             while IFS= read -r line; do\n  n=$((n+1))\n\
+            "while IFS= read -r line; do\n  n=$((n+1))\n\
              [ $n -gt {answered} ] && {{ sleep 60; exit; }}\n  sleep {delay}\n\
              echo \"%begin 1 $n 1\"; echo \"answer $n\"; echo \"%end 1 $n 1\"\ndone\n"
         );
-        std::fs::write(&script, body).unwrap();
+        script_tmux(dir, handshake, &body, Duration::from_millis(600))
+    }
+
+    /// A `tmux` script that says its version, runs `handshake` and then
+    /// `body` (with `n=0`).
+    fn script_tmux(dir: &std::path::Path, handshake: &str, body: &str, timeout: Duration) -> Tmux {
+        use std::os::unix::fs::PermissionsExt;
+        let script = dir.join("tmux");
+        let text = format!("#!/bin/bash\n[ \"$1\" = -V ] && exit 0\nn=0\n{handshake}\n{body}");
+        std::fs::write(&script, text).unwrap();
         std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         // A child another test thread forked while the script was open for
         // writing holds it until it execs; running the script meanwhile
@@ -365,7 +283,7 @@ mod tests {
             );
             std::thread::sleep(Duration::from_millis(5));
         }
-        Tmux::fake(&script, Duration::from_millis(600))
+        Tmux::fake(&script, timeout)
     }
 
     fn five_commands() -> Vec<Vec<OsString>> {
@@ -377,7 +295,7 @@ mod tests {
     #[test]
     fn a_slow_but_steady_server_is_waited_for_past_the_timeout_in_all() {
         let dir = tempfile::tempdir().unwrap();
-        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0.25", Some(5))).unwrap();
+        let client = ControlClient::open(&fake_tmux(dir.path(), "0.25", Some(5))).unwrap();
         // 5 answers at 0.25 s each: 1.25 s in all,
         // more than the 0.6 s timeout, never 0.6 s without an answer.
         let answers = client.run_each(&five_commands()).unwrap();
@@ -402,7 +320,7 @@ mod tests {
     fn a_server_that_stops_answering_mid_batch_leaves_the_rest_unanswered() {
         let dir = tempfile::tempdir().unwrap();
         // Two commands are answered, then silence.
-        let mut client = ControlClient::open(&fake_tmux(dir.path(), "0", Some(2))).unwrap();
+        let client = ControlClient::open(&fake_tmux(dir.path(), "0", Some(2))).unwrap();
         let answers = client.run_each(&five_commands()).unwrap();
         assert!(answers[..2]
             .iter()
@@ -411,6 +329,45 @@ mod tests {
             assert!(matches!(answer, Err(TmuxError::TimedOut(_))), "{answer:?}");
         }
         assert!(!client.is_open(), "nothing more is sent to a silent client");
+    }
+
+    /// A fake `tmux -C` that answers each line with its own words, after
+    /// 2 s for a line that says `slow` and 0.2 s for any other.
+    fn echoing_tmux(dir: &std::path::Path) -> Tmux {
+        let body = "while IFS= read -r line; do\n  n=$((n+1))\n\
+                    case $line in *slow*) sleep 2 ;; *) sleep 0.2 ;; esac\n\
+                    echo \"%begin 1 $n 1\"; echo \"$line\"; echo \"%end 1 $n 1\"\ndone\n";
+        let handshake = "echo '%begin 1 0 0'; echo '$7'; echo '%end 1 0 0'";
+        script_tmux(dir, handshake, body, Duration::from_secs(5))
+    }
+
+    #[test]
+    fn each_caller_gets_its_own_answers_as_soon_as_they_come() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = echoing_tmux(dir.path());
+        let client = ControlClient::open(&tmux).unwrap();
+        let command = |word: &str| vec![OsString::from("display"), "-p".into(), word.into()];
+        let started = Instant::now();
+        let (fast, slow) = std::thread::scope(|scope| {
+            let fast = scope.spawn(|| {
+                let answers = client.run_each(&[command("fast-one")]).unwrap();
+                (answers, started.elapsed())
+            });
+            // Written after the first caller's line, so answered after it.
+            std::thread::sleep(Duration::from_millis(100));
+            let slow = scope.spawn(|| client.run_each(&[command("slow-two"), command("three")]));
+            (fast.join().unwrap(), slow.join().unwrap().unwrap())
+        });
+        let body = |answer: &Answer| answer.as_ref().expect("answered").stdout.clone();
+        assert_eq!(body(&fast.0[0]), "'display' '-p' 'fast-one'\n");
+        assert_eq!(body(&slow[0]), "'display' '-p' 'slow-two'\n");
+        assert_eq!(body(&slow[1]), "'display' '-p' 'three'\n");
+        assert!(
+            fast.1 < Duration::from_millis(1500),
+            "the first caller waited for the second's lines: {:?}",
+            fast.1
+        );
+        assert!(client.is_open());
     }
 
     #[test]
