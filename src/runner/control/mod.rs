@@ -140,9 +140,9 @@ impl ControlClient {
             script.push_str(&command_line(command).ok_or(NotSent::Unwritable)?);
             script.push('\n');
         }
-        let ids = {
+        let pending = {
             let mut stdin = locked(&self.stdin);
-            let Some(ids) = stdin.as_ref().and(self.wire.take_ids(commands.len())) else {
+            let Some(pending) = stdin.as_ref().and(self.wire.take_ids(commands.len())) else {
                 let closed = || Err(TmuxError::Spawn("the tmux control client ended".into()));
                 return Ok(commands.iter().map(|_| closed()).collect());
             };
@@ -152,9 +152,9 @@ impl ControlClient {
             if !written {
                 self.wire.end(Ended::Closed);
             }
-            ids
+            pending
         };
-        let (answers, found_silent) = self.wire.wait(&ids);
+        let (answers, found_silent) = self.wire.wait(pending);
         if found_silent || !self.is_open() {
             self.end();
         }

@@ -16,7 +16,8 @@ use super::super::batch::Answer;
 use super::blocks::Block;
 use crate::tmux::{TmuxError, TmuxOutput};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// How the client stopped answering.
@@ -28,17 +29,26 @@ pub(super) enum Ended {
     Silent,
 }
 
+/// One caller's lines in flight: their ids, and where their answers go.
+/// Each caller has a channel of its own, so an answer wakes the one caller
+/// it belongs to: with one condition variable for all, each of 500
+/// answers woke all 500 callers of a wide roll.
+pub(super) struct Pending {
+    ids: Vec<u64>,
+    answers: Receiver<(u64, Answer)>,
+}
+
 pub(super) struct Wire {
     lines: Mutex<Lines>,
-    answered: Condvar,
     timeout: Duration,
 }
 
 struct Lines {
     next: u64,
-    /// Ids of lines written and not yet answered, oldest first.
-    in_flight: VecDeque<u64>,
-    answers: HashMap<u64, Answer>,
+    /// Lines written and not yet answered, oldest first, each with its
+    /// caller's channel. Emptied when the client ends, which wakes every
+    /// caller still waiting (its channel disconnects).
+    in_flight: VecDeque<(u64, Sender<(u64, Answer)>)>,
     /// The last answer, or the send that found nothing in flight.
     heard: Instant,
     ended: Option<Ended>,
@@ -50,18 +60,16 @@ impl Wire {
             lines: Mutex::new(Lines {
                 next: 0,
                 in_flight: VecDeque::new(),
-                answers: HashMap::new(),
                 heard: Instant::now(),
                 ended: None,
             }),
-            answered: Condvar::new(),
             timeout,
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Lines> {
-        // Every change is a push, a pop or an insert: a panic between them
-        // leaves nothing half-done.
+        // Every change is a push, a pop or an assignment: a panic between
+        // them leaves nothing half-done.
         self.lines.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -72,7 +80,7 @@ impl Wire {
     /// Takes ids for `count` lines about to be written; `None` once the
     /// client has ended. Call it while holding the writer, so ids follow
     /// the order of the lines on the wire.
-    pub fn take_ids(&self, count: usize) -> Option<Vec<u64>> {
+    pub fn take_ids(&self, count: usize) -> Option<Pending> {
         let mut lines = self.lock();
         if lines.ended.is_some() {
             return None;
@@ -80,72 +88,75 @@ impl Wire {
         if lines.in_flight.is_empty() {
             lines.heard = Instant::now();
         }
+        let (tx, answers) = mpsc::channel();
         let first = lines.next;
         lines.next += count as u64;
         let ids: Vec<u64> = (first..lines.next).collect();
-        lines.in_flight.extend(&ids);
-        Some(ids)
+        lines
+            .in_flight
+            .extend(ids.iter().map(|id| (*id, tx.clone())));
+        Some(Pending { ids, answers })
     }
 
     /// The answer to the oldest line in flight (called by the reader).
     pub fn deliver(&self, block: Block) {
         let mut lines = self.lock();
-        let Some(id) = lines.in_flight.pop_front() else {
+        let Some((id, caller)) = lines.in_flight.pop_front() else {
             // An answer to no line of ours: nothing waits for it.
             return;
         };
         lines.heard = Instant::now();
-        lines.answers.insert(id, Ok(answer_of(block)));
-        self.answered.notify_all();
+        drop(lines);
+        // A caller that stopped waiting (it found the client silent) is gone.
+        let _ = caller.send((id, Ok(answer_of(block))));
     }
 
     /// No more answers will come; the first reason given stays.
     pub fn end(&self, why: Ended) {
         let mut lines = self.lock();
         lines.ended.get_or_insert(why);
-        self.answered.notify_all();
+        lines.in_flight.clear();
     }
 
-    /// Waits for the answers to `ids`. Lines left unanswered when the
-    /// client ended, or fell silent, get an error that says which; the
-    /// second value is true when this wait is the one that found it silent
-    /// (the caller then ends the client).
-    pub fn wait(&self, ids: &[u64]) -> (Vec<Answer>, bool) {
-        let mut lines = self.lock();
+    /// Waits for the answers to `pending`'s lines. Lines left unanswered
+    /// when the client ended, or fell silent, get an error that says which;
+    /// the second value is true when this wait is the one that found it
+    /// silent (the caller then ends the client).
+    pub fn wait(&self, pending: Pending) -> (Vec<Answer>, bool) {
+        let Pending { ids, answers } = pending;
+        let mut got: HashMap<u64, Answer> = HashMap::with_capacity(ids.len());
         let mut found_silent = false;
-        loop {
-            let all_in = ids.iter().all(|id| lines.answers.contains_key(id));
-            if all_in || lines.ended.is_some() {
-                break;
-            }
-            let deadline = crate::clock::deadline_from(lines.heard, self.timeout);
+        while got.len() < ids.len() {
+            let heard = self.lock().heard;
+            let deadline = crate::clock::deadline_from(heard, self.timeout);
             let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                lines.ended = Some(Ended::Silent);
-                found_silent = true;
-                self.answered.notify_all();
-                break;
+            match answers.recv_timeout(left) {
+                Ok((id, answer)) => {
+                    got.insert(id, answer);
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Timeout) => {
+                    let mut lines = self.lock();
+                    let silent_since = crate::clock::deadline_from(lines.heard, self.timeout);
+                    if Instant::now() >= silent_since && lines.ended.is_none() {
+                        lines.ended = Some(Ended::Silent);
+                        lines.in_flight.clear();
+                        found_silent = true;
+                        break;
+                    }
+                }
             }
-            lines = self
-                .answered
-                .wait_timeout(lines, left)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
         }
-        let unanswered = |ended: Option<Ended>| match ended {
+        // Answers that came in before the end are still this caller's.
+        got.extend(answers.try_iter());
+        let ended = self.ended();
+        let unanswered = || match ended {
             Some(Ended::Silent) => Err(TmuxError::TimedOut(self.timeout)),
             _ => Err(TmuxError::Spawn("the tmux control client ended".into())),
         };
-        let ended = lines.ended;
         let answers = ids
             .iter()
-            .map(|id| {
-                lines.answers.remove(id).unwrap_or_else(|| {
-                    // The client has ended: no answer will take this id.
-                    lines.in_flight.retain(|waiting| waiting != id);
-                    unanswered(ended)
-                })
-            })
+            .map(|id| got.remove(id).unwrap_or_else(unanswered))
             .collect();
         (answers, found_silent)
     }
