@@ -6,11 +6,13 @@ pub mod detached;
 pub mod fleet;
 pub mod harness;
 pub mod harness_pane;
+pub mod markers;
 pub mod observation;
 pub mod proc_env;
 pub mod registered;
 pub mod residue;
 pub mod script;
+pub mod session_loop;
 
 pub use fleet::{Fleet, FleetView, Pane, Probe};
 pub use harness::HarnessProcess;

@@ -8,18 +8,11 @@
 //! sessions. Values are held as
 //! [`SecretValue`]s from the moment they are parsed.
 
+pub use super::markers::{split_at, split_panes, Markers};
 use super::proc_env::{self, EnvRead, ProcessEnv};
 use crate::secret::SecretValue;
 use crate::tmux::{means_no_server, Tmux};
 use std::collections::BTreeMap;
-
-/// The marker closing the pane listing starts so, followed by a nonce
-/// drawn for each call: no session name or pane command can end the
-/// listing early. The layers' markers (`@p PID`, `@g`, `@N`) need none:
-/// `show-environment` writes only `NAME="…"; export NAME;` and
-/// `unset NAME;` entries, which never equal a marker line, and the parser
-/// reads quoted values whole.
-const MARKER: &str = "tl";
 
 /// tmux refuses a command sequence longer than one message to its server
 /// (16 KiB of arguments, each with its NUL): the sessions' environments
@@ -52,34 +45,6 @@ pub struct TmuxLayers {
     pub server_argv: Result<Vec<SecretValue>, String>,
 }
 
-/// The marker lines of one call.
-#[derive(Debug, Clone)]
-pub struct Markers {
-    prefix: String,
-}
-
-impl Markers {
-    pub fn new() -> Self {
-        let nonce = uuid::Uuid::new_v4().simple().to_string();
-        Markers::with_nonce(&nonce[..12])
-    }
-
-    pub fn with_nonce(nonce: &str) -> Self {
-        Markers {
-            prefix: format!("{MARKER}-{nonce}"),
-        }
-    }
-
-    pub(crate) fn line(&self, what: &str) -> String {
-        format!("{} {what}", self.prefix)
-    }
-
-    /// The command that prints a marker, chained after the previous one.
-    fn print(&self, what: &str) -> [String; 4] {
-        print_line(self.line(what))
-    }
-}
-
 /// `; display -p LINE`, by the short alias, for the argv budget.
 fn print_line(line: String) -> [String; 4] {
     [";".into(), "display".into(), "-p".into(), line]
@@ -107,12 +72,6 @@ impl LayerMarker {
     }
 }
 
-impl Default for Markers {
-    fn default() -> Self {
-        Markers::new()
-    }
-}
-
 /// The argv of one tmux invocation. With `panes`, the pane listing
 /// comes first, closed by a `panes` marker. Then the server pid, the global
 /// environment and each session's environment, each block CLOSED by its
@@ -123,7 +82,7 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
     let mut args: Vec<String> = Vec::new();
     if let Some(format) = panes {
         args.extend(["list-panes".into(), "-a".into(), "-F".into(), format.into()]);
-        args.extend(markers.print("panes"));
+        args.extend(print_line(markers.line("panes")));
     }
     // `#{pid}` is tmux's to expand: the server's pid.
     args.extend(print_line("@p #{pid}".into()));
@@ -256,23 +215,6 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
             .map(|args| args.into_iter().map(SecretValue::new).collect());
     }
     ResidueView::Observed(layers)
-}
-
-/// Splits the combined answer at the `panes` marker: the pane listing and
-/// the rest. `None` when the marker is missing: the listing failed, and
-/// nothing after it ran.
-pub fn split_panes<'a>(markers: &Markers, stdout: &'a str) -> Option<(&'a str, &'a str)> {
-    let marker = markers.line("panes");
-    let mut offset = 0;
-    // tmux escapes a newline in any listed field, so the listing is
-    // line-safe, and the nonce makes the marker line unforgeable.
-    for line in stdout.split_inclusive('\n') {
-        if line.strip_suffix('\n').unwrap_or(line) == marker {
-            return Some((&stdout[..offset], &stdout[offset + line.len()..]));
-        }
-        offset += line.len();
-    }
-    None
 }
 
 /// The combined output, split back into its blocks.

@@ -26,6 +26,11 @@ pub fn observe_for(policy: &Policy, registry: &Registry, tmux: &Tmux) -> Observa
         &Wanted {
             environments: true,
             residue: true,
+            watched: policy
+                .withheld_names()
+                .into_iter()
+                .chain(policy.delivered_names())
+                .collect(),
             // Nothing is withheld or delivered without an env file: nothing
             // to look for in detached processes.
             detached: policy.env_file().is_some().then_some(launched_here),

@@ -43,6 +43,7 @@ mod registry;
 mod residue;
 mod safe_points;
 mod schemas;
+mod session_loop;
 mod sessions;
 mod start_faults;
 mod texts;

@@ -1,0 +1,181 @@
+//! Issue 15: every managed session's tmux environment read by one format
+//! loop in the pane listing's own call (src/observed/session_loop.rs), on a
+//! real tmux. What it must not change: each session's own layer is named
+//! exactly, values of any shape are read whole, a session that only
+//! inherits the global value is not named, and a session holding its own
+//! copy of the global value still is.
+
+use crate::support::*;
+
+const ROTATED: &str = "xoxb-ROTATED-l00p-6a1e";
+const RETIRED_DELIVERED: &str = "deliv-RETIRED-l00p-51c0";
+const CURRENT_DELIVERED: &str = "deliv-CURRENT-l00p-8d2f";
+/// Every byte the length prefix must carry: a line break, `#{…}` that tmux
+/// must not expand, the loop's own `:` and digits, quotes.
+const ODD: &str = "odd-l00p-\n12:#{pid}}:'\"$x-e4";
+const SAME: &str = "same-l00p-global-and-own-93b7";
+const CANARIES: &[&str] = &[
+    ROTATED,
+    RETIRED_DELIVERED,
+    CURRENT_DELIVERED,
+    "odd-l00p-",
+    SAME,
+];
+
+/// A world whose env file withholds `SLACK_BOT_TOKEN` and delivers
+/// `DELIVERED_TOKEN`, with three managed sessions and an unmanaged one.
+fn world() -> (World, [LegacySession; 3]) {
+    let w = World::new();
+    w.write_config("  deliver: [DELIVERED_TOKEN]\n");
+    w.write_env(&format!(
+        "SLACK_BOT_TOKEN={ROTATED}\nDELIVERED_TOKEN={CURRENT_DELIVERED}\n"
+    ));
+    let sessions = [1, 2, 3].map(|n| {
+        w.legacy_session(
+            &format!("github:octo/loop#{n}"),
+            &format!("github-octo-loop-{n}"),
+        )
+    });
+    w.tmux_ok(&["new-session", "-d", "-s", "loop-stray", "sleep", "100000"]);
+    (w, sessions)
+}
+
+/// (session, name, fingerprint) of each residue entry in a session layer.
+fn session_entries(plan: &serde_json::Value) -> Vec<(String, String, String)> {
+    let entries = plan["residue"]["entries"].as_array().unwrap();
+    let mut found: Vec<(String, String, String)> = entries
+        .iter()
+        .filter(|e| e["layer"] == "tmux_session")
+        .map(|e| {
+            let text = |key: &str| e[key].as_str().unwrap().to_owned();
+            (text("session"), text("name"), text("fingerprint"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The plan's tmux calls, besides the preflight's `tmux -V`.
+fn plan_calls(w: &World) -> (serde_json::Value, Vec<Vec<String>>) {
+    let _ = std::fs::remove_file(w.tmux_argv_log());
+    let out = w.the_loop(&["plan", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert_no_canary(&out.stdout, CANARIES, "plan stdout");
+    assert_no_canary(&out.stderr, CANARIES, "plan stderr");
+    let calls = w.tmux_invocations();
+    let calls = calls.into_iter().filter(|argv| argv[0] != "-V").collect();
+    (json(&out), calls)
+}
+
+#[test]
+fn a_clean_global_layer_reads_every_session_in_the_listings_own_call() {
+    let (w, [odd, delivered, masked]) = world();
+    w.source_tmux(&format!(
+        "set-environment -t ={} SLACK_BOT_TOKEN {}\n\
+         set-environment -t ={} DELIVERED_TOKEN {}\n\
+         set-environment -t ={} DELIVERED_TOKEN {}\n\
+         set-environment -t ={} -r SLACK_BOT_TOKEN\n\
+         set-environment -t =loop-stray SLACK_BOT_TOKEN {}\n",
+        odd.name,
+        tmux_quote(ODD),
+        delivered.name,
+        tmux_quote(RETIRED_DELIVERED),
+        masked.name,
+        tmux_quote(CURRENT_DELIVERED),
+        masked.name,
+        tmux_quote(ODD),
+    ));
+    w.install_tmux_wrapper();
+    let (plan, calls) = plan_calls(&w);
+    assert_eq!(plan["residue"]["state"], "observed", "{plan:#}");
+    assert_eq!(plan["residue"]["unobserved"], serde_json::json!([]));
+    // The odd value whole, the retired delivered value; not the current
+    // delivered value, not the masked name, not the unmanaged session.
+    assert_eq!(
+        session_entries(&plan),
+        vec![
+            (odd.name.clone(), "SLACK_BOT_TOKEN".into(), fp(ODD)),
+            (
+                delivered.name.clone(),
+                "DELIVERED_TOKEN".into(),
+                fp(RETIRED_DELIVERED)
+            ),
+        ],
+        "{plan:#}"
+    );
+    assert_eq!(calls.len(), 1, "one call besides tmux -V: {calls:?}");
+    assert_eq!(calls[0][0], "list-panes");
+    assert!(calls[0].iter().any(|word| word.starts_with("#{S:")));
+    assert!(
+        !calls[0].iter().any(|word| word.starts_with("-st=")),
+        "no session is asked on its own: {calls:?}"
+    );
+}
+
+#[test]
+fn a_session_holding_its_own_copy_of_the_global_value_is_still_named() {
+    let (w, [own_copy, inherits, other]) = world();
+    w.source_tmux(&format!(
+        "set-environment -g SLACK_BOT_TOKEN {same}\n\
+         set-environment -t ={} SLACK_BOT_TOKEN {same}\n\
+         set-environment -t ={} SLACK_BOT_TOKEN {}\n",
+        own_copy.name,
+        other.name,
+        tmux_quote(ODD),
+        same = tmux_quote(SAME),
+    ));
+    w.install_tmux_wrapper();
+    let (plan, calls) = plan_calls(&w);
+    assert_eq!(
+        session_entries(&plan),
+        vec![
+            (own_copy.name.clone(), "SLACK_BOT_TOKEN".into(), fp(SAME)),
+            (other.name.clone(), "SLACK_BOT_TOKEN".into(), fp(ODD)),
+        ],
+        "the session that only inherits ({}) is not named: {plan:#}",
+        inherits.name
+    );
+    let global = plan["residue"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["layer"] == "tmux_global")
+        .count();
+    assert_eq!(global, 1, "{plan:#}");
+    // The loop cannot tell an own copy of the global value from the global
+    // value itself: those sessions are read one by one, in one script.
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[1], ["source-file", "-"]);
+
+    // Scrubbed, the global layer holds nothing, and one call reads all.
+    let out = w.the_loop(&["apply", "--scrub-tmux-env", "--auto-approve", "--json"]);
+    assert_no_canary(&out.stdout, CANARIES, "apply stdout");
+    let (plan, calls) = plan_calls(&w);
+    assert_eq!(session_entries(&plan), vec![], "{plan:#}");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+}
+
+#[test]
+fn a_name_a_format_cannot_hold_is_read_with_show_environment() {
+    let w = World::new();
+    // Lower case: it could be one of tmux's own format variables.
+    w.write_config("  credentials: [pane_token]\n");
+    w.write_env(&format!("pane_token={ROTATED}\n"));
+    let s = w.legacy_session("github:octo/loop#9", "github-octo-loop-9");
+    w.source_tmux(&format!(
+        "set-environment -t ={} pane_token {}\n",
+        s.name,
+        tmux_quote(ODD)
+    ));
+    w.install_tmux_wrapper();
+    let (plan, calls) = plan_calls(&w);
+    assert_eq!(
+        session_entries(&plan),
+        vec![(s.name.clone(), "pane_token".into(), fp(ODD))],
+        "{plan:#}"
+    );
+    assert!(
+        !calls.iter().flatten().any(|word| word.starts_with("#{S:")),
+        "{calls:?}"
+    );
+}
