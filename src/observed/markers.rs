@@ -8,10 +8,12 @@
 /// reads quoted values whole.
 const MARKER: &str = "tl";
 
-/// The marker lines of one call.
+/// The marker lines of one call, and the gate its per-session questions
+/// run behind ([`super::session_loop`]).
 #[derive(Debug, Clone)]
 pub struct Markers {
     prefix: String,
+    gate: Option<String>,
 }
 
 impl Markers {
@@ -23,7 +25,18 @@ impl Markers {
     pub fn with_nonce(nonce: &str) -> Self {
         Markers {
             prefix: format!("{MARKER}-{nonce}"),
+            gate: None,
         }
+    }
+
+    /// The same markers, with the sessions asked only when `gate` (a tmux
+    /// format) is true; `None` asks them always.
+    pub fn gated(self, gate: Option<String>) -> Self {
+        Markers { gate, ..self }
+    }
+
+    pub fn gate(&self) -> Option<&str> {
+        self.gate.as_deref()
     }
 
     pub fn line(&self, what: &str) -> String {

@@ -45,8 +45,9 @@ pub struct Wanted<'a> {
     /// tmux's global and session environments and the server process.
     pub residue: bool,
     /// The names the sessions' environments are read for (the withheld and
-    /// the delivered ones): with them, every session is read in one format
-    /// loop ([`super::session_loop`]) instead of one command each.
+    /// the delivered ones): with them, the sessions are read one by one
+    /// only when a format says some session can hold one of them
+    /// ([`super::session_loop`]).
     pub watched: Vec<String>,
     /// Scan `/proc` for detached processes whose environment this accepts
     /// (the policy's "launched under this config").
@@ -101,17 +102,8 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         asked.sort();
         asked.dedup();
     }
-    let looped = wanted
-        .residue
-        .then(|| session_loop::format(&wanted.watched))
-        .flatten();
-    let (fleet, layers) = match looped {
-        Some(format) => {
-            let managed = sessions.iter().map(|s| s.tmux_target.clone()).collect();
-            ask_with_loop(tmux, &format, &wanted.watched, &managed)
-        }
-        None => ask_tmux(tmux, wanted.residue, &asked),
-    };
+    let gate = session_loop::condition(&wanted.watched);
+    let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
     let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
     let processes = if wanted.environments {
         read_processes(&fleet, &sessions)
@@ -143,11 +135,16 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
 }
 
 /// The pane listing and, with `layers`, tmux's own layers, in one call.
-fn ask_tmux(tmux: &Tmux, layers: bool, asked: &[String]) -> (FleetView, Option<ResidueView>) {
+fn ask_tmux(
+    tmux: &Tmux,
+    layers: bool,
+    gate: Option<String>,
+    asked: &[String],
+) -> (FleetView, Option<ResidueView>) {
     if !layers {
         return (fleet::observe(tmux), None);
     }
-    let markers = Markers::new();
+    let markers = Markers::new().gated(gate);
     let fit = residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked);
     let answer = match (fit < asked.len()).then(|| by_script(tmux, &markers, asked)) {
         Some(Some(answer)) => answer,
@@ -178,87 +175,6 @@ fn ask_tmux(tmux: &Tmux, layers: bool, asked: &[String]) -> (FleetView, Option<R
     let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
     let view = residue::layers_from(rest, &out.stderr, out.success, asked);
     (fleet, Some(view))
-}
-
-/// The listing, the watched names of every session (one format loop), the
-/// server pid and the global environment, in one call of a few commands
-/// whatever the fleet. Sessions the loop did not cover exactly are left
-/// out of the layers, and [`complete_layers`] asks them one by one.
-fn ask_with_loop(
-    tmux: &Tmux,
-    format: &str,
-    names: &[String],
-    managed: &BTreeSet<String>,
-) -> (FleetView, Option<ResidueView>) {
-    let markers = Markers::new();
-    let mut args: Vec<String> = ["list-panes", "-a", "-F", LIST_PANES_FORMAT]
-        .map(String::from)
-        .to_vec();
-    for line in [
-        markers.line("panes"),
-        format.to_owned(),
-        markers.line("loop"),
-    ] {
-        args.extend([";".into(), "display".into(), "-p".into(), line]);
-    }
-    args.push(";".into());
-    args.extend(residue::query_args(&markers, None, &[]));
-    let out = match tmux.run(args) {
-        Ok(out) => out,
-        Err(err) => return (FleetView::Unknown(err.to_string()), None),
-    };
-    if !out.success && (means_no_server(&out.stderr) || out.stderr.contains("no current target")) {
-        return (
-            FleetView::Answered(Fleet::default()),
-            Some(ResidueView::NoServer),
-        );
-    }
-    let Some((listing, rest)) = residue::split_panes(&markers, &out.stdout) else {
-        let why = format!("tmux list-panes failed: {}", out.stderr);
-        return (FleetView::Unknown(why), None);
-    };
-    let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
-    let (looped, rest) = match residue::split_at(&markers, "loop", rest) {
-        Some((looped, rest)) => (session_loop::parse(looped, names), rest),
-        None => (None, rest),
-    };
-    let mut view = residue::layers_from(rest, &out.stderr, out.success, &[]);
-    if let (ResidueView::Observed(layers), Some(looped)) = (&mut view, looped) {
-        if let Some(global) = &layers.global {
-            // Sessions without a record are not the-loop's to report on.
-            let looped = looped.into_iter().filter(|(s, _)| managed.contains(s));
-            let own = session_loop::own_layers(looped.collect(), names, global);
-            layers.sessions = own.exact;
-            if let Some(read) = read_by_script(tmux, &own.ambiguous) {
-                layers.sessions.extend(read);
-            }
-        }
-    }
-    (fleet, Some(view))
-}
-
-/// Each of `sessions`' own environment, exactly, in one `source-file -`
-/// call (one line each, closed by its marker, so a session gone meanwhile
-/// fails alone and is left out). `None` when it could not be asked so;
-/// the sessions left out are asked by [`complete_layers`].
-fn read_by_script(tmux: &Tmux, sessions: &[String]) -> Option<BTreeMap<String, ProcessEnv>> {
-    if sessions.is_empty() {
-        return Some(BTreeMap::new());
-    }
-    let mut text = String::new();
-    for (i, session) in sessions.iter().enumerate() {
-        let target = script::quote(&format!("-st={session}"))?;
-        text.push_str(&format!("showenv {target} ; display -p '@{i}'\n"));
-    }
-    let out = tmux
-        .run_with_input(script::SOURCE_STDIN, Some(text.as_bytes()))
-        .ok()?;
-    let mut blocks = residue::parse_blocks(&out.stdout).ok()?.sessions;
-    let read = sessions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, session)| Some((session.clone(), blocks.remove(&i)?)));
-    Some(read.collect())
 }
 
 /// The listing and every asked session in one `source-file -` call (see

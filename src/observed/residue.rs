@@ -55,6 +55,8 @@ enum LayerMarker {
     Server(Option<i32>),
     Global,
     Session(usize),
+    /// The gate's value: `false` when no session shows a watched value.
+    Gate(bool),
 }
 
 impl LayerMarker {
@@ -65,6 +67,11 @@ impl LayerMarker {
         }
         if let Some(pid) = rest.strip_prefix("p ") {
             return Some(LayerMarker::Server(pid.parse().ok()));
+        }
+        match rest {
+            "c 0" => return Some(LayerMarker::Gate(false)),
+            "c 1" => return Some(LayerMarker::Gate(true)),
+            _ => {}
         }
         (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
             .then(|| rest.parse().ok().map(LayerMarker::Session))
@@ -77,7 +84,9 @@ impl LayerMarker {
 /// environment and each session's environment, each block CLOSED by its
 /// marker: a command that fails stops the chain before its marker, so a
 /// block without one is never read as an empty (clean-looking) answer.
-/// Commands go by their short aliases, for the argv budget.
+/// Behind a gate ([`Markers::gated`]) the gate's value is printed and the
+/// sessions' questions go in one `if -F <gate> "…"`, each word quoted for
+/// tmux's parser. Commands go by their short aliases, for the argv budget.
 pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     if let Some(format) = panes {
@@ -88,14 +97,39 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
     args.extend(print_line("@p #{pid}".into()));
     args.extend([";".into(), "showenv".into(), "-gs".into()]);
     args.extend(print_line("@g".into()));
-    for (i, session) in sessions.iter().enumerate() {
-        args.extend(session_args(i, session));
+    match gated_lines(markers, sessions) {
+        Some((gate, lines)) => {
+            args.extend(print_line(format!("@c {gate}")));
+            if !lines.is_empty() {
+                let inner = lines.join(" ; ");
+                args.extend([";".into(), "if".into(), "-F".into(), gate.into(), inner]);
+            }
+        }
+        None => {
+            for (i, session) in sessions.iter().enumerate() {
+                args.extend(session_args(i, session));
+            }
+        }
     }
     if panes.is_none() {
         // The chain must not start with `;`.
         args.remove(0);
     }
     args
+}
+
+/// The gate and each session's question as a line for tmux's parser;
+/// `None` without a gate, or when a name cannot be written so.
+pub fn gated_lines<'a>(
+    markers: &'a Markers,
+    sessions: &[String],
+) -> Option<(&'a str, Vec<String>)> {
+    let gate = markers.gate()?;
+    let lines = sessions.iter().enumerate().map(|(i, session)| {
+        let target = super::script::quote(&format!("-st={session}"))?;
+        Some(format!("showenv {target} ; display -p '@{i}'"))
+    });
+    Some((gate, lines.collect::<Option<Vec<String>>>()?))
 }
 
 /// One session's environment and its closing marker. The index, not the
@@ -114,6 +148,17 @@ fn argv_len(args: &[String]) -> usize {
 /// How many of `sessions` fit in one call after the fixed part of it.
 pub fn fitting(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> usize {
     let mut used = argv_len(&query_args(markers, panes, &[]));
+    if let Some((gate, lines)) = gated_lines(markers, sessions) {
+        // The `if -F <gate>` and its one word: each line and its ` ; `.
+        used += argv_len(&[";".into(), "if".into(), "-F".into(), gate.into()]);
+        for (i, line) in lines.iter().enumerate() {
+            used += line.len() + 3;
+            if used > ARGV_BUDGET {
+                return i;
+            }
+        }
+        return sessions.len();
+    }
     for (i, session) in sessions.iter().enumerate() {
         used += argv_len(&session_args(i, session));
         if used > ARGV_BUDGET {
@@ -204,6 +249,10 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
             Some(env) => {
                 layers.sessions.insert(name.clone(), env);
             }
+            // The gate said no session shows a watched value: none holds one.
+            None if blocks.gate == Some(false) => {
+                layers.sessions.insert(name.clone(), ProcessEnv::default());
+            }
             None => layers.unobserved_sessions.push(name.clone()),
         }
     }
@@ -223,6 +272,8 @@ pub struct Blocks {
     pub server_pid: Option<i32>,
     pub global: Option<ProcessEnv>,
     pub sessions: BTreeMap<usize, ProcessEnv>,
+    /// The gate's value, when the call was gated.
+    pub gate: Option<bool>,
 }
 
 /// Parses the layers' output: `show-environment -s` entries
@@ -246,6 +297,7 @@ pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
                 LayerMarker::Session(i) => {
                     blocks.sessions.insert(i, env);
                 }
+                LayerMarker::Gate(open) => blocks.gate = Some(open),
             }
             rest = after;
         } else if let Some(unset) = rest.strip_prefix("unset ") {

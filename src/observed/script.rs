@@ -63,6 +63,18 @@ pub fn query_script(markers: &Markers, panes: &str, sessions: &[String]) -> Opti
     ])?;
     script.push_str(&line(&[&["display", "-p", "@p #{pid}"]])?);
     script.push_str(&line(&[&["showenv", "-gs"], &["display", "-p", "@g"]])?);
+    if let Some((gate, lines)) = super::residue::gated_lines(markers, sessions) {
+        // One quoted word, parsed only when the gate holds: a `{ }` block
+        // would be parsed either way, and parsing is most of what a long
+        // script costs tmux (measured: 126 ms for 500 sessions' lines
+        // behind a false gate, 22 ms as one word).
+        script.push_str(&line(&[&["display", "-p", &format!("@c {gate}")]])?);
+        if !lines.is_empty() {
+            let inner = lines.join(" ; ");
+            script.push_str(&format!("if -F {} {}\n", quote(gate)?, quote(&inner)?));
+        }
+        return Some(script);
+    }
     for (i, session) in sessions.iter().enumerate() {
         let target = format!("-st={session}");
         let marker = format!("@{i}");

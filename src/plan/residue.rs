@@ -162,9 +162,16 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         };
     let delivered = policy.delivered_names();
     let in_env = |env: &ProcessEnv, layer: Layer, session: Option<&str>| -> Vec<ResidueEntry> {
+        // An empty value in a session's layer holds nothing to leak, and
+        // the format gate that spares reading each session cannot see one
+        // (`observed/session_loop.rs`): skipped, so both ways agree.
+        let get = |name: &str| {
+            env.get(name)
+                .filter(|v| layer != Layer::TmuxSession || !v.expose_bytes().is_empty())
+        };
         let mut found: Vec<ResidueEntry> = withheld
             .iter()
-            .filter_map(|name| env.get(name).map(|v| entry(layer, session, name, v)))
+            .filter_map(|name| get(name).map(|v| entry(layer, session, name, v)))
             .collect();
         // A delivered name's current value is the harness's by design; a
         // retired one, in the layers new panes inherit from, is residue the
@@ -172,7 +179,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         // names: a delivered value there cannot be cleared in place anyway.
         if layer.scrubbable() {
             found.extend(delivered.iter().filter_map(|name| {
-                env.get(name)
+                get(name)
                     .map(|v| entry(layer, session, name, v))
                     .filter(|e| e.case == ChangeCase::Stale)
             }));

@@ -138,21 +138,16 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_the_listings_own_call(
     assert!(!found.iter().any(|e| e.1.as_deref() == Some("loop-stray")));
 
     // A plan's tmux cost is constant: the layers are read in the pane
-    // listing's own call, every session's in one format loop; the global
-    // layer here holds a withheld value, so the sessions showing it are
-    // read one by one in one more call, a script (observed/session_loop.rs).
-    // (Besides the preflight's `tmux -V`.)
+    // listing's own call. (Besides the preflight's `tmux -V`.)
     let calls: Vec<Vec<String>> = w
         .tmux_invocations()
         .into_iter()
         .filter(|argv| argv[0] != "-V")
         .collect();
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 1, "{calls:?}");
     assert_eq!(calls[0][0], "list-panes");
     assert!(calls[0].contains(&"showenv".to_owned()));
     assert!(calls[0].contains(&"-gs".to_owned()));
-    assert!(calls[0].iter().any(|word| word.starts_with("#{S:")));
-    assert_eq!(calls[1], ["source-file", "-"]);
 
     let text = w.the_loop(&["plan"]);
     let shown = stdout(&text);

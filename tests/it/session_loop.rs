@@ -1,9 +1,9 @@
-//! Issue 15: every managed session's tmux environment read by one format
-//! loop in the pane listing's own call (src/observed/session_loop.rs), on a
-//! real tmux. What it must not change: each session's own layer is named
-//! exactly, values of any shape are read whole, a session that only
-//! inherits the global value is not named, and a session holding its own
-//! copy of the global value still is.
+//! Issue 15: the sessions' tmux environments are asked behind one format
+//! gate in the pane listing's own call (src/observed/session_loop.rs), on
+//! a real tmux. What it must not change: a fleet that holds nothing reads
+//! clean (never "unanswered"), each session's own layer is named exactly,
+//! values of any shape are read whole, a session that only inherits the
+//! global value is not named, and one holding its own copy of it still is.
 
 use crate::support::*;
 
@@ -68,7 +68,44 @@ fn plan_calls(w: &World) -> (serde_json::Value, Vec<Vec<String>>) {
 }
 
 #[test]
-fn a_clean_global_layer_reads_every_session_in_the_listings_own_call() {
+fn a_fleet_holding_no_watched_value_is_cleared_by_the_gate_alone() {
+    let (w, [_, masked, empty]) = world();
+    // A mask and an empty value hold nothing; the unmanaged session and the
+    // global layer hold names nobody watches.
+    w.source_tmux(&format!(
+        "set-environment -t ={} -r SLACK_BOT_TOKEN\n\
+         set-environment -t ={} DELIVERED_TOKEN ''\n\
+         set-environment -t =loop-stray UNWATCHED {}\n\
+         set-environment -g UNWATCHED {}\n",
+        masked.name,
+        empty.name,
+        tmux_quote(ODD),
+        tmux_quote(ODD),
+    ));
+    w.install_tmux_wrapper();
+    let (plan, calls) = plan_calls(&w);
+    assert_eq!(plan["residue"]["state"], "observed", "{plan:#}");
+    assert_eq!(
+        plan["residue"]["unobserved"],
+        serde_json::json!([]),
+        "the gate's `@c 0` reads every session as clean, not unanswered: {plan:#}"
+    );
+    assert_eq!(
+        plan["residue"]["entries"],
+        serde_json::json!([]),
+        "{plan:#}"
+    );
+    assert_eq!(calls.len(), 1, "one call besides tmux -V: {calls:?}");
+    assert_eq!(calls[0][0], "list-panes");
+    let gate = calls[0].iter().position(|word| word == "if");
+    assert!(
+        gate.is_some_and(|at| calls[0][at + 2].contains("#{S:")),
+        "the sessions' questions run behind the format gate: {calls:?}"
+    );
+}
+
+#[test]
+fn behind_an_open_gate_each_session_is_read_whole_and_exactly() {
     let (w, [odd, delivered, masked]) = world();
     w.source_tmux(&format!(
         "set-environment -t ={} SLACK_BOT_TOKEN {}\n\
@@ -87,7 +124,6 @@ fn a_clean_global_layer_reads_every_session_in_the_listings_own_call() {
     ));
     w.install_tmux_wrapper();
     let (plan, calls) = plan_calls(&w);
-    assert_eq!(plan["residue"]["state"], "observed", "{plan:#}");
     assert_eq!(plan["residue"]["unobserved"], serde_json::json!([]));
     // The odd value whole, the retired delivered value; not the current
     // delivered value, not the masked name, not the unmanaged session.
@@ -103,13 +139,7 @@ fn a_clean_global_layer_reads_every_session_in_the_listings_own_call() {
         ],
         "{plan:#}"
     );
-    assert_eq!(calls.len(), 1, "one call besides tmux -V: {calls:?}");
-    assert_eq!(calls[0][0], "list-panes");
-    assert!(calls[0].iter().any(|word| word.starts_with("#{S:")));
-    assert!(
-        !calls[0].iter().any(|word| word.starts_with("-st=")),
-        "no session is asked on its own: {calls:?}"
-    );
+    assert_eq!(calls.len(), 1, "{calls:?}");
 }
 
 #[test]
@@ -142,17 +172,74 @@ fn a_session_holding_its_own_copy_of_the_global_value_is_still_named() {
         .filter(|e| e["layer"] == "tmux_global")
         .count();
     assert_eq!(global, 1, "{plan:#}");
-    // The loop cannot tell an own copy of the global value from the global
-    // value itself: those sessions are read one by one, in one script.
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    assert_eq!(calls[1], ["source-file", "-"]);
+    assert_eq!(calls.len(), 1, "{calls:?}");
 
-    // Scrubbed, the global layer holds nothing, and one call reads all.
+    // Scrubbed, nothing is left, in any layer.
     let out = w.the_loop(&["apply", "--scrub-tmux-env", "--auto-approve", "--json"]);
     assert_no_canary(&out.stdout, CANARIES, "apply stdout");
-    let (plan, calls) = plan_calls(&w);
+    let (plan, _) = plan_calls(&w);
     assert_eq!(session_entries(&plan), vec![], "{plan:#}");
-    assert_eq!(calls.len(), 1, "{calls:?}");
+}
+
+/// Past the 16 KiB command line the questions go as a script; behind the
+/// gate they are one quoted word there, which tmux parses only when the
+/// gate holds. Names its parser would split or expand arrive intact.
+#[test]
+fn the_gated_script_reads_quote_hostile_names_or_clears_them_all() {
+    use std::io::Write;
+    use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
+    let w = World::new();
+    let odd = "loop-it's; ~x #";
+    for name in ["loop-first", odd] {
+        w.tmux_ok(&["new-session", "-d", "-s", name, "sleep", "100000"]);
+    }
+    let asked: Vec<String> = ["loop-first", odd].iter().map(|s| s.to_string()).collect();
+    let names = vec!["SLACK_BOT_TOKEN".to_owned()];
+    let ask = || {
+        let gate = the_loop::observed::session_loop::condition(&names);
+        let markers = Markers::new().gated(gate);
+        let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
+            .expect("every name can be written in a script");
+        let mut cmd = std::process::Command::new("tmux");
+        w.configure_tmux(&mut cmd);
+        let mut child = cmd
+            .args(the_loop::observed::script::SOURCE_STDIN)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(script.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let (_, rest) = split_panes(&markers, &stdout).expect("the listing ran");
+        match layers_from(rest, "", true, &asked) {
+            ResidueView::Observed(layers) => layers,
+            other => panic!("{other:?}"),
+        }
+    };
+    let clean = ask();
+    assert!(clean.unobserved_sessions.is_empty(), "{clean:?}");
+    assert!(clean.sessions.values().all(|env| env.names().count() == 0));
+    assert_eq!(clean.sessions.len(), 2);
+
+    w.tmux_ok(&["setenv", "-t", &format!("={odd}"), "SLACK_BOT_TOKEN", SAME]);
+    let read = ask();
+    assert!(read.unobserved_sessions.is_empty(), "{read:?}");
+    let value = |name: &str| {
+        read.sessions[name]
+            .get("SLACK_BOT_TOKEN")
+            .map(|v| v.expose_bytes().to_vec())
+    };
+    assert_eq!(value(odd), Some(SAME.as_bytes().to_vec()));
+    assert_eq!(value("loop-first"), None);
 }
 
 #[test]
