@@ -23,7 +23,7 @@ pub struct Detached {
 
 /// `(pid, ppid)` of every process, from `/proc/<pid>/stat`. A process that
 /// exits meanwhile is just not listed.
-fn parents() -> BTreeMap<i32, i32> {
+pub fn parents() -> BTreeMap<i32, i32> {
     let Ok(dir) = std::fs::read_dir(proc_root()) else {
         return BTreeMap::new();
     };
@@ -61,9 +61,13 @@ fn under(pid: i32, roots: &BTreeSet<i32>, parents: &BTreeMap<i32, i32>) -> bool 
 
 /// Every process outside the panes (`pane_pids` and their descendants, which
 /// the plan compares on its own) and outside this process's own lineage,
-/// whose environment `ours` accepts.
-pub fn scan(pane_pids: &BTreeSet<i32>, ours: &dyn Fn(&ProcessEnv) -> bool) -> Vec<Detached> {
-    let parents = parents();
+/// whose environment `ours` accepts. `parents` is [`parents`], read a moment
+/// before: a process started since is not looked at until the next scan.
+pub fn scan(
+    parents: &BTreeMap<i32, i32>,
+    pane_pids: &BTreeSet<i32>,
+    ours: &dyn Fn(&ProcessEnv) -> bool,
+) -> Vec<Detached> {
     let mut lineage = BTreeSet::new();
     let mut at = i32::try_from(std::process::id()).unwrap_or(0);
     while at > 0 && lineage.insert(at) {
@@ -71,7 +75,7 @@ pub fn scan(pane_pids: &BTreeSet<i32>, ours: &dyn Fn(&ProcessEnv) -> bool) -> Ve
     }
     let mut found = Vec::new();
     for &pid in parents.keys() {
-        if lineage.contains(&pid) || under(pid, pane_pids, &parents) {
+        if lineage.contains(&pid) || under(pid, pane_pids, parents) {
             continue;
         }
         // Opened once: every read below is of this one process even if

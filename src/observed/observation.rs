@@ -88,50 +88,61 @@ impl Observation {
 }
 
 pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation {
-    // The records come first: their tmux names go into the one tmux call.
-    let (sessions, corrupt) = managed_sessions(registry);
-    let mut asked: Vec<String> = Vec::new();
-    if wanted.residue {
-        // Closed records' sessions are normally gone, and asking about a
-        // session that is gone stops tmux's chain there.
-        asked = sessions
-            .iter()
-            .filter(|s| s.record_live)
-            .map(|s| s.tmux_target.clone())
-            .collect();
-        asked.sort();
-        asked.dedup();
-    }
-    let gate = session_loop::condition(&wanted.watched);
-    let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
-    let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
-    let processes = if wanted.environments {
-        read_processes(&fleet, &sessions)
-    } else {
-        Default::default()
-    };
-    let detached = match (wanted.detached, &fleet) {
-        (Some(ours), FleetView::Answered(listed)) => {
-            Some(detached::scan(&listed.pane_pids().collect(), ours))
+    std::thread::scope(|scope| {
+        // Every process's parent, read while the records are read and tmux
+        // answers (the-loop only waits then); the detached scan needs it.
+        let parents = wanted.detached.map(|_| scope.spawn(detached::parents));
+        // The records come first: their tmux names go into the one tmux call.
+        let (sessions, corrupt) = managed_sessions(registry);
+        let mut asked: Vec<String> = Vec::new();
+        if wanted.residue {
+            // Closed records' sessions are normally gone, and asking about a
+            // session that is gone stops tmux's chain there.
+            asked = sessions
+                .iter()
+                .filter(|s| s.record_live)
+                .map(|s| s.tmux_target.clone())
+                .collect();
+            asked.sort();
+            asked.dedup();
         }
-        _ => None,
-    };
-    // Each pid's start time as read with its environment, when it was.
-    let activities = crate::activity::store::live_activities_of(
-        registry.root(),
-        live_harness_pids(&fleet, &sessions)
-            .into_iter()
-            .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start))),
-    );
-    Observation {
-        sessions,
-        corrupt,
-        fleet,
-        processes,
-        residue,
-        detached,
-        activities,
-    }
+        let gate = session_loop::condition(&wanted.watched);
+        let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
+        let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
+        // The detached scan reads other processes than the panes': beside them.
+        let detached = match (wanted.detached, &fleet, parents) {
+            (Some(ours), FleetView::Answered(listed), Some(parents)) => {
+                let panes = listed.pane_pids().collect();
+                Some(scope.spawn(move || {
+                    let parents = parents.join().unwrap_or_else(|_| detached::parents());
+                    detached::scan(&parents, &panes, ours)
+                }))
+            }
+            _ => None,
+        };
+        let processes = if wanted.environments {
+            read_processes(&fleet, &sessions)
+        } else {
+            Default::default()
+        };
+        let detached = detached.map(|scan| scan.join().unwrap_or_default());
+        // Each pid's start time as read with its environment, when it was.
+        let activities = crate::activity::store::live_activities_of(
+            registry.root(),
+            live_harness_pids(&fleet, &sessions)
+                .into_iter()
+                .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start))),
+        );
+        Observation {
+            sessions,
+            corrupt,
+            fleet,
+            processes,
+            residue,
+            detached,
+            activities,
+        }
+    })
 }
 
 /// The pane listing and, with `layers`, tmux's own layers, in one call.

@@ -55,8 +55,8 @@ enum LayerMarker {
     Server(Option<i32>),
     Global,
     Session(usize),
-    /// The gate's value: `false` when no session shows a watched value.
-    Gate(bool),
+    /// The gate was closed: no session shows a watched value.
+    GateClosed,
 }
 
 impl LayerMarker {
@@ -68,10 +68,8 @@ impl LayerMarker {
         if let Some(pid) = rest.strip_prefix("p ") {
             return Some(LayerMarker::Server(pid.parse().ok()));
         }
-        match rest {
-            "c 0" => return Some(LayerMarker::Gate(false)),
-            "c 1" => return Some(LayerMarker::Gate(true)),
-            _ => {}
+        if rest == "c 0" {
+            return Some(LayerMarker::GateClosed);
         }
         (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
             .then(|| rest.parse().ok().map(LayerMarker::Session))
@@ -84,9 +82,9 @@ impl LayerMarker {
 /// environment and each session's environment, each block CLOSED by its
 /// marker: a command that fails stops the chain before its marker, so a
 /// block without one is never read as an empty (clean-looking) answer.
-/// Behind a gate ([`Markers::gated`]) the gate's value is printed and the
-/// sessions' questions go in one `if -F <gate> "…"`, each word quoted for
-/// tmux's parser. Commands go by their short aliases, for the argv budget.
+/// Behind a gate ([`Markers::gated`]) the sessions' questions go in one
+/// `if -F <gate> "…" "display -p '@c 0'"`, each word quoted for tmux's
+/// parser: the gate is evaluated once, and `@c 0` says it was closed. Commands go by their short aliases, for the argv budget.
 pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     if let Some(format) = panes {
@@ -98,13 +96,12 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
     args.extend([";".into(), "showenv".into(), "-gs".into()]);
     args.extend(print_line("@g".into()));
     match gated_lines(markers, sessions) {
-        Some((gate, lines)) => {
-            args.extend(print_line(format!("@c {gate}")));
-            if !lines.is_empty() {
-                let inner = lines.join(" ; ");
-                args.extend([";".into(), "if".into(), "-F".into(), gate.into(), inner]);
-            }
+        Some((gate, lines)) if !lines.is_empty() => {
+            let inner = lines.join(" ; ");
+            args.extend([";".into(), "if".into(), "-F".into(), gate.into(), inner]);
+            args.push(GATE_CLOSED.into());
         }
+        Some(_) => {}
         None => {
             for (i, session) in sessions.iter().enumerate() {
                 args.extend(session_args(i, session));
@@ -117,6 +114,9 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
     }
     args
 }
+
+/// What a closed gate runs: the marker that says every session is clean.
+pub const GATE_CLOSED: &str = "display -p '@c 0'";
 
 /// The gate and each session's question as a line for tmux's parser;
 /// `None` without a gate, or when a name cannot be written so.
@@ -149,8 +149,10 @@ fn argv_len(args: &[String]) -> usize {
 pub fn fitting(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> usize {
     let mut used = argv_len(&query_args(markers, panes, &[]));
     if let Some((gate, lines)) = gated_lines(markers, sessions) {
-        // The `if -F <gate>` and its one word: each line and its ` ; `.
+        // The `if -F <gate>`, its closed branch, and its one word: each
+        // line and its ` ; `.
         used += argv_len(&[";".into(), "if".into(), "-F".into(), gate.into()]);
+        used += GATE_CLOSED.len() + 1;
         for (i, line) in lines.iter().enumerate() {
             used += line.len() + 3;
             if used > ARGV_BUDGET {
@@ -250,7 +252,7 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
                 layers.sessions.insert(name.clone(), env);
             }
             // The gate said no session shows a watched value: none holds one.
-            None if blocks.gate == Some(false) => {
+            None if blocks.gate_closed => {
                 layers.sessions.insert(name.clone(), ProcessEnv::default());
             }
             None => layers.unobserved_sessions.push(name.clone()),
@@ -272,8 +274,8 @@ pub struct Blocks {
     pub server_pid: Option<i32>,
     pub global: Option<ProcessEnv>,
     pub sessions: BTreeMap<usize, ProcessEnv>,
-    /// The gate's value, when the call was gated.
-    pub gate: Option<bool>,
+    /// A gated call's gate was closed: every asked session is clean.
+    pub gate_closed: bool,
 }
 
 /// Parses the layers' output: `show-environment -s` entries
@@ -297,7 +299,7 @@ pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
                 LayerMarker::Session(i) => {
                     blocks.sessions.insert(i, env);
                 }
-                LayerMarker::Gate(open) => blocks.gate = Some(open),
+                LayerMarker::GateClosed => blocks.gate_closed = true,
             }
             rest = after;
         } else if let Some(unset) = rest.strip_prefix("unset ") {

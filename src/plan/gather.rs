@@ -84,6 +84,8 @@ pub fn detached_now(
         // Nothing is withheld or delivered: nothing to look for.
         return Vec::new();
     }
-    let found = crate::observed::detached::scan(pane_pids, &|env| policy.launched_here(env));
+    let parents = crate::observed::detached::parents();
+    let found =
+        crate::observed::detached::scan(&parents, pane_pids, &|env| policy.launched_here(env));
     super::detached::compare(policy, &found)
 }
