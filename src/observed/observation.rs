@@ -6,7 +6,7 @@
 
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
-use super::harness::{read_in_parallel, read_process_or_unverified, HarnessProcess};
+use super::harness::{read_in_parallel, read_process_or_unverified, HarnessProcess, ParentImages};
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
 use super::script;
@@ -255,7 +255,8 @@ fn live_harness_pids(fleet: &FleetView, sessions: &[ManagedSession]) -> Vec<i32>
 fn read_processes(fleet: &FleetView, sessions: &[ManagedSession]) -> BTreeMap<i32, HarnessProcess> {
     let launcher = std::env::current_exe().ok();
     let pids = live_harness_pids(fleet, sessions);
+    let parents = ParentImages::default();
     read_in_parallel(&pids, |pid| {
-        read_process_or_unverified(pid, launcher.as_deref())
+        read_process_or_unverified(pid, launcher.as_deref(), &parents)
     })
 }
