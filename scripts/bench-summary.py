@@ -108,6 +108,28 @@ for n in sizes:
         f"| {ms(status)} | {ms(bare)} | {ms(drift)} |"
     )
 
+print(
+    "\nWith the tmux global layer clean (the token unset there, as "
+    "`apply --scrub-tmux-env` leaves it), side by side with the floor again; "
+    "`before` is `COMPARE_BIN` side by side with this build (same run), "
+    "in the world as built and with the global layer clean:\n"
+)
+print(
+    "| sessions | plan, clean | the floor | plan ÷ floor | tmux calls "
+    "| before / after (as built) | before / after (clean) |"
+)
+print("|---:|---:|---:|---:|---:|---:|---:|")
+for n in sizes:
+    clean, floor = median(f"plan-clean-n{n}"), median(f"plan-clean-n{n}", 1)
+    pairs = []
+    for name in (f"compare-plan-n{n}", f"compare-plan-clean-n{n}"):
+        before, after = median(name), median(name, 1)
+        pairs.append("–" if before is None else f"{ms(before)} / {ms(after)}")
+    print(
+        f"| {n} | {ms(clean)} | {ms(floor)} | {ratio(clean, floor)} "
+        f"| {calls.get(('plan-clean', str(n)), '–')} | {pairs[0]} | {pairs[1]} |"
+    )
+
 print("\n## apply (every session drifted; median wall time)\n")
 print(
     "Each run rolls every session; `probe` is the world's `resumeProbeSeconds`, the "
@@ -179,12 +201,14 @@ for n, name in apply_runs:
         )
 if sizes:
     big_n = max(sizes)
-    plan, floor = median(f"plan-n{big_n}"), median(f"plan-n{big_n}", 1)
-    if plan and floor:
-        check(
-            plan <= 1.5 * floor,
-            f"plan at {big_n} sessions within 1.5× of the floor, same run ({plan / floor:.1f}×)",
-        )
+    for name, what in ((f"plan-n{big_n}", "as built"), (f"plan-clean-n{big_n}", "global layer clean")):
+        plan, floor = median(name), median(name, 1)
+        if plan and floor:
+            check(
+                plan <= 1.5 * floor,
+                f"plan at {big_n} sessions ({what}) within 1.5× of the floor, same run "
+                f"({plan / floor:.1f}×)",
+            )
 c20 = seconds(canary.get(("current", "20")))
 if c20 is not None and median("apply-n20"):
     t20 = median("apply-n20")

@@ -13,6 +13,11 @@
 #                                one `tmux list-panes -a` and every pane's
 #                                environ) in ONE hyperfine run, so their
 #                                ratio is measured under the same load
+#   plan-clean                   the same with the tmux global layer clean
+#                                (as `apply --scrub-tmux-env` leaves it)
+#   compare-plan, compare-plan-clean
+#                                COMPARE_BIN's plan and this build's, side
+#                                by side in one hyperfine run (when set)
 #   naive                        scripts/bench-naive-plan.sh: one
 #                                `tmux list-panes -t` and one environ read
 #                                per session (the reporter's way)
@@ -227,6 +232,19 @@ for n in $SIZES; do
   hf "status-nodrift-n$n" "$RUNS" -i "$BIN --config $W/cli-config-nodrift.yaml status"
   count_calls plan "$n" "$BIN" --config "$CONFIG" plan
   count_calls floor "$n" "$repo/scripts/bench-floor.sh"
+  if [ -n "$COMPARE_BIN" ]; then
+    hf "compare-plan-n$n" "$RUNS" "$COMPARE_BIN --config $CONFIG plan" "$BIN --config $CONFIG plan"
+  fi
+  # The same with the global layer clean, as `apply --scrub-tmux-env`
+  # leaves it: no session then shows the token, and plan's format gate
+  # spares tmux the per-session questions (src/observed/session_loop.rs).
+  tmux setenv -gu BENCH_TOKEN
+  hf "plan-clean-n$n" "$RUNS" "$BIN --config $CONFIG plan" "$repo/scripts/bench-floor.sh"
+  count_calls plan-clean "$n" "$BIN" --config "$CONFIG" plan
+  if [ -n "$COMPARE_BIN" ]; then
+    hf "compare-plan-clean-n$n" "$RUNS" "$COMPARE_BIN --config $CONFIG plan" "$BIN --config $CONFIG plan"
+  fi
+  tmux setenv -g BENCH_TOKEN retired-0000
   count_calls status "$n" "$BIN" --config "$CONFIG" status
   count_calls naive "$n" "$repo/scripts/bench-naive-plan.sh" "$W/state" "$W/.env"
   peak_rss plan "$n" "$BIN" --config "$CONFIG" plan
