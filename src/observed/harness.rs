@@ -187,7 +187,8 @@ mod tests {
 
     #[test]
     fn own_process_reads_environment_and_argv() {
-        let me = read_process_or_unverified(std::process::id() as i32, None, &ParentImages::default());
+        let me =
+            read_process_or_unverified(std::process::id() as i32, None, &ParentImages::default());
         assert!(matches!(me.env, EnvRead::Read(_)));
         assert_eq!(me.argv, Some(std::env::args().collect::<Vec<_>>()));
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap();

@@ -506,7 +506,6 @@ fn a_detached_child_holding_a_retired_value_is_residue_and_never_signalled() {
 /// (`'`, `#`, `;`, `~`, spaces) arrive intact.
 #[test]
 fn a_script_reads_every_session_past_one_that_vanished_and_never_reads_it_as_empty() {
-    use std::io::Write;
     use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
     let w = World::new();
     let odd = "loop-it's; ~x #";
@@ -527,22 +526,7 @@ fn a_script_reads_every_session_past_one_that_vanished_and_never_reads_it_as_emp
     let markers = Markers::new();
     let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
         .expect("every name can be written in a script");
-    let mut cmd = std::process::Command::new("tmux");
-    w.configure_tmux(&mut cmd);
-    let mut child = cmd
-        .args(the_loop::observed::script::SOURCE_STDIN)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = w.tmux_script(&script);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!out.status.success(), "the vanished session's line failed");

@@ -186,7 +186,6 @@ fn a_session_holding_its_own_copy_of_the_global_value_is_still_named() {
 /// gate holds. Names its parser would split or expand arrive intact.
 #[test]
 fn the_gated_script_reads_quote_hostile_names_or_clears_them_all() {
-    use std::io::Write;
     use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
     let w = World::new();
     let odd = "loop-it's; ~x #";
@@ -200,19 +199,7 @@ fn the_gated_script_reads_quote_hostile_names_or_clears_them_all() {
         let markers = Markers::new().gated(gate);
         let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
             .expect("every name can be written in a script");
-        let mut cmd = std::process::Command::new("tmux");
-        w.configure_tmux(&mut cmd);
-        let mut child = cmd
-            .args(the_loop::observed::script::SOURCE_STDIN)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(script.as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        let out = w.tmux_script(&script);
         assert!(
             out.status.success(),
             "{}",

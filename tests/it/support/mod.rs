@@ -203,6 +203,27 @@ impl World {
             .expect("run tmux")
     }
 
+    /// `tmux source-file -` with `script` on its stdin: what the
+    /// observation sends past the 16 KiB command line.
+    pub fn tmux_script(&self, script: &str) -> Output {
+        use std::io::Write;
+        let mut cmd = Command::new("tmux");
+        self.configure_tmux(&mut cmd);
+        let mut child = cmd
+            .args(the_loop::observed::script::SOURCE_STDIN)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run tmux");
+        let mut stdin = child.stdin.take().expect("piped");
+        stdin
+            .write_all(script.as_bytes())
+            .expect("write the script");
+        drop(stdin);
+        child.wait_with_output().expect("tmux ends")
+    }
+
     pub fn tmux_ok(&self, args: &[&str]) -> String {
         let out = self.tmux(args);
         assert!(
