@@ -2,7 +2,7 @@
 
 /// The marker closing the pane listing starts so, followed by a nonce
 /// drawn for each call: no session name or pane command can end the
-/// listing early. The layers' markers (`@p PID`, `@g`, `@N`) need none:
+/// listing early. The layers' markers (`@p PID`, `@g`, `@N`, `@c 0`) need none:
 /// `show-environment` writes only `NAME="…"; export NAME;` and
 /// `unset NAME;` entries, which never equal a marker line, and the parser
 /// reads quoted values whole.

@@ -84,7 +84,8 @@ impl LayerMarker {
 /// block without one is never read as an empty (clean-looking) answer.
 /// Behind a gate ([`Markers::gated`]) the sessions' questions go in one
 /// `if -F <gate> "…" "display -p '@c 0'"`, each word quoted for tmux's
-/// parser: the gate is evaluated once, and `@c 0` says it was closed. Commands go by their short aliases, for the argv budget.
+/// parser: the gate is evaluated once, and `@c 0` says it was closed.
+/// Commands go by their short aliases, for the argv budget.
 pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     if let Some(format) = panes {

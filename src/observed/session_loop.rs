@@ -2,10 +2,12 @@
 //! format loop (`#{S:…}`), so the sessions are read one by one only when
 //! one can.
 //!
-//! tmux answers each command of a script or chain at a fixed cost (about
-//! 35 µs on 2 cores at 500 sessions, with its marker twice that), so 500
-//! sessions' environments cost about 70 ms of the server's time where the
-//! pane listing costs 10. A format loop is one command whatever the fleet.
+//! What a long observation costs tmux is building its commands: a
+//! `show-environment` and a marker per session, about 1,000 commands for
+//! 500 sessions, measured at 110 ms of the server's time where the pane
+//! listing costs 10 (and 126 ms inside a `{ }` block behind a false
+//! condition: tmux builds a block's commands either way). A format loop is
+//! one command whatever the fleet.
 //!
 //! The loop cannot read a session's own layer exactly: tmux looks a name up
 //! in the session's environment and, when the session has no entry for it,
@@ -13,18 +15,17 @@
 //! value itself read the same. What it can say exactly is when no session
 //! shows any watched value: then no session's own layer holds one (nor does
 //! the global layer, unless every session masks it; the global layer is
-//! read on its own anyway). So the question is gated (see `residue.rs`):
-//!
-//! - the gate is printed (`@c 0` or `@c 1`), then
-//! - `if -F <gate>` asks every session with `show-environment`, as before.
+//! read on its own anyway). So the questions are gated (see `residue.rs`):
+//! they go as ONE quoted word of `if -F <gate> "…" "display -p '@c 0'"`,
+//! which tmux turns into commands only when the gate holds (22 ms for 500
+//! sessions behind a false gate).
 //!
 //! With `@c 0` every asked session's layer is clean, in the pane listing's
-//! own call of a few commands. A fleet whose tmux holds a watched value
-//! anywhere (the global layer before `apply --scrub-tmux-env`, or one
-//! session) is read one by one, exactly as without the gate, in the same
-//! call. An empty value reads as no value to the loop: it holds nothing to
-//! leak, and the residue report skips it in every session layer, so both
-//! ways agree (`plan/residue.rs`).
+//! own call. A fleet whose tmux holds a watched value anywhere (the global
+//! layer before `apply --scrub-tmux-env`, or one session) is read one by
+//! one, exactly as without the gate, in the same call. An empty value reads
+//! as no value to the loop: it holds nothing to leak, and the residue report
+//! skips it in every session layer, so both ways agree (`plan/residue.rs`).
 
 use super::fleet::SESSION_PREFIX;
 
@@ -76,5 +77,42 @@ mod tests {
                 "{unsafe_name}"
             );
         }
+    }
+
+    #[test]
+    fn behind_a_gate_the_questions_are_one_word_and_a_closed_gate_reads_clean() {
+        use super::super::markers::Markers;
+        use super::super::residue::{layers_from, query_args, ResidueView, GATE_CLOSED};
+        let gate = condition(&names(&["TOK"]));
+        let markers = Markers::with_nonce("n0").gated(gate.clone());
+        let asked = names(&["loop-a", "loop-it's"]);
+        let args = query_args(&markers, None, &asked);
+        let at = args.iter().position(|w| w == "if").expect("gated");
+        assert_eq!(args[at + 1], "-F");
+        assert_eq!(Some(&args[at + 2]), gate.as_ref());
+        assert_eq!(
+            args[at + 3],
+            "showenv '-st=loop-a' ; display -p '@0' ; showenv \"-st=loop-it's\" ; display -p '@1'"
+        );
+        assert_eq!(args[at + 4], GATE_CLOSED);
+        assert!(!args.iter().any(|w| w.starts_with("-st=")), "{args:?}");
+
+        // A closed gate: every asked session is clean, none unanswered.
+        let ResidueView::Observed(closed) = layers_from("@p 7\n@g\n@c 0\n", "", true, &asked)
+        else {
+            panic!("observed")
+        };
+        assert!(closed.unobserved_sessions.is_empty());
+        assert_eq!(closed.sessions.len(), 2);
+        // An open gate whose second block never came: that one is unanswered.
+        let open = "@p 7\n@g\nTOK=\"v\"; export TOK;\n@0\n";
+        let ResidueView::Observed(open) = layers_from(open, "", false, &asked) else {
+            panic!("observed")
+        };
+        assert_eq!(open.unobserved_sessions, ["loop-it's"]);
+        assert_eq!(
+            open.sessions["loop-a"].get("TOK").unwrap().expose_bytes(),
+            b"v"
+        );
     }
 }
