@@ -29,20 +29,28 @@
 
 use super::fleet::SESSION_PREFIX;
 
-/// The format that is `1` when some managed-looking (`loop-*`) session
-/// shows a non-empty value for one of `names`, else `0`: each session's
-/// byte lengths (`#{n:…}`) strung together hold a digit other than 0
-/// exactly when one is non-empty. `None` when a name is not safe to look
-/// up in a format, or there is none: the sessions are then always read.
+/// The format that is `0` when no managed-looking (`loop-*`) session shows
+/// a non-empty value for any of `names`, else `1`: each such session's byte
+/// lengths (`#{n:…}`) strung together hold a digit other than 0 exactly when
+/// one is non-empty. It is only asked of the tmux it was proven on (3.3 to
+/// 3.9, `#{version}`); any other reads `1` without evaluating the loop, and
+/// the sessions are asked one by one, as they always were. `None` when a
+/// name is not safe to look up in a format, or there is none: the sessions
+/// are then always asked.
 pub fn condition(names: &[String]) -> Option<String> {
     if names.is_empty() || !names.iter().all(|n| loopable(n)) {
         return None;
     }
     let lengths: String = names.iter().map(|name| format!("#{{n:{name}}}")).collect();
+    let each = format!("#{{?#{{m:{SESSION_PREFIX}*,#{{session_name}}}},{lengths},}}");
     Some(format!(
-        "#{{m:*[1-9]*,#{{S:#{{?#{{m:{SESSION_PREFIX}*,#{{session_name}}}},{lengths},}}}}}}"
+        "#{{?#{{m:{PROVEN_ON},#{{version}}}},#{{m:*[1-9]*,#{{S:{each}}}}},1}}"
     ))
 }
+
+/// The tmux versions the gate's loop and modifiers were tested on (the
+/// suite runs tmux 3.3a), as an `fnmatch` pattern on `#{version}`.
+const PROVEN_ON: &str = "3.[3-9]*";
 
 /// Upper case, digits and `_`, not starting with a digit: tmux's own
 /// format variables are lower case, so such a name can only be found in an
@@ -67,7 +75,10 @@ mod tests {
     fn the_gate_strings_every_managed_sessions_lengths_together() {
         assert_eq!(
             condition(&names(&["TOK", "B_2"])).as_deref(),
-            Some("#{m:*[1-9]*,#{S:#{?#{m:loop-*,#{session_name}},#{n:TOK}#{n:B_2},}}}")
+            Some(
+                "#{?#{m:3.[3-9]*,#{version}},\
+                 #{m:*[1-9]*,#{S:#{?#{m:loop-*,#{session_name}},#{n:TOK}#{n:B_2},}}},1}"
+            )
         );
         assert_eq!(condition(&[]), None);
         for unsafe_name in ["pane_id", "2X", "A-B", "A}B", "A,B", ""] {

@@ -253,3 +253,24 @@ fn a_name_a_format_cannot_hold_is_read_with_show_environment() {
         "{calls:?}"
     );
 }
+
+/// The gate is evaluated only on the tmux it was proven on (3.3 to 3.9):
+/// any other version reads `1`, and the sessions are asked one by one.
+#[test]
+fn the_gate_is_closed_only_on_a_proven_tmux_when_every_length_reads_zero() {
+    let (w, [s, ..]) = world();
+    let names = vec!["SLACK_BOT_TOKEN".to_owned(), "DELIVERED_TOKEN".to_owned()];
+    let gate = the_loop::observed::session_loop::condition(&names).unwrap();
+    let eval = |format: &str| w.tmux_ok(&["display", "-p", format]).trim().to_owned();
+    assert_eq!(eval(&gate), "0", "a clean fleet closes the gate");
+    for version in ["3.2a", "3.10", "next-3.6", "4.0", ""] {
+        let elsewhere = gate.replace("#{version}", version);
+        assert_eq!(eval(&elsewhere), "1", "tmux {version:?} is not proven");
+    }
+    assert_eq!(eval(&gate.replace("#{version}", "3.4")), "0");
+    w.source_tmux(&format!(
+        "set-environment -t ={} DELIVERED_TOKEN 0\n",
+        s.name
+    ));
+    assert_eq!(eval(&gate), "1", "a one-byte value opens it");
+}
