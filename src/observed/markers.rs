@@ -54,16 +54,10 @@ impl Default for Markers {
 /// the rest. `None` when the marker is missing: the listing failed, and
 /// nothing after it ran.
 pub fn split_panes<'a>(markers: &Markers, stdout: &'a str) -> Option<(&'a str, &'a str)> {
-    split_at(markers, "panes", stdout)
-}
-
-/// Splits `stdout` at the line that is exactly `markers`' line for `what`.
-/// tmux escapes a newline in any listed field, and the format loop writes
-/// values by length, so only the marker ends a block; the nonce makes its
-/// line unforgeable.
-pub fn split_at<'a>(markers: &Markers, what: &str, stdout: &'a str) -> Option<(&'a str, &'a str)> {
-    let marker = markers.line(what);
+    let marker = markers.line("panes");
     let mut offset = 0;
+    // tmux escapes a newline in any listed field, so the listing is
+    // line-safe, and the nonce makes the marker line unforgeable.
     for line in stdout.split_inclusive('\n') {
         if line.strip_suffix('\n').unwrap_or(line) == marker {
             return Some((&stdout[..offset], &stdout[offset + line.len()..]));

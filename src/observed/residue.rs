@@ -8,8 +8,9 @@
 //! sessions. Values are held as
 //! [`SecretValue`]s from the moment they are parsed.
 
-pub use super::markers::{split_at, split_panes, Markers};
+pub use super::markers::{split_panes, Markers};
 use super::proc_env::{self, EnvRead, ProcessEnv};
+use super::session_loop::{gated_lines, gated_word, GATE_CLOSED};
 use crate::secret::SecretValue;
 use crate::tmux::{means_no_server, Tmux};
 use std::collections::BTreeMap;
@@ -96,13 +97,12 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
     args.extend(print_line("@p #{pid}".into()));
     args.extend([";".into(), "showenv".into(), "-gs".into()]);
     args.extend(print_line("@g".into()));
-    match gated_lines(markers, sessions) {
-        Some((gate, lines)) if !lines.is_empty() => {
-            let inner = lines.join(" ; ");
-            args.extend([";".into(), "if".into(), "-F".into(), gate.into(), inner]);
+    match gated_word(markers, sessions) {
+        Some((gate, Some(word))) => {
+            args.extend([";".into(), "if".into(), "-F".into(), gate.into(), word]);
             args.push(GATE_CLOSED.into());
         }
-        Some(_) => {}
+        Some((_, None)) => {}
         None => {
             for (i, session) in sessions.iter().enumerate() {
                 args.extend(session_args(i, session));
@@ -114,23 +114,6 @@ pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -
         args.remove(0);
     }
     args
-}
-
-/// What a closed gate runs: the marker that says every session is clean.
-pub const GATE_CLOSED: &str = "display -p '@c 0'";
-
-/// The gate and each session's question as a line for tmux's parser;
-/// `None` without a gate, or when a name cannot be written so.
-pub fn gated_lines<'a>(
-    markers: &'a Markers,
-    sessions: &[String],
-) -> Option<(&'a str, Vec<String>)> {
-    let gate = markers.gate()?;
-    let lines = sessions.iter().enumerate().map(|(i, session)| {
-        let target = super::script::quote(&format!("-st={session}"))?;
-        Some(format!("showenv {target} ; display -p '@{i}'"))
-    });
-    Some((gate, lines.collect::<Option<Vec<String>>>()?))
 }
 
 /// One session's environment and its closing marker. The index, not the

@@ -63,17 +63,16 @@ pub fn query_script(markers: &Markers, panes: &str, sessions: &[String]) -> Opti
     ])?;
     script.push_str(&line(&[&["display", "-p", "@p #{pid}"]])?);
     script.push_str(&line(&[&["showenv", "-gs"], &["display", "-p", "@g"]])?);
-    if let Some((gate, lines)) = super::residue::gated_lines(markers, sessions) {
+    if let Some((gate, word)) = super::session_loop::gated_word(markers, sessions) {
         // One quoted word, built into commands only when the gate holds: a
         // `{ }` block would be built either way, and building the commands
         // is most of what a long script costs tmux (measured: 126 ms for
         // 500 sessions' lines behind a false gate as a block, 22 ms as one
         // word).
-        if !lines.is_empty() {
-            let inner = lines.join(" ; ");
-            let closed = super::residue::GATE_CLOSED;
-            let (gate, inner, closed) = (quote(gate)?, quote(&inner)?, quote(closed)?);
-            script.push_str(&format!("if -F {gate} {inner} {closed}\n"));
+        if let Some(word) = word {
+            let closed = super::session_loop::GATE_CLOSED;
+            let (gate, word, closed) = (quote(gate)?, quote(&word)?, quote(closed)?);
+            script.push_str(&format!("if -F {gate} {word} {closed}\n"));
         }
         return Some(script);
     }

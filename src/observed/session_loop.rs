@@ -28,6 +28,7 @@
 //! skips it in every session layer, so both ways agree (`plan/residue.rs`).
 
 use super::fleet::SESSION_PREFIX;
+use super::markers::Markers;
 
 /// The format that is `0` when no managed-looking (`loop-*`) session shows
 /// a non-empty value for any of `names`, else `1`: each such session's byte
@@ -51,6 +52,33 @@ pub fn condition(names: &[String]) -> Option<String> {
 /// The tmux versions the gate's loop and modifiers were tested on (the
 /// suite runs tmux 3.3a), as an `fnmatch` pattern on `#{version}`.
 const PROVEN_ON: &str = "3.[3-9]*";
+
+/// What a closed gate runs: the marker that says every session is clean.
+pub const GATE_CLOSED: &str = "display -p '@c 0'";
+
+/// The gate and each session's question as a line for tmux's parser;
+/// `None` without a gate, or when a name cannot be written so.
+pub fn gated_lines<'a>(
+    markers: &'a Markers,
+    sessions: &[String],
+) -> Option<(&'a str, Vec<String>)> {
+    let gate = markers.gate()?;
+    let lines = sessions.iter().enumerate().map(|(i, session)| {
+        let target = super::script::quote(&format!("-st={session}"))?;
+        Some(format!("showenv {target} ; display -p '@{i}'"))
+    });
+    Some((gate, lines.collect::<Option<Vec<String>>>()?))
+}
+
+/// [`gated_lines`] as the one word `if -F` runs, lines joined by ` ; `
+/// (which [`super::residue::fitting`] counts); `None` inside when no session is asked.
+pub fn gated_word<'a>(
+    markers: &'a Markers,
+    sessions: &[String],
+) -> Option<(&'a str, Option<String>)> {
+    let (gate, lines) = gated_lines(markers, sessions)?;
+    Some((gate, (!lines.is_empty()).then(|| lines.join(" ; "))))
+}
 
 /// Upper case, digits and `_`, not starting with a digit: tmux's own
 /// format variables are lower case, so such a name can only be found in an
@@ -93,7 +121,7 @@ mod tests {
     #[test]
     fn behind_a_gate_the_questions_are_one_word_and_a_closed_gate_reads_clean() {
         use super::super::markers::Markers;
-        use super::super::residue::{layers_from, query_args, ResidueView, GATE_CLOSED};
+        use super::super::residue::{layers_from, query_args, ResidueView};
         let gate = condition(&names(&["TOK"]));
         let markers = Markers::with_nonce("n0").gated(gate.clone());
         let asked = names(&["loop-a", "loop-it's"]);

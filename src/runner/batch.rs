@@ -9,8 +9,9 @@
 //! another's commands. When no control client can be had (a refusal, or a
 //! word a command line cannot carry) it gathers the commands that the
 //! workers send at about the same moment into one
-//! `cmd \; display -p MARK \; cmd …` sequence, a few clients per wave. `docs/performance.md` ("Apply: tmux clients per
-//! wave") has the measurements.
+//! `cmd \; display -p MARK \; cmd …` sequence, a few clients per wave.
+//! `docs/performance.md` ("Apply: tmux clients per wave") has the
+//! measurements.
 //!
 //! What a batch must not change: each command's own answer. In a sequence
 //! a command that fails stops the rest (tmux drops the rest of the group),
