@@ -21,18 +21,57 @@ pub struct Detached {
     pub env: ProcessEnv,
 }
 
-/// `(pid, ppid)` of every process, from `/proc/<pid>/stat`. A process that
-/// exits meanwhile is just not listed.
-pub fn parents() -> BTreeMap<i32, i32> {
+/// One pass over every process's `/proc/<pid>/stat`.
+#[derive(Debug, Default)]
+pub struct ProcessTable {
+    /// `(pid, ppid)` of every process. A process that exits meanwhile is
+    /// just not listed.
+    pub parents: BTreeMap<i32, i32>,
+    /// The processes named `tmux: server` (the name tmux gives its server):
+    /// their children are every tmux pane's process on the machine, read
+    /// ahead while tmux lists the panes ([`super::observation`]).
+    pub tmux_servers: BTreeSet<i32>,
+}
+
+impl ProcessTable {
+    /// The children of every tmux server.
+    pub fn tmux_children(&self) -> Vec<i32> {
+        self.parents
+            .iter()
+            .filter(|(_, parent)| self.tmux_servers.contains(parent))
+            .map(|(&pid, _)| pid)
+            .collect()
+    }
+}
+
+/// The name tmux gives its server process (`prctl` keeps 15 bytes).
+const TMUX_SERVER_NAME: &[u8] = b"tmux: server";
+
+/// Reads the [`ProcessTable`].
+pub fn process_table() -> ProcessTable {
+    let mut table = ProcessTable::default();
     let Ok(dir) = std::fs::read_dir(proc_root()) else {
-        return BTreeMap::new();
+        return table;
     };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read(proc_root().join(pid.to_string()).join("stat")).ok()?;
-            Some((pid, parse_ppid(&stat)?))
-        })
-        .collect()
+    for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
+        let path = proc_root().join(pid.to_string()).join("stat");
+        let Ok(stat) = super::proc_env::read_file(&path, super::proc_env::LINE_BUFFER) else {
+            continue;
+        };
+        let Some(ppid) = parse_ppid(&stat) else {
+            continue;
+        };
+        table.parents.insert(pid, ppid);
+        if command_name(&stat) == Some(TMUX_SERVER_NAME) {
+            table.tmux_servers.insert(pid);
+        }
+    }
+    table
+}
+
+/// `(pid, ppid)` of every process, from `/proc/<pid>/stat`.
+pub fn parents() -> BTreeMap<i32, i32> {
+    process_table().parents
 }
 
 /// The ppid from a `stat` line: the field after the state, counted from
@@ -41,6 +80,14 @@ fn parse_ppid(stat: &[u8]) -> Option<i32> {
     let close = stat.iter().rposition(|b| *b == b')')?;
     let rest = std::str::from_utf8(stat.get(close + 1..)?).ok()?;
     rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The process name from a `stat` line: between the first `(` and the
+/// last `)`.
+fn command_name(stat: &[u8]) -> Option<&[u8]> {
+    let open = stat.iter().position(|b| *b == b'(')?;
+    let close = stat.iter().rposition(|b| *b == b')')?;
+    stat.get(open + 1..close)
 }
 
 /// Whether `pid` is one of `roots` or descends from one.
@@ -106,6 +153,35 @@ mod tests {
         assert_eq!(parse_ppid(b"42 (a) b) c) S 7 42 42 0"), Some(7));
         assert_eq!(parse_ppid(b"42 (sh) R 1 1"), Some(1));
         assert_eq!(parse_ppid(b"garbage"), None);
+    }
+
+    #[test]
+    fn the_name_is_read_between_the_first_and_the_last_parenthesis() {
+        assert_eq!(
+            command_name(b"42 (tmux: server) S 1 42"),
+            Some(&b"tmux: server"[..])
+        );
+        assert_eq!(command_name(b"42 (a (b) c) S 1"), Some(&b"a (b) c"[..]));
+        assert_eq!(command_name(b"garbage"), None);
+    }
+
+    #[test]
+    fn the_children_of_tmux_servers_are_every_pane_process() {
+        let table = ProcessTable {
+            parents: BTreeMap::from([(10, 1), (11, 10), (12, 10), (13, 11), (20, 1), (21, 20)]),
+            tmux_servers: BTreeSet::from([10, 20]),
+        };
+        assert_eq!(table.tmux_children(), vec![11, 12, 21]);
+    }
+
+    /// The table names a real tmux server when one runs on this machine,
+    /// and never this test process.
+    #[test]
+    fn this_process_is_in_the_table_and_is_no_tmux_server() {
+        let table = process_table();
+        let me = std::process::id() as i32;
+        assert!(table.parents.contains_key(&me));
+        assert!(!table.tmux_servers.contains(&me));
     }
 
     #[test]

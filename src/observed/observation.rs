@@ -15,6 +15,7 @@ use super::{EnvRead, ProcessEnv};
 use crate::registry::{CorruptRecord, Registry};
 use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 /// Everything observed for one plan.
 #[derive(Debug, Clone)]
@@ -88,10 +89,27 @@ impl Observation {
 }
 
 pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation {
+    let launcher = std::env::current_exe().ok();
+    let images = ParentImages::default();
+    let reader = HarnessReader {
+        launcher: launcher.as_deref(),
+        images: &images,
+    };
     std::thread::scope(|scope| {
-        // Every process's parent, read while the records are read and tmux
-        // answers (the-loop only waits then); the detached scan needs it.
-        let parents = wanted.detached.map(|_| scope.spawn(detached::parents));
+        // While the records are read and tmux answers, the-loop only waits:
+        // meanwhile every process's parent is read (the detached scan needs
+        // them), then every tmux pane's process is read ahead.
+        let early = (wanted.detached.is_some() || wanted.environments).then(|| {
+            scope.spawn(|| {
+                let table = detached::process_table();
+                let ahead = if wanted.environments {
+                    reader.read_ahead(&table)
+                } else {
+                    BTreeMap::new()
+                };
+                (table, ahead)
+            })
+        });
         // The records come first: their tmux names go into the one tmux call.
         let (sessions, corrupt) = managed_sessions(registry);
         let mut asked: Vec<String> = Vec::new();
@@ -109,19 +127,23 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         let gate = session_loop::condition(&wanted.watched);
         let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
+        let (table, ahead) = early
+            .map(|early| {
+                early
+                    .join()
+                    .unwrap_or_else(|_| (detached::process_table(), BTreeMap::new()))
+            })
+            .unwrap_or_default();
         // The detached scan reads other processes than the panes': beside them.
-        let detached = match (wanted.detached, &fleet, parents) {
-            (Some(ours), FleetView::Answered(listed), Some(parents)) => {
+        let detached = match (wanted.detached, &fleet) {
+            (Some(ours), FleetView::Answered(listed)) => {
                 let panes = listed.pane_pids().collect();
-                Some(scope.spawn(move || {
-                    let parents = parents.join().unwrap_or_else(|_| detached::parents());
-                    detached::scan(&parents, &panes, ours)
-                }))
+                Some(scope.spawn(move || detached::scan(&table.parents, &panes, ours)))
             }
             _ => None,
         };
         let processes = if wanted.environments {
-            read_processes(&fleet, &sessions)
+            reader.read_processes(&fleet, &sessions, ahead)
         } else {
             Default::default()
         };
@@ -250,13 +272,79 @@ fn live_harness_pids(fleet: &FleetView, sessions: &[ManagedSession]) -> Vec<i32>
         .collect()
 }
 
-/// Reads the environment and argv of each managed session's live harness
-/// pane. Unmanaged `loop-*` sessions are never read.
-fn read_processes(fleet: &FleetView, sessions: &[ManagedSession]) -> BTreeMap<i32, HarnessProcess> {
-    let launcher = std::env::current_exe().ok();
-    let pids = live_harness_pids(fleet, sessions);
-    let parents = ParentImages::default();
-    read_in_parallel(&pids, |pid| {
-        read_process_or_unverified(pid, launcher.as_deref(), &parents)
-    })
+/// How one observation reads harness processes: refusing the launcher's
+/// own image, and reading each parent's image once.
+#[derive(Clone, Copy)]
+struct HarnessReader<'a> {
+    launcher: Option<&'a Path>,
+    images: &'a ParentImages,
+}
+
+impl HarnessReader<'_> {
+    fn read(&self, pid: i32) -> HarnessProcess {
+        read_process_or_unverified(pid, self.launcher, self.images)
+    }
+
+    /// Every tmux server's children, read before tmux has said which are
+    /// panes of this server's managed sessions: the read of 500 harnesses
+    /// then runs while tmux answers, on the core tmux leaves free (one
+    /// thread, so it does not slow tmux down). What the listing does not
+    /// name is dropped unread by anything ([`Self::read_processes`]).
+    fn read_ahead(&self, table: &detached::ProcessTable) -> BTreeMap<i32, HarnessProcess> {
+        table
+            .tmux_children()
+            .into_iter()
+            .map(|pid| (pid, self.read(pid)))
+            .collect()
+    }
+
+    /// The environment and argv of each managed session's live harness
+    /// pane: from `ahead` when it was read ahead, else read now. Unmanaged
+    /// `loop-*` sessions' processes are never compared: what `ahead` holds
+    /// of them, and of every other pane, is dropped here.
+    fn read_processes(
+        &self,
+        fleet: &FleetView,
+        sessions: &[ManagedSession],
+        mut ahead: BTreeMap<i32, HarnessProcess>,
+    ) -> BTreeMap<i32, HarnessProcess> {
+        taken_or_read(live_harness_pids(fleet, sessions), ahead, |pid| {
+            self.read(pid)
+        })
+    }
+}
+
+/// One value for each of `pids` and for no other pid: the one in `ahead`
+/// when there is one, else `read`'s.
+fn taken_or_read<T: Send>(
+    pids: Vec<i32>,
+    mut ahead: BTreeMap<i32, T>,
+    read: impl Fn(i32) -> T + Sync,
+) -> BTreeMap<i32, T> {
+    let (known, unread): (Vec<i32>, Vec<i32>) =
+        pids.into_iter().partition(|pid| ahead.contains_key(pid));
+    let mut values = read_in_parallel(&unread, read);
+    for pid in known {
+        if let Some(value) = ahead.remove(&pid) {
+            values.insert(pid, value);
+        }
+    }
+    values
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pid_read_ahead_is_taken_the_others_are_read_and_the_rest_dropped() {
+        let ahead = BTreeMap::from([(1, "ahead 1"), (2, "ahead 2"), (9, "never listed")]);
+        let read = |pid: i32| if pid == 3 { "read 3" } else { "read again" };
+        let values = taken_or_read(vec![1, 2, 3], ahead, read);
+        assert_eq!(
+            values,
+            BTreeMap::from([(1, "ahead 1"), (2, "ahead 2"), (3, "read 3")])
+        );
+        assert!(taken_or_read(vec![], BTreeMap::from([(9, "x")]), read).is_empty());
+    }
 }

@@ -6,7 +6,6 @@
 
 use crate::secret::SecretValue;
 use std::collections::BTreeMap;
-use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 /// Environment of one process, values unprintable.
@@ -71,13 +70,34 @@ impl ProcStat {
 
     /// Reads `<root>/<pid>/stat`.
     pub fn read(root: &std::path::Path, pid: i32) -> Option<ProcStat> {
-        let line = std::fs::read_to_string(root.join(pid.to_string()).join("stat")).ok()?;
-        ProcStat::parse(&line)
+        let bytes = read_file(&root.join(pid.to_string()).join("stat"), LINE_BUFFER).ok()?;
+        ProcStat::parse(std::str::from_utf8(&bytes).ok()?)
     }
 
     pub fn is_zombie(&self) -> bool {
         self.state == 'Z'
     }
+}
+
+/// A first buffer for a `stat` or `cmdline`: one page holds either.
+pub(crate) const LINE_BUFFER: usize = 4096;
+/// A first buffer for an environment: most fit, a larger one grows it.
+const ENVIRON_BUFFER: usize = 16 * 1024;
+
+/// Reads a `/proc` file by path, whole ([`crate::fsutil::read_whole`]).
+pub(crate) fn read_file(path: &std::path::Path, capacity: usize) -> std::io::Result<Vec<u8>> {
+    crate::fsutil::read_whole(&std::fs::File::open(path)?, capacity)
+}
+
+/// `NAME=value` entries of an `environ` file. An entry without `=` is not a
+/// variable, and a name that is not UTF-8 cannot be declared in an env
+/// file, so both are dropped; a later entry of the same name wins.
+fn environ_pairs(bytes: &[u8]) -> impl Iterator<Item = (String, Vec<u8>)> + '_ {
+    bytes.split(|b| *b == 0).filter_map(|entry| {
+        let equals = entry.iter().position(|b| *b == b'=')?;
+        let name = std::str::from_utf8(&entry[..equals]).ok()?;
+        Some((name.to_owned(), entry[equals + 1..].to_vec()))
+    })
 }
 
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
@@ -116,27 +136,34 @@ impl ProcessDir {
     /// The environment the process holds now. Names that are not UTF-8
     /// cannot be declared in an env file, so they are dropped.
     pub fn environ(&self) -> EnvRead {
-        match self.process.environ() {
-            Ok(environ) => EnvRead::Read(ProcessEnv::from_pairs(
-                environ
-                    .into_iter()
-                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_vec()))),
-            )),
-            Err(err) => EnvRead::Unverified(describe(err)),
+        match self.read("environ", ENVIRON_BUFFER) {
+            Ok(bytes) => EnvRead::Read(ProcessEnv::from_pairs(environ_pairs(&bytes))),
+            Err(reason) => EnvRead::Unverified(reason),
         }
     }
 
-    /// The process's argv.
+    /// The process's argv (its non-empty arguments, as procfs gives them).
     pub fn cmdline(&self) -> Result<Vec<String>, String> {
-        self.process.cmdline().map_err(describe)
+        let bytes = self.read("cmdline", LINE_BUFFER)?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| "the process argv is not UTF-8".to_owned())?;
+        Ok(text
+            .split('\0')
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 
     /// The process's `stat` line, parsed by the one [`ProcStat`] parser.
     pub fn stat(&self) -> Option<ProcStat> {
-        let mut line = String::new();
-        std::io::Read::read_to_string(&mut self.process.open_relative("stat").ok()?, &mut line)
-            .ok()?;
-        ProcStat::parse(&line)
+        ProcStat::parse(std::str::from_utf8(&self.read("stat", LINE_BUFFER).ok()?).ok()?)
+    }
+
+    /// One file of this process's directory, read whole
+    /// ([`crate::fsutil::read_whole`]).
+    fn read(&self, name: &str, capacity: usize) -> Result<Vec<u8>, String> {
+        let file = self.process.open_relative(name).map_err(describe)?;
+        crate::fsutil::read_whole(&file, capacity).map_err(|e| describe_io(&e))
     }
 
     /// The handle itself, for a fact about the process that has no reader
@@ -176,17 +203,33 @@ pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
     if pid <= 0 {
         return Err("no pid".into());
     }
-    let bytes = std::fs::read(proc_root().join(pid.to_string()).join("cmdline")).map_err(|e| {
-        match e.kind() {
-            std::io::ErrorKind::NotFound => "the process has exited".to_owned(),
-            kind => format!("cannot read the process argv: {kind}"),
-        }
+    let bytes = read_file(
+        &proc_root().join(pid.to_string()).join("cmdline"),
+        LINE_BUFFER,
+    )
+    .map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "the process has exited".to_owned(),
+        kind => format!("cannot read the process argv: {kind}"),
     })?;
     Ok(bytes
         .split(|b| *b == 0)
         .filter(|a| !a.is_empty())
         .map(<[u8]>::to_vec)
         .collect())
+}
+
+/// A read that failed after the open: the process exited in between
+/// (`ESRCH`), or anything else, by its kind.
+fn describe_io(err: &std::io::Error) -> String {
+    match (err.kind(), err.raw_os_error()) {
+        (std::io::ErrorKind::PermissionDenied, _) => {
+            "permission denied reading the process environment".into()
+        }
+        (std::io::ErrorKind::NotFound, _) | (_, Some(nix::libc::ESRCH)) => {
+            "the process has exited".into()
+        }
+        (kind, _) => format!("cannot read the process environment: {kind}"),
+    }
 }
 
 fn describe(err: procfs::ProcError) -> String {
@@ -214,6 +257,40 @@ mod tests {
         assert_eq!((stat.state, stat.parent, stat.start), ('Z', 7, 987654));
         assert!(stat.is_zombie());
         assert_eq!(ProcStat::parse("42 (short) S 1"), None);
+    }
+
+    #[test]
+    fn environ_entries_split_at_the_first_equals_and_a_later_name_wins() {
+        let bytes = b"A=1\0B=x=y\0noequals\0=empty-name\0A=2\0\xff=bad\0C=\0";
+        let pairs: Vec<(String, Vec<u8>)> = environ_pairs(bytes).collect();
+        let env = ProcessEnv::from_pairs(pairs);
+        let value = |name: &str| env.get(name).map(|v| v.expose_bytes().to_vec());
+        assert_eq!(value("A"), Some(b"2".to_vec()));
+        assert_eq!(value("B"), Some(b"x=y".to_vec()));
+        assert_eq!(value("C"), Some(Vec::new()));
+        assert_eq!(value(""), Some(b"empty-name".to_vec()));
+        assert_eq!(value("noequals"), None);
+        assert_eq!(env.names().count(), 4);
+    }
+
+    /// procfs's own reader is the oracle for the environment and argv read
+    /// here without it.
+    #[test]
+    fn own_environment_and_argv_read_as_procfs_reads_them() {
+        let me = procfs::process::Process::myself().unwrap();
+        let oracle =
+            ProcessEnv::from_pairs(me.environ().unwrap().into_iter().filter_map(|(k, v)| {
+                Some((
+                    k.into_string().ok()?,
+                    std::os::unix::ffi::OsStringExt::into_vec(v),
+                ))
+            }));
+        let dir = ProcessDir::open(std::process::id() as i32).unwrap();
+        assert_eq!(dir.environ(), EnvRead::Read(oracle));
+        assert_eq!(dir.cmdline().unwrap(), me.cmdline().unwrap());
+        let stat = dir.stat().unwrap();
+        assert_eq!(stat.parent, me.stat().unwrap().ppid);
+        assert_eq!(stat.start, me.stat().unwrap().starttime);
     }
 
     #[test]

@@ -38,6 +38,7 @@ mod plan_story;
 mod preflight;
 mod prepare;
 mod prespawn;
+mod read_ahead;
 mod real_claude;
 mod registry;
 mod residue;

@@ -1,0 +1,66 @@
+//! Issue 15: while tmux answers the plan's one call, the plan reads every
+//! tmux pane's process ahead (src/observed/observation.rs), finding them as
+//! the children of the processes the kernel names `tmux: server`. On a
+//! real tmux and a real /proc: the server is found, its panes are among
+//! its children, and what is read ahead is what the plan reports.
+
+use crate::support::*;
+use the_loop::observed::detached::process_table;
+
+const ROTATED: &str = "xoxb-ROTATED-r3ad-4h3ad";
+
+#[test]
+fn the_real_tmux_server_is_found_and_each_pane_is_its_child() {
+    let w = World::new();
+    w.write_config("");
+    let s = w.legacy_session("github:octo/ahead#1", "github-octo-ahead-1");
+    let server = w.tmux_server_pid();
+    let pane = w.pane(&s.name).expect("the session has a pane").pid;
+    let table = process_table();
+    assert!(
+        table.tmux_servers.contains(&server),
+        "tmux server {server} not among {:?}",
+        table.tmux_servers
+    );
+    assert_eq!(table.parents.get(&pane), Some(&server));
+    assert!(table.tmux_children().contains(&pane));
+    let me = std::process::id() as i32;
+    assert!(!table.tmux_children().contains(&me));
+}
+
+/// Every pane of every server is read ahead, this world's and the others'
+/// (tests run side by side): the plan still reports exactly its own
+/// sessions, each with what its own process holds.
+#[test]
+fn a_plan_reports_its_own_sessions_from_what_was_read_ahead() {
+    let w = World::new();
+    w.write_config("");
+    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    let drifted = w.legacy_session("github:octo/ahead#2", "github-octo-ahead-2");
+    let other = World::new();
+    other.write_config("");
+    let stranger = other.legacy_session("github:octo/ahead#3", "github-octo-ahead-3");
+    let out = ok(w.the_loop(&["plan", "--json"]));
+    let doc = json(&out);
+    let sessions = doc["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{doc}");
+    let session = session_in(&doc, &drifted.reference);
+    let pid = w.pane(&drifted.name).unwrap().pid;
+    assert_eq!(session["pane_pid"], pid, "{session}");
+    // Read, not unverified: a legacy launch holds none of the identifiers.
+    assert_eq!(session["observation"], "read", "{session}");
+    assert_eq!(session["action"], "respawn", "{session}");
+    let unheld: Vec<&str> = session["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["have"].is_null())
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(unheld.contains(&"THE_LOOP_WORK_ITEM"), "{session}");
+    assert!(
+        !stdout(&out).contains(&stranger.reference),
+        "another server's session was reported"
+    );
+    assert_no_canary(&out.stdout, &[ROTATED], "plan --json");
+}
