@@ -306,7 +306,7 @@ impl HarnessReader<'_> {
         &self,
         fleet: &FleetView,
         sessions: &[ManagedSession],
-        mut ahead: BTreeMap<i32, HarnessProcess>,
+        ahead: BTreeMap<i32, HarnessProcess>,
     ) -> BTreeMap<i32, HarnessProcess> {
         taken_or_read(live_harness_pids(fleet, sessions), ahead, |pid| {
             self.read(pid)
