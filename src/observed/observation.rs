@@ -16,6 +16,7 @@ use crate::registry::{CorruptRecord, Registry};
 use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything observed for one plan.
 #[derive(Debug, Clone)]
@@ -95,6 +96,9 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         launcher: launcher.as_deref(),
         images: &images,
     };
+    // Set once tmux has answered: reading ahead then stops, so a machine
+    // with many other panes never makes a plan wait for their reads.
+    let answered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         // While the records are read and tmux answers, the-loop only waits:
         // meanwhile every process's parent is read (the detached scan needs
@@ -103,7 +107,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             scope.spawn(|| {
                 let table = detached::process_table();
                 let ahead = if wanted.environments {
-                    reader.read_ahead(&table)
+                    reader.read_ahead(&table, &answered)
                 } else {
                     BTreeMap::new()
                 };
@@ -126,6 +130,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         }
         let gate = session_loop::condition(&wanted.watched);
         let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
+        answered.store(true, Ordering::Relaxed);
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
         let (table, ahead) = early
             .map(|early| {
@@ -289,11 +294,17 @@ impl HarnessReader<'_> {
     /// panes of this server's managed sessions: the read of 500 harnesses
     /// then runs while tmux answers, on the core tmux leaves free (one
     /// thread, so it does not slow tmux down). What the listing does not
-    /// name is dropped unread by anything ([`Self::read_processes`]).
-    fn read_ahead(&self, table: &detached::ProcessTable) -> BTreeMap<i32, HarnessProcess> {
+    /// name is dropped unread by anything ([`Self::read_processes`]). It
+    /// stops once tmux has `answered`: what is left is read then.
+    fn read_ahead(
+        &self,
+        table: &detached::ProcessTable,
+        answered: &AtomicBool,
+    ) -> BTreeMap<i32, HarnessProcess> {
         table
             .tmux_children()
             .into_iter()
+            .take_while(|_| !answered.load(Ordering::Relaxed))
             .map(|pid| (pid, self.read(pid)))
             .collect()
     }
@@ -335,6 +346,24 @@ fn taken_or_read<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reading ahead stops once tmux has answered: the rest is read then.
+    #[test]
+    fn reading_ahead_stops_when_tmux_has_answered() {
+        let me = std::process::id() as i32;
+        let table = detached::ProcessTable {
+            parents: BTreeMap::from([(me, 1)]),
+            tmux_servers: BTreeSet::from([1]),
+        };
+        let images = ParentImages::default();
+        let reader = HarnessReader {
+            launcher: None,
+            images: &images,
+        };
+        let ahead = reader.read_ahead(&table, &AtomicBool::new(false));
+        assert!(matches!(ahead[&me].env, EnvRead::Read(_)));
+        assert!(reader.read_ahead(&table, &AtomicBool::new(true)).is_empty());
+    }
 
     #[test]
     fn a_pid_read_ahead_is_taken_the_others_are_read_and_the_rest_dropped() {
