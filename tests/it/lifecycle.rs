@@ -786,6 +786,13 @@ fn pause_suppresses_delivery_and_leaves_the_session_writable() {
 #[test]
 fn stop_re_sets_remain_on_exit_and_ends_the_harness_with_sigterm() {
     let w = world();
+    // A grace no loaded machine outlasts: the stand-in handles SIGTERM at
+    // once, and this test is about SIGTERM, not about the grace (once, under
+    // a load of 30, the 3 s grace ran out first and the ending was `killed`).
+    write_routing(
+        &w,
+        "  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 30\n",
+    );
     let s = w.started_session("github:octo/repo#17", "github-octo-repo-17");
     // Someone turned remain-on-exit off; the close must turn it on again
     // before the harness ends, or the session would vanish with it.

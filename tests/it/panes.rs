@@ -94,6 +94,11 @@ fn a_delivery_after_a_split_reaches_the_harness_not_the_shell_listed_first() {
 #[test]
 fn stop_after_a_split_ends_only_the_harness_and_names_its_pane() {
     let w = world();
+    // A grace no loaded machine outlasts: this test is about SIGTERM.
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\nrouting:\n  tmux:\n    resumeProbeSeconds: 0.5\n    harnessKillGraceSeconds: 30\n",
+        w.state.display()
+    ));
     let s = w.started_session("github:octo/repo#82", "github-octo-repo-82");
     let (harness_pane, harness_pid) = panes(&w, &s.name)[0].clone();
     let (_, shell_pid) = split_before(&w, &s.name, None);
