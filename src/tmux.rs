@@ -119,15 +119,36 @@ impl Tmux {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        let stdin = if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        };
+        self.start(args, stdin)?.finish(input)
+    }
+
+    /// Starts a tmux client whose stdin is written later, by
+    /// [`Started::finish`]: the client starts and connects to the server
+    /// while the caller works out what to send (`source-file -` waits for
+    /// its stdin's end). The timeout runs from `finish`.
+    pub fn start_with_input<I, S>(&self, args: I) -> Result<Started, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.start(args, Stdio::piped())
+    }
+
+    fn start<I, S>(&self, args: I, stdin: Stdio) -> Result<Started, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
         tracing::trace!(args = ?args, "tmux");
         let mut child = self
             .command(&args)
-            .stdin(if input.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -135,14 +156,6 @@ impl Tmux {
                 std::io::ErrorKind::NotFound => TmuxError::NotInstalled,
                 _ => TmuxError::Spawn(err.kind().to_string()),
             })?;
-        if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
-            let input = input.to_vec();
-            // Off-thread: a tmux that never reads must still time out below.
-            std::thread::spawn(move || {
-                use std::io::Write;
-                let _ = stdin.write_all(&input);
-            });
-        }
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
         // Read both pipes off-thread so a large listing cannot fill a pipe
@@ -158,22 +171,11 @@ impl Tmux {
             let _ = stdout.read_to_end(&mut buf);
             let _ = tx.send(buf);
         });
-        let out = match rx.recv_timeout(self.timeout) {
-            Ok(out) => out,
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(TmuxError::TimedOut(self.timeout));
-            }
-        };
-        let status = child
-            .wait()
-            .map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
-        let err = err_reader.join().unwrap_or_default();
-        Ok(TmuxOutput {
-            success: status.success(),
-            stdout: String::from_utf8_lossy(&out).into_owned(),
-            stderr: String::from_utf8_lossy(&err).trim().to_owned(),
+        Ok(Started {
+            child: Some(child),
+            stdout: rx,
+            stderr: Some(err_reader),
+            timeout: self.timeout,
         })
     }
 
@@ -186,6 +188,61 @@ impl Tmux {
             .trim_start_matches("tmux")
             .trim()
             .to_owned())
+    }
+}
+
+/// A tmux client started by [`Tmux::start_with_input`], not yet waited
+/// for. Dropped unfinished, the client is killed and reaped.
+pub struct Started {
+    child: Option<std::process::Child>,
+    stdout: mpsc::Receiver<Vec<u8>>,
+    stderr: Option<std::thread::JoinHandle<Vec<u8>>>,
+    timeout: Duration,
+}
+
+impl Started {
+    /// Writes `input` to the client's stdin and closes it, then waits for
+    /// the answer, at most the tmux timeout.
+    pub fn finish(mut self, input: Option<&[u8]>) -> Result<TmuxOutput, TmuxError> {
+        let mut child = self.child.take().expect("finished once");
+        if let Some(mut stdin) = child.stdin.take() {
+            let input = input.unwrap_or_default().to_vec();
+            // Off-thread: a tmux that never reads must still time out below.
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = stdin.write_all(&input);
+            });
+        }
+        let out = match self.stdout.recv_timeout(self.timeout) {
+            Ok(out) => out,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(TmuxError::TimedOut(self.timeout));
+            }
+        };
+        let status = child
+            .wait()
+            .map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
+        let err = self
+            .stderr
+            .take()
+            .and_then(|reader| reader.join().ok())
+            .unwrap_or_default();
+        Ok(TmuxOutput {
+            success: status.success(),
+            stdout: String::from_utf8_lossy(&out).into_owned(),
+            stderr: String::from_utf8_lossy(&err).trim().to_owned(),
+        })
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
@@ -227,5 +284,58 @@ mod tests {
             assert!(!means_no_server(other), "{other}");
             assert!(!means_no_session(other), "{other}");
         }
+    }
+
+    /// A stand-in tmux: echoes its stdin once it ends, after a pause that
+    /// shows the client was started before its input was written.
+    fn fake(dir: &std::path::Path, body: &str) -> Tmux {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("tmux");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Tmux::fake(&path, Duration::from_secs(5))
+    }
+
+    #[test]
+    fn a_client_started_first_gets_its_input_later_and_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = fake(dir.path(), "echo \"$@\" >\"$0.argv\"; cat");
+        let started = tmux.start_with_input(["source-file", "-"]).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let out = started.finish(Some(b"list-panes\n")).unwrap();
+        assert!(out.success);
+        assert_eq!(out.stdout, "list-panes\n");
+        let argv = std::fs::read_to_string(dir.path().join("tmux.argv")).unwrap();
+        assert_eq!(argv.trim(), "source-file -");
+    }
+
+    #[test]
+    fn a_client_dropped_unfinished_is_killed_and_one_that_never_answers_times_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = fake(dir.path(), "echo $$ >\"$0.pid\"; exec sleep 30");
+        let started = tmux.start_with_input(["source-file", "-"]).unwrap();
+        let pid_file = dir.path().join("tmux.pid");
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !pid_file.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        drop(started);
+        // Killed and reaped: the pid is gone, not a zombie.
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+
+        let silent = Tmux {
+            timeout: Duration::from_millis(200),
+            ..tmux
+        };
+        let started = silent.start_with_input(["source-file", "-"]).unwrap();
+        assert_eq!(
+            started.finish(Some(b"x")).err(),
+            Some(TmuxError::TimedOut(Duration::from_millis(200)))
+        );
     }
 }

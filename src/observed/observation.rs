@@ -13,7 +13,7 @@ use super::script;
 use super::session_loop;
 use super::{EnvRead, ProcessEnv};
 use crate::registry::{CorruptRecord, Registry};
-use crate::tmux::{means_no_server, Tmux, TmuxError, TmuxOutput};
+use crate::tmux::{means_no_server, Started, Tmux, TmuxError, TmuxOutput};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -114,6 +114,10 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
                 (table, ahead)
             })
         });
+        let early_script = wanted
+            .residue
+            .then(|| script_started_early(registry, tmux))
+            .flatten();
         // The records come first: their tmux names go into the one tmux call.
         let (sessions, corrupt) = managed_sessions(registry);
         let mut asked: Vec<String> = Vec::new();
@@ -129,7 +133,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             asked.dedup();
         }
         let gate = session_loop::condition(&wanted.watched);
-        let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked);
+        let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked, early_script);
         answered.store(true, Ordering::Relaxed);
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
         let (table, ahead) = early
@@ -172,19 +176,43 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
     })
 }
 
-/// The pane listing and, with `layers`, tmux's own layers, in one call.
+/// Past this many entries in the records' directory the sessions' questions
+/// will not fit on one command line (about two hundred and fifty do), so
+/// their script's tmux client is started before the records are read.
+const SCRIPT_STARTED_EARLY_AT: usize = 200;
+
+/// The `source-file -` client for a fleet that will be asked by script,
+/// started now so that it starts and connects while the records are read
+/// (at 500 sessions, the 5 ms of each overlap).
+fn script_started_early(registry: &Registry, tmux: &Tmux) -> Option<Started> {
+    (registry.entry_count_hint() > SCRIPT_STARTED_EARLY_AT)
+        .then(|| tmux.start_with_input(script::SOURCE_STDIN).ok())
+        .flatten()
+}
+
+/// The pane listing and, with `layers`, tmux's own layers, in one call:
+/// through `early`'s script when a client was started for one.
 fn ask_tmux(
     tmux: &Tmux,
     layers: bool,
     gate: Option<String>,
     asked: &[String],
+    early: Option<Started>,
 ) -> (FleetView, Option<ResidueView>) {
     if !layers {
         return (fleet::observe(tmux), None);
     }
     let markers = Markers::new().gated(gate);
     let fit = residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked);
-    let answer = match (fit < asked.len()).then(|| by_script(tmux, &markers, asked)) {
+    let by_script = |client| by_script(client, &markers, asked);
+    let scripted = match early {
+        Some(client) => Some(by_script(client)),
+        None => (fit < asked.len())
+            .then(|| tmux.start_with_input(script::SOURCE_STDIN).ok())
+            .flatten()
+            .map(by_script),
+    };
+    let answer = match scripted {
         Some(Some(answer)) => answer,
         // The chain: everything when it fits on one command line; else the
         // sessions that fit, and the rest (past about two hundred and
@@ -217,17 +245,25 @@ fn ask_tmux(
 
 /// The listing and every asked session in one `source-file -` call (see
 /// [`super::script`]); `None` when the script could not be written or tmux
-/// did not run it (older than 3.1: no marker came back), so the caller asks
-/// with the chain instead. A tmux that did not answer is an answer: asking
+/// did not run it (older than 3.1: no marker came back, and no server said
+/// it is not running), so the caller asks with the chain instead. A tmux that did not answer is an answer: asking
 /// again would only wait again.
 fn by_script<'a>(
-    tmux: &Tmux,
+    client: Started,
     markers: &Markers,
     asked: &'a [String],
 ) -> Option<Result<(TmuxOutput, &'a [String]), TmuxError>> {
+    // Unwritable: `client`, dropped unfinished, is killed.
     let text = script::query_script(markers, LIST_PANES_FORMAT, asked)?;
-    match tmux.run_with_input(script::SOURCE_STDIN, Some(text.as_bytes())) {
-        Ok(out) if residue::split_panes(markers, &out.stdout).is_none() => None,
+    match client.finish(Some(text.as_bytes())) {
+        // No server is an answer too: asking again by chain would only be
+        // told so again.
+        Ok(out)
+            if residue::split_panes(markers, &out.stdout).is_none()
+                && !means_no_server(&out.stderr) =>
+        {
+            None
+        }
         answer => Some(answer.map(|out| (out, asked))),
     }
 }

@@ -2,7 +2,9 @@
 //! tmux pane's process ahead (src/observed/observation.rs), finding them as
 //! the children of the processes the kernel names `tmux: server`. On a
 //! real tmux and a real /proc: the server is found, its panes are among
-//! its children, and what is read ahead is what the plan reports.
+//! its children, and what is read ahead is what the plan reports. A large
+//! fleet's script client is started before the records are read; with no
+//! server to answer it, that is still "no server", and none is started.
 
 use crate::support::*;
 use the_loop::observed::detached::process_table;
@@ -63,4 +65,42 @@ fn a_plan_reports_its_own_sessions_from_what_was_read_ahead() {
         "another server's session was reported"
     );
     assert_no_canary(&out.stdout, &[ROTATED], "plan --json");
+}
+
+#[test]
+fn a_script_client_started_before_the_records_meets_no_server_and_starts_none() {
+    let w = World::new();
+    w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
+    w.install_tmux_wrapper();
+    // More records than the early start's threshold (200 entries).
+    for i in 1..=240 {
+        let s = LegacySession {
+            reference: format!("github:octo/early#{i}"),
+            slug: format!("github-octo-early-{i}"),
+            name: format!("loop-github-octo-early-{i}"),
+            session_id: format!("0000-github-octo-early-{i}"),
+            cwd: w.work.join(format!("github-octo-early-{i}")),
+        };
+        w.write_record(&s, "active");
+    }
+    let out = w.the_loop(&["plan", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let p = json(&out);
+    assert_eq!(p["tmux_unanswered"], serde_json::Value::Null);
+    assert_eq!(p["residue"]["state"], "no_server");
+    let sessions = p["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 240);
+    assert!(sessions.iter().all(|s| s["probe"] == "absent"), "{p}");
+    // 240 sessions' questions would fit on a command line: the script was
+    // chosen (and its client started) for the records' count alone.
+    let calls: Vec<Vec<String>> = w
+        .tmux_invocations()
+        .into_iter()
+        .filter(|argv| argv[0] != "-V")
+        .collect();
+    assert_eq!(calls, vec![vec!["source-file".to_owned(), "-".to_owned()]]);
+    assert!(
+        !w.tmux(&["list-sessions"]).status.success(),
+        "no tmux server was started"
+    );
 }
