@@ -286,9 +286,8 @@ mod tests {
         }
     }
 
-    /// A stand-in tmux: echoes its stdin once it ends, after a pause that
-    /// shows the client was started before its input was written.
-    fn fake(dir: &std::path::Path, body: &str) -> Tmux {
+    /// A stand-in tmux: a shell script of `body` (`$0` is its own path).
+    fn stand_in(dir: &std::path::Path, body: &str) -> Tmux {
         use std::os::unix::fs::PermissionsExt;
         let path = dir.join("tmux");
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -299,7 +298,7 @@ mod tests {
     #[test]
     fn a_client_started_first_gets_its_input_later_and_answers() {
         let dir = tempfile::tempdir().unwrap();
-        let tmux = fake(dir.path(), "echo \"$@\" >\"$0.argv\"; cat");
+        let tmux = stand_in(dir.path(), "echo \"$@\" >\"$0.argv\"; cat");
         let started = tmux.start_with_input(["source-file", "-"]).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         let out = started.finish(Some(b"list-panes\n")).unwrap();
@@ -312,7 +311,7 @@ mod tests {
     #[test]
     fn a_client_dropped_unfinished_is_killed_and_one_that_never_answers_times_out() {
         let dir = tempfile::tempdir().unwrap();
-        let tmux = fake(dir.path(), "echo $$ >\"$0.pid\"; exec sleep 30");
+        let tmux = stand_in(dir.path(), "echo $$ >\"$0.pid\"; exec sleep 30");
         let started = tmux.start_with_input(["source-file", "-"]).unwrap();
         let pid_file = dir.path().join("tmux.pid");
         let deadline = std::time::Instant::now() + Duration::from_secs(5);

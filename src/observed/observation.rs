@@ -151,8 +151,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             }
             _ => None,
         };
+        let live = live_harness_pids(&fleet, &sessions);
+        // Each managed session's live harness, as read ahead or read now.
+        // Unmanaged `loop-*` sessions' processes are never compared: what
+        // was read ahead of them, and of every other pane, is dropped here.
         let processes = if wanted.environments {
-            reader.read_processes(&fleet, &sessions, ahead)
+            taken_or_read(live.clone(), ahead, |pid| reader.read(pid))
         } else {
             Default::default()
         };
@@ -160,8 +164,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         // Each pid's start time as read with its environment, when it was.
         let activities = crate::activity::store::live_activities_of(
             registry.root(),
-            live_harness_pids(&fleet, &sessions)
-                .into_iter()
+            live.into_iter()
                 .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start))),
         );
         Observation {
@@ -204,13 +207,13 @@ fn ask_tmux(
     }
     let markers = Markers::new().gated(gate);
     let fit = residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked);
-    let by_script = |client| by_script(client, &markers, asked);
+    let send_script = |client| by_script(client, &markers, asked);
     let scripted = match early {
-        Some(client) => Some(by_script(client)),
+        Some(client) => Some(send_script(client)),
         None => (fit < asked.len())
             .then(|| tmux.start_with_input(script::SOURCE_STDIN).ok())
             .flatten()
-            .map(by_script),
+            .map(send_script),
     };
     let answer = match scripted {
         Some(Some(answer)) => answer,
@@ -246,8 +249,8 @@ fn ask_tmux(
 /// The listing and every asked session in one `source-file -` call (see
 /// [`super::script`]); `None` when the script could not be written or tmux
 /// did not run it (older than 3.1: no marker came back, and no server said
-/// it is not running), so the caller asks with the chain instead. A tmux that did not answer is an answer: asking
-/// again would only wait again.
+/// it is not running), so the caller asks with the chain instead. A tmux
+/// that did not answer is an answer: asking again would only wait again.
 fn by_script<'a>(
     client: Started,
     markers: &Markers,
@@ -330,7 +333,7 @@ impl HarnessReader<'_> {
     /// panes of this server's managed sessions: the read of 500 harnesses
     /// then runs while tmux answers, on the core tmux leaves free (one
     /// thread, so it does not slow tmux down). What the listing does not
-    /// name is dropped unread by anything ([`Self::read_processes`]). It
+    /// name is dropped unread by anything ([`taken_or_read`]). It
     /// stops once tmux has `answered`: what is left is read then.
     fn read_ahead(
         &self,
@@ -343,21 +346,6 @@ impl HarnessReader<'_> {
             .take_while(|_| !answered.load(Ordering::Relaxed))
             .map(|pid| (pid, self.read(pid)))
             .collect()
-    }
-
-    /// The environment and argv of each managed session's live harness
-    /// pane: from `ahead` when it was read ahead, else read now. Unmanaged
-    /// `loop-*` sessions' processes are never compared: what `ahead` holds
-    /// of them, and of every other pane, is dropped here.
-    fn read_processes(
-        &self,
-        fleet: &FleetView,
-        sessions: &[ManagedSession],
-        ahead: BTreeMap<i32, HarnessProcess>,
-    ) -> BTreeMap<i32, HarnessProcess> {
-        taken_or_read(live_harness_pids(fleet, sessions), ahead, |pid| {
-            self.read(pid)
-        })
     }
 }
 

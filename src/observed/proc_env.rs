@@ -68,10 +68,16 @@ impl ProcStat {
         })
     }
 
+    /// Parses a `stat` file's bytes as read.
+    fn from_bytes(bytes: &[u8]) -> Option<ProcStat> {
+        ProcStat::parse(std::str::from_utf8(bytes).ok()?)
+    }
+
     /// Reads `<root>/<pid>/stat`.
     pub fn read(root: &std::path::Path, pid: i32) -> Option<ProcStat> {
-        let bytes = read_file(&root.join(pid.to_string()).join("stat"), LINE_BUFFER).ok()?;
-        ProcStat::parse(std::str::from_utf8(&bytes).ok()?)
+        ProcStat::from_bytes(
+            &read_file(&root.join(pid.to_string()).join("stat"), LINE_BUFFER).ok()?,
+        )
     }
 
     pub fn is_zombie(&self) -> bool {
@@ -156,7 +162,7 @@ impl ProcessDir {
 
     /// The process's `stat` line, parsed by the one [`ProcStat`] parser.
     pub fn stat(&self) -> Option<ProcStat> {
-        ProcStat::parse(std::str::from_utf8(&self.read("stat", LINE_BUFFER).ok()?).ok()?)
+        ProcStat::from_bytes(&self.read("stat", LINE_BUFFER).ok()?)
     }
 
     /// One file of this process's directory, read whole
