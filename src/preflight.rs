@@ -191,6 +191,16 @@ pub fn require_tmux() -> Result<TmuxFound, PreflightError> {
     }
 }
 
+/// [`require_tmux`] on the version a running server already reported
+/// (`#{version}`, as `3.3a`), so that no `tmux -V` of its own is run; with
+/// none reported (no server, or tmux missing or not answering), `tmux -V`'s.
+pub fn require_tmux_reported(reported: Option<&str>) -> Result<TmuxFound, PreflightError> {
+    match reported {
+        Some(version) => judge_tmux(&format!("tmux {version}"), Platform::detect()),
+        None => require_tmux(),
+    }
+}
+
 /// ttyd is installed (for the web terminal). Silent when it is.
 pub fn require_ttyd() -> Result<(), PreflightError> {
     let platform = Platform::detect();

@@ -139,6 +139,17 @@ impl Tmux {
         self.start(args, Stdio::piped())
     }
 
+    /// Starts a tmux client that reads nothing, to be waited for later by
+    /// [`Started::finish`] (with no input): it runs while the caller reads
+    /// what it needs the answer for. The timeout runs from `finish`.
+    pub fn start_without_input<I, S>(&self, args: I) -> Result<Started, TmuxError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.start(args, Stdio::null())
+    }
+
     fn start<I, S>(&self, args: I, stdin: Stdio) -> Result<Started, TmuxError>
     where
         I: IntoIterator<Item = S>,

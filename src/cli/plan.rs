@@ -54,10 +54,13 @@ pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets>
 }
 
 pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
-    let ctx = Context::load(config)?;
+    // tmux is checked on the version its listing reports: a plan of a clean
+    // fleet is then one tmux call in all.
+    let mut ctx = Context::load_checking_tmux_later(config)?;
     let policy = crate::desired::load_policy(&ctx.config, true)?;
     let targets = resolve_targets(&ctx, &args.targets)?;
-    let (plan, _) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    ctx.check_tmux(observed.tmux_version())?;
     if let Some(out) = &args.out {
         saved::write(&plan, out)?;
     }

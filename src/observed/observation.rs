@@ -1,8 +1,9 @@
 //! The one observation a plan is computed from: the registry's records,
 //! tmux's panes (with their attached clients) and the layers tmux keeps,
 //! each harness process (environment, argv and start time together), and the processes a
-//! harness detached. Each is read once; tmux is asked once (twice when a
-//! registered session vanished from tmux, see [`observe`]).
+//! harness detached. Each is read once; tmux is asked once, and a second
+//! time only when its format gate says some session may hold a watched
+//! value (see [`observe`]).
 
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
@@ -13,7 +14,7 @@ use super::script;
 use super::session_loop;
 use super::{EnvRead, ProcessEnv};
 use crate::registry::{CorruptRecord, Registry};
-use crate::tmux::{means_no_server, Started, Tmux, TmuxError, TmuxOutput};
+use crate::tmux::{means_no_server, Started, Tmux, TmuxError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,6 +81,15 @@ impl Observation {
         self.processes.get(&pid).map(|process| &process.env)
     }
 
+    /// The version the tmux server reported in the listing's call; `None`
+    /// when layers were not asked for or no server answered.
+    pub fn tmux_version(&self) -> Option<&str> {
+        match &self.residue {
+            Some(ResidueView::Observed(layers)) => layers.tmux_version.as_deref(),
+            _ => None,
+        }
+    }
+
     /// The pid of every pane tmux listed; `None` when tmux did not answer.
     pub fn pane_pids(&self) -> Option<BTreeSet<i32>> {
         match &self.fleet {
@@ -114,26 +124,25 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
                 (table, ahead)
             })
         });
-        let early_script = wanted
-            .residue
-            .then(|| script_started_early(registry, tmux))
-            .flatten();
-        // The records come first: their tmux names go into the one tmux call.
+        // The listing's call names no session, so it goes before the
+        // records are read: tmux answers while they are.
+        let markers = Markers::new().gated(session_loop::condition(&wanted.watched));
+        let listing = wanted.residue.then(|| {
+            tmux.start_without_input(residue::query_args(&markers, Some(LIST_PANES_FORMAT), &[]))
+        });
         let (sessions, corrupt) = managed_sessions(registry);
-        let mut asked: Vec<String> = Vec::new();
-        if wanted.residue {
-            // Closed records' sessions are normally gone, and asking about a
-            // session that is gone stops tmux's chain there.
-            asked = sessions
-                .iter()
-                .filter(|s| s.record_live)
-                .map(|s| s.tmux_target.clone())
-                .collect();
-            asked.sort();
-            asked.dedup();
-        }
-        let gate = session_loop::condition(&wanted.watched);
-        let (fleet, layers) = ask_tmux(tmux, wanted.residue, gate, &asked, early_script);
+        let (fleet, layers) = match listing {
+            Some(listing) => {
+                // Every record's session, closed ones too: a closed gate
+                // clears each one tmux has, and the rest are dropped.
+                let mut targets: Vec<String> =
+                    sessions.iter().map(|s| s.tmux_target.clone()).collect();
+                targets.sort();
+                targets.dedup();
+                answer_listing(listing, &markers, &targets)
+            }
+            None => (fleet::observe(tmux), None),
+        };
         answered.store(true, Ordering::Relaxed);
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
         let (table, ahead) = early
@@ -179,55 +188,16 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
     })
 }
 
-/// Past this many entries in the records' directory the sessions' questions
-/// will not fit on one command line (about two hundred and fifty do), so
-/// their script's tmux client is started before the records are read.
-const SCRIPT_STARTED_EARLY_AT: usize = 200;
-
-/// The `source-file -` client for a fleet that will be asked by script,
-/// started now so that it starts and connects while the records are read
-/// (at 500 sessions, the 5 ms of each overlap).
-fn script_started_early(registry: &Registry, tmux: &Tmux) -> Option<Started> {
-    (registry.entry_count_hint() > SCRIPT_STARTED_EARLY_AT)
-        .then(|| tmux.start_with_input(script::SOURCE_STDIN).ok())
-        .flatten()
-}
-
-/// The pane listing and, with `layers`, tmux's own layers, in one call:
-/// through `early`'s script when a client was started for one.
-fn ask_tmux(
-    tmux: &Tmux,
-    layers: bool,
-    gate: Option<String>,
-    asked: &[String],
-    early: Option<Started>,
+/// The pane listing, tmux's version and its own layers, from the call
+/// `listing` started; the sessions' layers read clean when its gate was
+/// closed, and unobserved (to be asked, see [`complete_layers`]) otherwise.
+fn answer_listing(
+    listing: Result<Started, TmuxError>,
+    markers: &Markers,
+    sessions: &[String],
 ) -> (FleetView, Option<ResidueView>) {
-    if !layers {
-        return (fleet::observe(tmux), None);
-    }
-    let markers = Markers::new().gated(gate);
-    let fit = residue::fitting(&markers, Some(LIST_PANES_FORMAT), asked);
-    let send_script = |client| by_script(client, &markers, asked);
-    let scripted = match early {
-        Some(client) => Some(send_script(client)),
-        None => (fit < asked.len())
-            .then(|| tmux.start_with_input(script::SOURCE_STDIN).ok())
-            .flatten()
-            .map(send_script),
-    };
-    let answer = match scripted {
-        Some(Some(answer)) => answer,
-        // The chain: everything when it fits on one command line; else the
-        // sessions that fit, and the rest (past about two hundred and
-        // fifty) in calls of their own (see `complete_layers`).
-        _ => {
-            let asked = &asked[..fit];
-            let args = residue::query_args(&markers, Some(LIST_PANES_FORMAT), asked);
-            tmux.run(args).map(|out| (out, asked))
-        }
-    };
-    let (out, asked) = match answer {
-        Ok(answer) => answer,
+    let out = match listing.and_then(|client| client.finish(None)) {
+        Ok(out) => out,
         Err(err) => return (FleetView::Unknown(err.to_string()), None),
     };
     if !out.success && (means_no_server(&out.stderr) || out.stderr.contains("no current target")) {
@@ -237,45 +207,18 @@ fn ask_tmux(
             Some(ResidueView::NoServer),
         );
     }
-    let Some((listing, rest)) = residue::split_panes(&markers, &out.stdout) else {
+    let Some((listing, rest)) = residue::split_panes(markers, &out.stdout) else {
         let why = format!("tmux list-panes failed: {}", out.stderr);
         return (FleetView::Unknown(why), None);
     };
     let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
-    let view = residue::layers_from(rest, &out.stderr, out.success, asked);
+    let view = residue::layers_from(rest, &out.stderr, out.success, sessions);
     (fleet, Some(view))
 }
 
-/// The listing and every asked session in one `source-file -` call (see
-/// [`super::script`]); `None` when the script could not be written or tmux
-/// did not run it (older than 3.1: no marker came back, and no server said
-/// it is not running), so the caller asks with the chain instead. A tmux
-/// that did not answer is an answer: asking again would only wait again.
-fn by_script<'a>(
-    client: Started,
-    markers: &Markers,
-    asked: &'a [String],
-) -> Option<Result<(TmuxOutput, &'a [String]), TmuxError>> {
-    // Unwritable: `client`, dropped unfinished, is killed.
-    let text = script::query_script(markers, LIST_PANES_FORMAT, asked)?;
-    match client.finish(Some(text.as_bytes())) {
-        // No server is an answer too: asking again by chain would only be
-        // told so again.
-        Ok(out)
-            if residue::split_panes(markers, &out.stdout).is_none()
-                && !means_no_server(&out.stderr) =>
-        {
-            None
-        }
-        answer => Some(answer.map(|out| (out, asked))),
-    }
-}
-
 /// Drops sessions tmux does not have from the layers (they hold nothing),
-/// and asks about the sessions it has that the first call did not cover:
-/// those past the first call's argv budget, closed records' sessions still
-/// running, and those after a session that vanished, where tmux's chain
-/// stopped.
+/// and asks, in one more call, about the sessions it has that the first
+/// call did not clear: all of them when its gate was open.
 fn complete_layers(
     tmux: &Tmux,
     view: ResidueView,
@@ -300,7 +243,7 @@ fn complete_layers(
         return ResidueView::Observed(layers);
     }
     layers.unobserved_sessions.retain(|s| !missing.contains(s));
-    residue::more_sessions(tmux, &mut layers, &missing);
+    script::ask_sessions(tmux, &mut layers, &missing);
     layers.unobserved_sessions.sort();
     ResidueView::Observed(layers)
 }

@@ -10,7 +10,7 @@
 
 pub use super::markers::{split_panes, Markers};
 use super::proc_env::{self, EnvRead, ProcessEnv};
-use super::session_loop::{gated_lines, gated_word, GATE_CLOSED};
+use super::session_loop::gate_words;
 use crate::secret::SecretValue;
 use crate::tmux::{means_no_server, Tmux};
 use std::collections::BTreeMap;
@@ -33,6 +33,9 @@ pub enum ResidueView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TmuxLayers {
     pub server_pid: Option<i32>,
+    /// `#{version}`, as the server reported it in the listing's call: the
+    /// preflight's answer, without a `tmux -V` of its own.
+    pub tmux_version: Option<String>,
     /// `show-environment -g`.
     pub global: Option<ProcessEnv>,
     /// `show-environment -t =NAME`, for each session that answered.
@@ -54,10 +57,14 @@ fn print_line(line: String) -> [String; 4] {
 /// One marker line of the layers' output.
 enum LayerMarker {
     Server(Option<i32>),
+    /// `#{version}` of the server.
+    Version(String),
     Global,
     Session(usize),
     /// The gate was closed: no session shows a watched value.
     GateClosed,
+    /// The gate was open: the sessions are asked in a call of their own.
+    GateOpen,
 }
 
 impl LayerMarker {
@@ -69,8 +76,13 @@ impl LayerMarker {
         if let Some(pid) = rest.strip_prefix("p ") {
             return Some(LayerMarker::Server(pid.parse().ok()));
         }
-        if rest == "c 0" {
-            return Some(LayerMarker::GateClosed);
+        if let Some(version) = rest.strip_prefix("v ") {
+            return Some(LayerMarker::Version(version.to_owned()));
+        }
+        match rest {
+            "c 0" => return Some(LayerMarker::GateClosed),
+            "c 1" => return Some(LayerMarker::GateOpen),
+            _ => {}
         }
         (!rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit()))
             .then(|| rest.parse().ok().map(LayerMarker::Session))
@@ -79,36 +91,29 @@ impl LayerMarker {
 }
 
 /// The argv of one tmux invocation. With `panes`, the pane listing
-/// comes first, closed by a `panes` marker. Then the server pid, the global
-/// environment and each session's environment, each block CLOSED by its
-/// marker: a command that fails stops the chain before its marker, so a
-/// block without one is never read as an empty (clean-looking) answer.
-/// Behind a gate ([`Markers::gated`]) the sessions' questions go in one
-/// `if -F <gate> "…" "display -p '@c 0'"`, each word quoted for tmux's
-/// parser: the gate is evaluated once, and `@c 0` says it was closed.
-/// Commands go by their short aliases, for the argv budget.
+/// comes first, closed by a `panes` marker, then the server's version
+/// (`@v`). Then the server pid, the global environment and each session's
+/// environment, each block CLOSED by its marker: a command that fails stops
+/// the chain before its marker, so a block without one is never read as an
+/// empty (clean-looking) answer. With a gate ([`Markers::gated`]) its one
+/// `if -F <gate> "display -p '@c 1'" "display -p '@c 0'"` closes the chain:
+/// `@c 0` says no session shows a watched value. Commands go by their short
+/// aliases, for the argv budget.
 pub fn query_args(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> Vec<String> {
     let mut args: Vec<String> = Vec::new();
     if let Some(format) = panes {
         args.extend(["list-panes".into(), "-a".into(), "-F".into(), format.into()]);
         args.extend(print_line(markers.line("panes")));
+        args.extend(print_line("@v #{version}".into()));
     }
     // `#{pid}` is tmux's to expand: the server's pid.
     args.extend(print_line("@p #{pid}".into()));
     args.extend([";".into(), "showenv".into(), "-gs".into()]);
     args.extend(print_line("@g".into()));
-    match gated_word(markers, sessions) {
-        Some((gate, Some(word))) => {
-            args.extend([";".into(), "if".into(), "-F".into(), gate.into(), word]);
-            args.push(GATE_CLOSED.into());
-        }
-        Some((_, None)) => {}
-        None => {
-            for (i, session) in sessions.iter().enumerate() {
-                args.extend(session_args(i, session));
-            }
-        }
+    for (i, session) in sessions.iter().enumerate() {
+        args.extend(session_args(i, session));
     }
+    args.extend(gate_words(markers).into_iter().flatten());
     if panes.is_none() {
         // The chain must not start with `;`.
         args.remove(0);
@@ -132,19 +137,6 @@ fn argv_len(args: &[String]) -> usize {
 /// How many of `sessions` fit in one call after the fixed part of it.
 pub fn fitting(markers: &Markers, panes: Option<&str>, sessions: &[String]) -> usize {
     let mut used = argv_len(&query_args(markers, panes, &[]));
-    if let Some((gate, lines)) = gated_lines(markers, sessions) {
-        // The `if -F <gate>`, its closed branch, and its one word: each
-        // line and its ` ; `.
-        used += argv_len(&[";".into(), "if".into(), "-F".into(), gate.into()]);
-        used += GATE_CLOSED.len() + 1;
-        for (i, line) in lines.iter().enumerate() {
-            used += line.len() + 3;
-            if used > ARGV_BUDGET {
-                return i;
-            }
-        }
-        return sessions.len();
-    }
     for (i, session) in sessions.iter().enumerate() {
         used += argv_len(&session_args(i, session));
         if used > ARGV_BUDGET {
@@ -223,6 +215,7 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
     }
     let mut layers = TmuxLayers {
         server_pid: blocks.server_pid,
+        tmux_version: blocks.version,
         global: blocks.global,
         sessions: BTreeMap::new(),
         unobserved_sessions: Vec::new(),
@@ -256,6 +249,7 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Blocks {
     pub server_pid: Option<i32>,
+    pub version: Option<String>,
     pub global: Option<ProcessEnv>,
     pub sessions: BTreeMap<usize, ProcessEnv>,
     /// A gated call's gate was closed: every asked session is clean.
@@ -279,11 +273,13 @@ pub fn parse_blocks(text: &str) -> Result<Blocks, String> {
             let env = ProcessEnv::from_pairs(std::mem::take(&mut pairs));
             match marker {
                 LayerMarker::Server(pid) => blocks.server_pid = pid,
+                LayerMarker::Version(version) => blocks.version = Some(version),
                 LayerMarker::Global => blocks.global = Some(env),
                 LayerMarker::Session(i) => {
                     blocks.sessions.insert(i, env);
                 }
                 LayerMarker::GateClosed => blocks.gate_closed = true,
+                LayerMarker::GateOpen => {}
             }
             rest = after;
         } else if let Some(unset) = rest.strip_prefix("unset ") {

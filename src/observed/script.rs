@@ -1,11 +1,11 @@
-//! The observation's tmux questions as a command script, for fleets whose
-//! `;` chain would not fit on one command line.
+//! The sessions' tmux questions as a command script, for fleets whose `;`
+//! chain would not fit on one command line.
 //!
 //! tmux refuses a command line longer than one message to its server
-//! (16 KiB), which holds the listing and about two hundred and fifty
-//! sessions' environments. A script fed to `tmux source-file -` on stdin
-//! has no such limit, so the whole observation stays one tmux client
-//! whatever the number of sessions (measured: 1000 sessions, one call).
+//! (16 KiB), which holds about two hundred and fifty sessions' questions.
+//! A script fed to `tmux source-file -` on stdin has no such limit, so the
+//! sessions' layers stay one tmux client whatever the number of sessions
+//! (measured: 1000 sessions, one call).
 //!
 //! Each line of a sourced script is its own command group: a command that
 //! fails (a session that vanished) skips the rest of ITS line only, where
@@ -13,9 +13,10 @@
 //! by its marker on the same line, so a failed command's block has no
 //! marker and is never read as an empty environment. `source-file -` reads
 //! stdin from tmux 3.1 on; on an older tmux no marker comes back at all, and
-//! the caller falls back to the chain.
+//! the caller falls back to chains.
 
-use super::residue::Markers;
+use super::residue::{self, Markers, ResidueView, TmuxLayers};
+use crate::tmux::{means_no_server, Tmux};
 
 /// One tmux word, quoted for tmux's own parser: single quotes keep
 /// everything literal (`#`, `;`, `$`, `~`, spaces, tabs); a word holding a
@@ -51,31 +52,13 @@ fn line(commands: &[&[&str]]) -> Option<String> {
     Some(out.join(" ; ") + "\n")
 }
 
-/// The script asking what [`super::residue::query_args`] asks, one group
-/// per line: the pane listing (closed by its nonce marker), the server pid,
-/// the global environment and each session's environment, each block
-/// closed by its marker. `None` when a word cannot be written in a script.
-pub fn query_script(markers: &Markers, panes: &str, sessions: &[String]) -> Option<String> {
-    let panes_marker = markers.line("panes");
-    let mut script = line(&[
-        &["list-panes", "-a", "-F", panes],
-        &["display", "-p", &panes_marker],
-    ])?;
-    script.push_str(&line(&[&["display", "-p", "@p #{pid}"]])?);
+/// The script asking what [`residue::query_args`] asks without a listing,
+/// one group per line: the server pid, the global environment and each
+/// session's environment, each block closed by its marker. `None` when a
+/// word cannot be written in a script.
+pub fn sessions_script(sessions: &[String]) -> Option<String> {
+    let mut script = line(&[&["display", "-p", "@p #{pid}"]])?;
     script.push_str(&line(&[&["showenv", "-gs"], &["display", "-p", "@g"]])?);
-    if let Some((gate, word)) = super::session_loop::gated_word(markers, sessions) {
-        // One quoted word, built into commands only when the gate holds: a
-        // `{ }` block would be built either way, and building the commands
-        // is most of what a long script costs tmux (measured: 126 ms for
-        // 500 sessions' lines behind a false gate as a block, 22 ms as one
-        // word).
-        if let Some(word) = word {
-            let closed = super::session_loop::GATE_CLOSED;
-            let (gate, word, closed) = (quote(gate)?, quote(&word)?, quote(closed)?);
-            script.push_str(&format!("if -F {gate} {word} {closed}\n"));
-        }
-        return Some(script);
-    }
     for (i, session) in sessions.iter().enumerate() {
         let target = format!("-st={session}");
         let marker = format!("@{i}");
@@ -89,6 +72,36 @@ pub fn query_script(markers: &Markers, panes: &str, sessions: &[String]) -> Opti
 
 /// The argv that runs a script given on stdin.
 pub const SOURCE_STDIN: [&str; 2] = ["source-file", "-"];
+
+/// Adds the environments of `sessions` to `layers`: in one chain when they
+/// fit on a command line, else in one `source-file -` call, and in chains
+/// ([`residue::more_sessions`]) when the script cannot be written or tmux
+/// did not run it (older than 3.1: no marker came back, and no server said
+/// it is not running). A tmux that did not answer is an answer: asking
+/// again would only wait again, so those sessions read unobserved.
+pub fn ask_sessions(tmux: &Tmux, layers: &mut TmuxLayers, sessions: &[String]) {
+    let markers = Markers::new();
+    let script = (residue::fitting(&markers, None, sessions) < sessions.len())
+        .then(|| sessions_script(sessions))
+        .flatten();
+    let Some(script) = script else {
+        return residue::more_sessions(tmux, layers, sessions);
+    };
+    let answer = tmux.run_with_input(SOURCE_STDIN, Some(script.as_bytes()));
+    match answer {
+        Ok(out) if !out.stdout.starts_with("@p ") && !means_no_server(&out.stderr) => {
+            residue::more_sessions(tmux, layers, sessions)
+        }
+        Ok(out) => match residue::layers_from(&out.stdout, &out.stderr, out.success, sessions) {
+            ResidueView::Observed(more) => {
+                layers.sessions.extend(more.sessions);
+                layers.unobserved_sessions.extend(more.unobserved_sessions);
+            }
+            _ => layers.unobserved_sessions.extend(sessions.iter().cloned()),
+        },
+        Err(_) => layers.unobserved_sessions.extend(sessions.iter().cloned()),
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -108,16 +121,8 @@ mod tests {
 
     #[test]
     fn one_group_per_line_with_its_marker() {
-        let script = query_script(
-            &Markers::with_nonce("n0"),
-            "#{pane_id}",
-            &["loop-a".into(), "loop-b".into()],
-        )
-        .unwrap();
+        let script = sessions_script(&["loop-a".into(), "loop-b".into()]).unwrap();
         insta::assert_snapshot!(script);
-        assert_eq!(
-            query_script(&Markers::with_nonce("n0"), "x", &["a\nb".into()]),
-            None
-        );
+        assert_eq!(sessions_script(&["a\nb".into()]), None);
     }
 }

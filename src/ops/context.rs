@@ -32,6 +32,23 @@ impl Context {
         Ok(ctx)
     }
 
+    /// For `plan`, whose first tmux call reports tmux's version itself:
+    /// the config now, and the tmux check after the observation
+    /// ([`Context::check_tmux`]), so the check costs no call of its own.
+    /// What the observation asks of a tmux too old for the-loop is only read.
+    pub fn load_checking_tmux_later(explicit: Option<&Path>) -> miette::Result<Context> {
+        Context::load_without_tmux(explicit)
+    }
+
+    /// The preflight of [`Context::load`], on the version tmux `reported`
+    /// when it did (see [`crate::preflight::require_tmux_reported`]).
+    pub fn check_tmux(&mut self, reported: Option<&str>) -> miette::Result<()> {
+        let found = crate::preflight::require_tmux_reported(reported)?;
+        self.tmux_version = found.version;
+        self.tmux_passthrough = found.passthrough;
+        Ok(())
+    }
+
     /// For verbs that only touch the registry (`pause`, `resume`): they must
     /// work with tmux missing or its server down, which is when an operator
     /// most wants to hold deliveries back.

@@ -358,6 +358,7 @@ mod tests {
     fn every_layer_is_compared_with_the_withheld_names() {
         let layers = TmuxLayers {
             server_pid: Some(77),
+            tmux_version: None,
             global: Some(env(&[
                 ("TOKEN", "retired-token-value"),
                 ("DELIVERED", "old"),
@@ -401,6 +402,7 @@ mod tests {
         assert_eq!(render(&residue, Style::PLAIN), "");
         let clean = TmuxLayers {
             server_pid: Some(1),
+            tmux_version: None,
             global: Some(env(&[("PATH", "/bin")])),
             sessions: BTreeMap::new(),
             unobserved_sessions: vec![],

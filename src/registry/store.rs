@@ -81,13 +81,6 @@ impl Registry {
         &self.root
     }
 
-    /// How many entries the records' directory holds, none of them read: a
-    /// size hint for what to prepare (records, `standing/`, stray files all
-    /// count), never a count of records. 0 when it cannot be listed.
-    pub fn entry_count_hint(&self) -> usize {
-        fs::read_dir(self.work_items_dir()).map_or(0, |dir| dir.count())
-    }
-
     pub fn work_items_dir(&self) -> PathBuf {
         self.root.join("local")
     }

@@ -69,3 +69,49 @@ fn the_web_terminal_also_needs_ttyd() {
     assert!(said.contains("brew install ttyd"), "{said}");
     assert!(!w.state.join("web-terminal.pid").exists());
 }
+
+/// `plan` runs no `tmux -V` of its own: it judges the version the server
+/// reports in its listing's call. A server that reports 2.9 there (the
+/// wrapper rewrites that one line) is refused as too old, after a read and
+/// with nothing started, as `tmux -V` would have it refused.
+#[test]
+fn plan_judges_the_version_its_listing_reports() {
+    let w = world();
+    w.legacy_session("github:octo/repo#1", "github-octo-repo-1");
+    w.install_tmux_wrapper();
+    let plan = w.the_loop(&["plan"]);
+    assert_eq!(plan.status.code(), Some(0), "{}", stderr(&plan));
+    let calls = w.tmux_invocations();
+    assert_eq!(calls.len(), 1, "the listing alone: {calls:?}");
+    assert!(calls[0].contains(&"@v #{version}".to_owned()), "{calls:?}");
+
+    let wrapper = w.bin_dir.join("tmux");
+    let script = format!(
+        "#!/bin/bash\n'{real}' \"$@\" | sed 's/^@v .*/@v 2.9/'\nexit ${{PIPESTATUS[0]}}\n",
+        real = real_tmux().display()
+    );
+    let staged = w.bin_dir.join("tmux.new");
+    std::fs::write(&staged, script).unwrap();
+    std::fs::set_permissions(&staged, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // A child forked by another test thread while the file was open for
+    // writing holds it until it execs (ETXTBSY meanwhile): run it until it runs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while let Err(e) = std::process::Command::new(&staged).arg("-V").output() {
+        assert!(
+            e.raw_os_error() == Some(26) && std::time::Instant::now() < deadline,
+            "cannot run the wrapper: {e}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::rename(&staged, &wrapper).unwrap();
+    let old = w.the_loop(&["plan"]);
+    assert_eq!(old.status.code(), Some(1), "{}", stderr(&old));
+    let said = stderr(&old);
+    assert!(said.contains("the_loop::preflight::tmux_too_old"), "{said}");
+    assert!(said.contains("tmux 2.9 is too old"), "{said}");
+    assert!(
+        stdout(&old).is_empty(),
+        "no plan is shown: {}",
+        stdout(&old)
+    );
+}

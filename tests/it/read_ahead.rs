@@ -67,12 +67,14 @@ fn a_plan_reports_its_own_sessions_from_what_was_read_ahead() {
     assert_no_canary(&out.stdout, &[ROTATED], "plan --json");
 }
 
+/// The listing's call goes before the records are read; with no server
+/// it is told so, every record's session reads absent, none is started, and
+/// the version check (no server reported one) falls back to `tmux -V`.
 #[test]
-fn a_script_client_started_before_the_records_meets_no_server_and_starts_none() {
+fn a_listing_sent_before_the_records_meets_no_server_and_starts_none() {
     let w = World::new();
     w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
     w.install_tmux_wrapper();
-    // More records than the early start's threshold (200 entries).
     for i in 1..=240 {
         let s = LegacySession {
             reference: format!("github:octo/early#{i}"),
@@ -91,14 +93,13 @@ fn a_script_client_started_before_the_records_meets_no_server_and_starts_none() 
     let sessions = p["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), 240);
     assert!(sessions.iter().all(|s| s["probe"] == "absent"), "{p}");
-    // 240 sessions' questions would fit on a command line: the script was
-    // chosen (and its client started) for the records' count alone.
-    let calls: Vec<Vec<String>> = w
-        .tmux_invocations()
-        .into_iter()
-        .filter(|argv| argv[0] != "-V")
-        .collect();
-    assert_eq!(calls, vec![vec!["source-file".to_owned(), "-".to_owned()]]);
+    let calls = w.tmux_invocations();
+    let first: Vec<&str> = calls.iter().map(|argv| argv[0].as_str()).collect();
+    assert_eq!(first, ["list-panes", "-V"], "{calls:?}");
+    assert!(
+        !calls[0].iter().any(|word| word.starts_with("-st=")),
+        "the listing's call names no session: {calls:?}"
+    );
     assert!(
         !w.tmux(&["list-sessions"]).status.success(),
         "no tmux server was started"

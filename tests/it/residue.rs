@@ -100,7 +100,7 @@ fn unset_by_scrub(report: &serde_json::Value) -> Vec<(Option<&str>, &str)> {
 }
 
 #[test]
-fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_the_listings_own_call() {
+fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_two_tmux_calls() {
     let Setup { w, managed, .. } = world_with_residue();
     let server = w.server_pid().expect("server runs");
     w.install_tmux_wrapper();
@@ -137,17 +137,20 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_the_listings_own_call(
     assert!(!found.iter().any(|e| e.2 == "DELIVERED_TOKEN"));
     assert!(!found.iter().any(|e| e.1.as_deref() == Some("loop-stray")));
 
-    // A plan's tmux cost is constant: the layers are read in the pane
-    // listing's own call. (Besides the preflight's `tmux -V`.)
-    let calls: Vec<Vec<String>> = w
-        .tmux_invocations()
-        .into_iter()
-        .filter(|argv| argv[0] != "-V")
-        .collect();
-    assert_eq!(calls.len(), 1, "{calls:?}");
+    // A plan's tmux cost is constant: the pane listing's call reads tmux's
+    // global layer and its version (no `tmux -V`), and since a session holds
+    // a watched value its gate is open: the sessions' own layers are read in
+    // one more call.
+    let calls = w.tmux_invocations();
+    assert_eq!(calls.len(), 2, "{calls:?}");
     assert_eq!(calls[0][0], "list-panes");
     assert!(calls[0].contains(&"showenv".to_owned()));
     assert!(calls[0].contains(&"-gs".to_owned()));
+    assert!(!calls[0].iter().any(|word| word.starts_with("-st=")));
+    assert!(
+        calls[1].contains(&format!("-st={}", managed.name)),
+        "{calls:?}"
+    );
 
     let text = w.the_loop(&["plan"]);
     let shown = stdout(&text);
@@ -506,7 +509,7 @@ fn a_detached_child_holding_a_retired_value_is_residue_and_never_signalled() {
 /// (`'`, `#`, `;`, `~`, spaces) arrive intact.
 #[test]
 fn a_script_reads_every_session_past_one_that_vanished_and_never_reads_it_as_empty() {
-    use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
+    use the_loop::observed::residue::{layers_from, ResidueView};
     let w = World::new();
     let odd = "loop-it's; ~x #";
     for name in ["loop-first", odd] {
@@ -523,16 +526,13 @@ fn a_script_reads_every_session_past_one_that_vanished_and_never_reads_it_as_emp
         .iter()
         .map(|s| s.to_string())
         .collect();
-    let markers = Markers::new();
-    let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
+    let script = the_loop::observed::script::sessions_script(&asked)
         .expect("every name can be written in a script");
     let out = w.tmux_script(&script);
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(!out.status.success(), "the vanished session's line failed");
-    let (listing, rest) = split_panes(&markers, &stdout).expect("the listing ran");
-    assert!(listing.lines().any(|l| l == odd), "{listing}");
-    let ResidueView::Observed(layers) = layers_from(rest, &stderr, false, &asked) else {
+    let ResidueView::Observed(layers) = layers_from(&stdout, &stderr, false, &asked) else {
         panic!("the layers were read")
     };
     assert_eq!(layers.unobserved_sessions, vec!["loop-vanished".to_owned()]);

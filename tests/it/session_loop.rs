@@ -55,16 +55,15 @@ fn session_entries(plan: &serde_json::Value) -> Vec<(String, String, String)> {
     found
 }
 
-/// The plan's tmux calls, besides the preflight's `tmux -V`.
+/// The plan's tmux calls. It runs no `tmux -V`: the listing's call reports
+/// tmux's version.
 fn plan_calls(w: &World) -> (serde_json::Value, Vec<Vec<String>>) {
     let _ = std::fs::remove_file(w.tmux_argv_log());
     let out = w.the_loop(&["plan", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     assert_no_canary(&out.stdout, CANARIES, "plan stdout");
     assert_no_canary(&out.stderr, CANARIES, "plan stderr");
-    let calls = w.tmux_invocations();
-    let calls = calls.into_iter().filter(|argv| argv[0] != "-V").collect();
-    (json(&out), calls)
+    (json(&out), w.tmux_invocations())
 }
 
 #[test]
@@ -95,7 +94,7 @@ fn a_fleet_holding_no_watched_value_is_cleared_by_the_gate_alone() {
         serde_json::json!([]),
         "{plan:#}"
     );
-    assert_eq!(calls.len(), 1, "one call besides tmux -V: {calls:?}");
+    assert_eq!(calls.len(), 1, "one call, no tmux -V: {calls:?}");
     assert_eq!(calls[0][0], "list-panes");
     let gate = calls[0].iter().position(|word| word == "if");
     assert!(
@@ -139,7 +138,17 @@ fn behind_an_open_gate_each_session_is_read_whole_and_exactly() {
         ],
         "{plan:#}"
     );
-    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_open_gate_calls(&calls);
+}
+
+/// An open gate: the listing's call, then one call asking each managed
+/// session (and the unmanaged `loop-stray`, which has no record, not at all).
+fn assert_open_gate_calls(calls: &[Vec<String>]) {
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls[0][0], "list-panes");
+    let asked: Vec<&String> = calls[1].iter().filter(|w| w.starts_with("-st=")).collect();
+    assert_eq!(asked.len(), 3, "{calls:?}");
+    assert!(!asked.iter().any(|w| w.contains("loop-stray")), "{calls:?}");
 }
 
 #[test]
@@ -172,7 +181,7 @@ fn a_session_holding_its_own_copy_of_the_global_value_is_still_named() {
         .filter(|e| e["layer"] == "tmux_global")
         .count();
     assert_eq!(global, 1, "{plan:#}");
-    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_open_gate_calls(&calls);
 
     // Scrubbed, nothing is left, in any layer.
     let out = w.the_loop(&["apply", "--scrub-tmux-env", "--auto-approve", "--json"]);
@@ -181,12 +190,13 @@ fn a_session_holding_its_own_copy_of_the_global_value_is_still_named() {
     assert_eq!(session_entries(&plan), vec![], "{plan:#}");
 }
 
-/// Past the 16 KiB command line the questions go as a script; behind the
-/// gate they are one quoted word there, which tmux parses only when the
-/// gate holds. Names its parser would split or expand arrive intact.
+/// The gate, in the listing's own chain, clears sessions whose names tmux's
+/// parser would split or expand; once one of them holds a watched value the
+/// gate opens, and the sessions' script reads it intact.
 #[test]
-fn the_gated_script_reads_quote_hostile_names_or_clears_them_all() {
-    use the_loop::observed::residue::{layers_from, split_panes, Markers, ResidueView};
+fn the_gate_clears_quote_hostile_names_and_an_open_one_leaves_them_to_the_script() {
+    use the_loop::observed::residue::ResidueView;
+    use the_loop::observed::residue::{layers_from, query_args, split_panes, Markers, TmuxLayers};
     let w = World::new();
     let odd = "loop-it's; ~x #";
     for name in ["loop-first", odd] {
@@ -194,31 +204,37 @@ fn the_gated_script_reads_quote_hostile_names_or_clears_them_all() {
     }
     let asked: Vec<String> = ["loop-first", odd].iter().map(|s| s.to_string()).collect();
     let names = vec!["SLACK_BOT_TOKEN".to_owned()];
-    let ask = || {
-        let gate = the_loop::observed::session_loop::condition(&names);
-        let markers = Markers::new().gated(gate);
-        let script = the_loop::observed::script::query_script(&markers, "#{session_name}", &asked)
-            .expect("every name can be written in a script");
-        let out = w.tmux_script(&script);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let stdout = String::from_utf8(out.stdout).unwrap();
+    let listing_call = || -> TmuxLayers {
+        let markers = Markers::new().gated(the_loop::observed::session_loop::condition(&names));
+        let args = query_args(&markers, Some("#{session_name}"), &[]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let stdout = w.tmux_ok(&args);
         let (_, rest) = split_panes(&markers, &stdout).expect("the listing ran");
         match layers_from(rest, "", true, &asked) {
             ResidueView::Observed(layers) => layers,
             other => panic!("{other:?}"),
         }
     };
-    let clean = ask();
+    let clean = listing_call();
     assert!(clean.unobserved_sessions.is_empty(), "{clean:?}");
     assert!(clean.sessions.values().all(|env| env.names().count() == 0));
     assert_eq!(clean.sessions.len(), 2);
 
     w.tmux_ok(&["setenv", "-t", &format!("={odd}"), "SLACK_BOT_TOKEN", SAME]);
-    let read = ask();
+    let open = listing_call();
+    assert_eq!(open.unobserved_sessions, asked, "an open gate clears none");
+    assert!(open.sessions.is_empty());
+    let script = the_loop::observed::script::sessions_script(&asked).expect("writable");
+    let out = w.tmux_script(&script);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let ResidueView::Observed(read) = layers_from(&stdout, "", true, &asked) else {
+        panic!("the layers were read")
+    };
     assert!(read.unobserved_sessions.is_empty(), "{read:?}");
     let value = |name: &str| {
         read.sessions[name]
