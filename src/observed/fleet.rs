@@ -9,7 +9,11 @@ use std::collections::BTreeMap;
 /// Tab-separated so session names with spaces cannot shift the columns.
 /// The start command comes last: it is the one free-text column (tmux
 /// renders a tab in it as `\t`, but the parse does not rely on that).
-pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{window_index}\t#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{session_attached}\t#{pane_start_command}";
+/// Each field costs tmux about 1.5 µs a pane (it looks the name up in six
+/// option trees first), so there is none the-loop does not read: tmux
+/// lists panes in window and pane order already, so their indices are not
+/// asked for.
+pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_dead}\t#{session_attached}\t#{pane_start_command}";
 
 /// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
 pub const SESSION_PREFIX: &str = "loop-";
@@ -17,8 +21,6 @@ pub const SESSION_PREFIX: &str = "loop-";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pane {
     pub session: String,
-    pub window_index: u32,
-    pub pane_index: u32,
     pub pane_id: String,
     pub pid: i32,
     pub dead: bool,
@@ -57,7 +59,8 @@ impl Probe {
     }
 }
 
-/// The `loop-*` panes, grouped by session, in tmux's order.
+/// The `loop-*` panes, grouped by session, in tmux's order: by window,
+/// then by pane, as `list-panes -a` walks them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fleet {
     sessions: BTreeMap<String, Vec<Pane>>,
@@ -78,9 +81,6 @@ impl Fleet {
             .filter(|p| p.session.starts_with(SESSION_PREFIX))
         {
             sessions.entry(pane.session.clone()).or_default().push(pane);
-        }
-        for panes in sessions.values_mut() {
-            panes.sort_by_key(|p| (p.window_index, p.pane_index));
         }
         Fleet { sessions }
     }
@@ -166,10 +166,8 @@ pub fn parse_list_panes(stdout: &str) -> Vec<Pane> {
 }
 
 fn parse_line(line: &str) -> Option<Pane> {
-    let mut cols = line.splitn(8, '\t');
+    let mut cols = line.splitn(6, '\t');
     let session = cols.next()?.to_owned();
-    let window_index = cols.next()?.parse().ok()?;
-    let pane_index = cols.next()?.parse().ok()?;
     let pane_id = cols.next()?.to_owned();
     let pid: i32 = cols.next()?.parse().ok()?;
     let dead = cols.next()? == "1";
@@ -180,8 +178,6 @@ fn parse_line(line: &str) -> Option<Pane> {
     }
     Some(Pane {
         session,
-        window_index,
-        pane_index,
         pane_id,
         pid,
         dead,
@@ -211,16 +207,17 @@ mod tests {
 
     #[test]
     fn parses_and_groups_only_loop_sessions() {
-        let out = "loop-github-octo-repo-15\t0\t0\t%3\t4830\t0\t0\tclaude --session-id x\n\
-                   work\t0\t0\t%1\t100\t0\t1\t\n\
-                   loop-github-octo-repo-16\t0\t0\t%4\t4831\t1\t0\tclaude\n\
-                   loop-github-octo-repo-17\t1\t0\t%9\t4900\t1\t2\t\n\
-                   loop-github-octo-repo-17\t0\t1\t%8\t4899\t0\t2\t/bin/the-loop exec --config /c --work-item github:octo/repo#17 -- claude\n\
-                   loop-github-octo-repo-17\t0\t0\t%7\t4898\t0\t2\t\n\
+        // As tmux lists them: by session, then window, then pane.
+        let out = "loop-github-octo-repo-15\t%3\t4830\t0\t0\tclaude --session-id x\n\
+                   work\t%1\t100\t0\t1\t\n\
+                   loop-github-octo-repo-16\t%4\t4831\t1\t0\tclaude\n\
+                   loop-github-octo-repo-17\t%7\t4898\t0\t2\t\n\
+                   loop-github-octo-repo-17\t%8\t4899\t0\t2\t/bin/the-loop exec --config /c --work-item github:octo/repo#17 -- claude\n\
+                   loop-github-octo-repo-17\t%9\t4900\t1\t2\t\n\
                    garbage line\n\
-                   loop-short\t0\t0\t%6\t4897\t0\t0\n\
-                   loop-nocount\t0\t0\t%6\t4897\t0\t\t\n\
-                   loop-bad\t0\t0\t%5\tnot-a-pid\t0\t0\t\n";
+                   loop-short\t%6\t4897\t0\t0\n\
+                   loop-nocount\t%6\t4897\t0\t\t\n\
+                   loop-bad\t%5\tnot-a-pid\t0\t0\t\n";
         let fleet = Fleet::from_panes(parse_list_panes(out));
         insta::assert_debug_snapshot!(fleet);
         assert_eq!(fleet.probe("loop-github-octo-repo-15"), Probe::Live);

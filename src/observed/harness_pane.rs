@@ -141,8 +141,6 @@ mod tests {
     fn pane(id: &str, command: PaneCommand) -> Pane {
         Pane {
             session: "loop-x".into(),
-            window_index: 0,
-            pane_index: 0,
             pane_id: id.into(),
             pid: 1,
             dead: false,

@@ -175,3 +175,43 @@ fn a_session_whose_harness_pane_cannot_be_told_apart_is_refused() {
     );
     assert_shell_would_have_run_it(&w, &shell_pane, &marker);
 }
+
+/// The listing asks no window or pane index (each field costs tmux time per
+/// pane): it relies on `list-panes -a` walking each session's windows and
+/// their panes in index order, even after panes are put before others.
+#[test]
+fn tmux_lists_each_sessions_panes_in_window_then_pane_order() {
+    let w = world();
+    w.tmux_ok(&["new-session", "-d", "-s", "loop-order", "sleep", "100000"]);
+    w.tmux_ok(&["new-window", "-d", "-t", "=loop-order:5", "sleep", "100000"]);
+    w.tmux_ok(&["new-window", "-d", "-t", "=loop-order:2", "sleep", "100000"]);
+    for target in ["=loop-order:5.0", "=loop-order:0.0", "=loop-order:5.0"] {
+        w.tmux_ok(&["split-window", "-d", "-b", "-t", target, "sleep", "100000"]);
+    }
+    w.tmux_ok(&[
+        "split-window",
+        "-d",
+        "-t",
+        "=loop-order:2.0",
+        "sleep",
+        "100000",
+    ]);
+    let listed: Vec<(u32, u32)> = w
+        .tmux_ok(&[
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name} #{window_index} #{pane_index}",
+        ])
+        .lines()
+        .filter_map(|line| line.strip_prefix("loop-order "))
+        .map(|rest| {
+            let (window, pane) = rest.split_once(' ').unwrap();
+            (window.parse().unwrap(), pane.parse().unwrap())
+        })
+        .collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(listed.len(), 7, "{listed:?}");
+    assert_eq!(listed, sorted);
+}

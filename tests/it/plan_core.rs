@@ -56,8 +56,6 @@ fn work_item(n: u32) -> ManagedSession {
 fn pane(session: &str, pid: i32, dead: bool) -> Pane {
     Pane {
         session: session.into(),
-        window_index: 0,
-        pane_index: 0,
         pane_id: format!("%{pid}"),
         pid,
         dead,
