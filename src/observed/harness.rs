@@ -3,7 +3,7 @@
 //! the launcher has exec'd, the pid still holds the tmux server's
 //! environment).
 
-use super::proc_env::{self, EnvRead, ProcessDir};
+use super::proc_env::{self, EnvRead, ProcStat, ProcessDir};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -89,8 +89,19 @@ fn read_process_in(
         Ok(process) => process,
         Err(reason) => return Ok(HarnessProcess::of_env(EnvRead::Unverified(reason))),
     };
-    let argv = process.cmdline().ok();
     let stat = process.stat();
+    read_opened_process(&process, stat, launcher, parents)
+}
+
+/// [`read_process_in`] through a handle already open, with the `stat` read
+/// through it.
+fn read_opened_process(
+    process: &ProcessDir,
+    stat: Option<ProcStat>,
+    launcher: Option<&Path>,
+    parents: &ParentImages,
+) -> Result<HarnessProcess, StillLauncher> {
+    let argv = process.cmdline().ok();
     let parent = stat.as_ref().map(|stat| stat.parent);
     let image = process.executable().ok();
     let same_as_parent = || match (&image, parent.and_then(|p| parents.of(p))) {
@@ -118,7 +129,22 @@ pub fn read_process_or_unverified(
     launcher: Option<&Path>,
     parents: &ParentImages,
 ) -> HarnessProcess {
-    read_process_in(pid, launcher, parents).unwrap_or_else(|StillLauncher| {
+    or_unverified(read_process_in(pid, launcher, parents))
+}
+
+/// [`read_opened_process`], with the launcher read as an unverified
+/// environment.
+pub fn read_opened_or_unverified(
+    process: &ProcessDir,
+    stat: Option<ProcStat>,
+    launcher: Option<&Path>,
+    parents: &ParentImages,
+) -> HarnessProcess {
+    or_unverified(read_opened_process(process, stat, launcher, parents))
+}
+
+fn or_unverified(read: Result<HarnessProcess, StillLauncher>) -> HarnessProcess {
+    read.unwrap_or_else(|StillLauncher| {
         HarnessProcess::of_env(EnvRead::Unverified(STILL_LAUNCHER.into()))
     })
 }

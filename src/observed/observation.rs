@@ -7,7 +7,11 @@
 
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
-use super::harness::{read_in_parallel, read_process_or_unverified, HarnessProcess, ParentImages};
+use super::harness::{
+    read_in_parallel, read_opened_or_unverified, read_process_or_unverified, HarnessProcess,
+    ParentImages,
+};
+use super::proc_env::{ProcStat, ProcessDir};
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
 use super::script;
@@ -110,16 +114,22 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
     // with many other panes never makes a plan wait for their reads.
     let answered = AtomicBool::new(false);
     std::thread::scope(|scope| {
-        // While the records are read and tmux answers, the-loop only waits:
-        // meanwhile every process's parent is read (the detached scan needs
-        // them), then every tmux pane's process is read ahead.
+        // While the records are read and tmux answers, every process's
+        // parent is read (the detached scan needs them), and every tmux
+        // pane's process is read in the same pass, until tmux has answered.
         let early = (wanted.detached.is_some() || wanted.environments).then(|| {
             scope.spawn(|| {
-                let table = detached::process_table();
-                let ahead = if wanted.environments {
-                    reader.read_ahead(&table, &answered)
+                let mut ahead = BTreeMap::new();
+                let table = if wanted.environments {
+                    detached::process_table_visiting(|pid, process, stat| {
+                        let open = !answered.load(Ordering::Relaxed);
+                        if open {
+                            ahead.insert(pid, reader.read_opened(process, stat));
+                        }
+                        open
+                    })
                 } else {
-                    BTreeMap::new()
+                    detached::process_table()
                 };
                 (table, ahead)
             })
@@ -272,23 +282,14 @@ impl HarnessReader<'_> {
         read_process_or_unverified(pid, self.launcher, self.images)
     }
 
-    /// Every tmux server's children, read before tmux has said which are
-    /// panes of this server's managed sessions: the read of 500 harnesses
+    /// A tmux pane's process met by the process table's pass
+    /// ([`detached::process_table_visiting`]), before tmux has said which
+    /// panes are this server's managed sessions': the read of 500 harnesses
     /// then runs while tmux answers, on the core tmux leaves free (one
     /// thread, so it does not slow tmux down). What the listing does not
-    /// name is dropped unread by anything ([`taken_or_read`]). It
-    /// stops once tmux has `answered`: what is left is read then.
-    fn read_ahead(
-        &self,
-        table: &detached::ProcessTable,
-        answered: &AtomicBool,
-    ) -> BTreeMap<i32, HarnessProcess> {
-        table
-            .tmux_children()
-            .into_iter()
-            .take_while(|_| !answered.load(Ordering::Relaxed))
-            .map(|pid| (pid, self.read(pid)))
-            .collect()
+    /// name is dropped unread by anything ([`taken_or_read`]).
+    fn read_opened(&self, process: &ProcessDir, stat: Option<ProcStat>) -> HarnessProcess {
+        read_opened_or_unverified(process, stat, self.launcher, self.images)
     }
 }
 
@@ -313,24 +314,6 @@ fn taken_or_read<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Reading ahead stops once tmux has answered: the rest is read then.
-    #[test]
-    fn reading_ahead_stops_when_tmux_has_answered() {
-        let me = std::process::id() as i32;
-        let table = detached::ProcessTable {
-            parents: BTreeMap::from([(me, 1)]),
-            tmux_servers: BTreeSet::from([1]),
-        };
-        let images = ParentImages::default();
-        let reader = HarnessReader {
-            launcher: None,
-            images: &images,
-        };
-        let ahead = reader.read_ahead(&table, &AtomicBool::new(false));
-        assert!(matches!(ahead[&me].env, EnvRead::Read(_)));
-        assert!(reader.read_ahead(&table, &AtomicBool::new(true)).is_empty());
-    }
 
     #[test]
     fn a_pid_read_ahead_is_taken_the_others_are_read_and_the_rest_dropped() {

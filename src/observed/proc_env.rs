@@ -59,17 +59,17 @@ impl ProcStat {
     /// parentheses, so fields are counted after its last `)`.
     pub fn parse(line: &str) -> Option<ProcStat> {
         let (_, rest) = line.rsplit_once(')')?;
-        let fields: Vec<&str> = rest.split_whitespace().collect();
         // `fields` begins at field 3.
+        let mut fields = rest.split_whitespace();
         Some(ProcStat {
-            state: fields.first()?.chars().next()?,
-            parent: fields.get(1)?.parse().ok()?,
-            start: fields.get(19)?.parse().ok()?,
+            state: fields.next()?.chars().next()?,
+            parent: fields.next()?.parse().ok()?,
+            start: fields.nth(17)?.parse().ok()?,
         })
     }
 
     /// Parses a `stat` file's bytes as read.
-    fn from_bytes(bytes: &[u8]) -> Option<ProcStat> {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Option<ProcStat> {
         ProcStat::parse(std::str::from_utf8(bytes).ok()?)
     }
 
@@ -162,7 +162,12 @@ impl ProcessDir {
 
     /// The process's `stat` line, parsed by the one [`ProcStat`] parser.
     pub fn stat(&self) -> Option<ProcStat> {
-        ProcStat::from_bytes(&self.read("stat", LINE_BUFFER).ok()?)
+        ProcStat::from_bytes(&self.stat_line().ok()?)
+    }
+
+    /// The process's `stat` line as the kernel writes it.
+    pub fn stat_line(&self) -> Result<Vec<u8>, String> {
+        self.read("stat", LINE_BUFFER)
     }
 
     /// One file of this process's directory, read whole

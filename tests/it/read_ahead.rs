@@ -2,12 +2,13 @@
 //! tmux pane's process ahead (src/observed/observation.rs), finding them as
 //! the children of the processes the kernel names `tmux: server`. On a
 //! real tmux and a real /proc: the server is found, its panes are among
-//! its children, and what is read ahead is what the plan reports. A large
-//! fleet's script client is started before the records are read; with no
-//! server to answer it, that is still "no server", and none is started.
+//! its children and are read in the table's own pass, and what is read
+//! ahead is what the plan reports. The listing's call goes before the
+//! records are read; with no server to answer it, that is still "no
+//! server", and none is started.
 
 use crate::support::*;
-use the_loop::observed::detached::process_table;
+use the_loop::observed::detached::{process_table, process_table_visiting};
 
 const ROTATED: &str = "xoxb-ROTATED-r3ad-4h3ad";
 
@@ -28,6 +29,36 @@ fn the_real_tmux_server_is_found_and_each_pane_is_its_child() {
     assert!(table.tmux_children().contains(&pane));
     let me = std::process::id() as i32;
     assert!(!table.tmux_children().contains(&me));
+
+    // The same pass hands each tmux child's handle over, with the stat it
+    // read through it: this pane among them, as procfs reads it.
+    let mut visited = std::collections::BTreeMap::new();
+    let visiting = process_table_visiting(|pid, process, stat| {
+        visited.insert(pid, (process.cmdline().ok(), stat));
+        true
+    });
+    assert_eq!(visiting.parents.get(&pane), Some(&server));
+    let (argv, stat) = visited.get(&pane).expect("the pane was visited").clone();
+    let oracle = procfs::process::Process::new(pane).unwrap();
+    assert_eq!(argv, oracle.cmdline().ok());
+    let stat = stat.expect("its stat was read");
+    assert_eq!(
+        (stat.parent, stat.start),
+        (server, oracle.stat().unwrap().starttime)
+    );
+    assert!(visited
+        .keys()
+        .all(|pid| visiting.tmux_children().contains(pid)));
+    assert!(!visited.contains_key(&server), "a server is no pane");
+
+    // Visits stop when the visitor says so; the table is still whole.
+    let mut visits = 0;
+    let stopped = process_table_visiting(|_, _, _| {
+        visits += 1;
+        false
+    });
+    assert_eq!(visits, 1, "one visit, then none");
+    assert_eq!(stopped.parents.get(&pane), Some(&server));
 }
 
 /// Every pane of every server is read ahead, this world's and the others'
