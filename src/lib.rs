@@ -20,6 +20,7 @@ pub mod lifecycle;
 pub mod lockfile;
 pub mod observed;
 pub mod ops;
+pub mod parallel;
 pub mod plan;
 pub mod preflight;
 pub mod registry;

@@ -167,32 +167,8 @@ const READS_PER_THREAD: usize = 64;
 /// environment is copied out of the other process's memory), so hundreds of
 /// sessions are split across the cores.
 pub fn read_in_parallel<T: Send>(pids: &[i32], read: impl Fn(i32) -> T + Sync) -> BTreeMap<i32, T> {
-    let wanted = pids.len().div_ceil(READS_PER_THREAD);
-    // Asking for the core count reads cgroup files, so only when it matters.
-    let threads = match wanted {
-        0 | 1 => 1,
-        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
-    };
-    if threads == 1 {
-        return pids.iter().map(|&pid| (pid, read(pid))).collect();
-    }
-    let chunk = pids.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = pids
-            .chunks(chunk)
-            .map(|part| {
-                let read = &read;
-                scope.spawn(move || part.iter().map(|&pid| (pid, read(pid))).collect::<Vec<_>>())
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    let reads = crate::parallel::map(pids, READS_PER_THREAD, |&pid| read(pid));
+    pids.iter().copied().zip(reads).collect()
 }
 
 #[cfg(test)]

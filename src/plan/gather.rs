@@ -62,17 +62,25 @@ pub fn plan_now(
 
 /// Marks the sessions a roll would select but leave alone, with the roll's
 /// own decision function, so the plan says what `apply` will do.
+/// Each check looks at the filesystem (the working directory, the
+/// transcript), so hundreds are split across the cores.
 fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observation) {
-    for session in plan
-        .sessions
-        .iter_mut()
-        .filter(|s| s.action != Action::Skip)
-    {
-        session.left_alone = crate::apply::precheck::decide(registry, session, observed)
-            .and_then(|(_, verdict)| verdict.err());
+    let left_alone = crate::parallel::map(&plan.sessions, CHECKS_PER_THREAD, |session| {
+        (session.action != Action::Skip)
+            .then(|| crate::apply::precheck::decide(registry, session, observed))
+            .flatten()
+            .and_then(|(_, verdict)| verdict.err())
+    });
+    for (session, reason) in plan.sessions.iter_mut().zip(left_alone) {
+        if session.action != Action::Skip {
+            session.left_alone = reason;
+        }
     }
     plan.summary = super::compute::summarise(&plan.sessions);
 }
+
+/// Fewer resumability checks than this are not worth a thread.
+const CHECKS_PER_THREAD: usize = 64;
 
 /// Processes outside the panes (whose pids are `pane_pids`) that a launch
 /// under this config started, and what they still hold. One `/proc` pass.

@@ -1,0 +1,51 @@
+//! One way to spread per-session work over the cores: `/proc` reads and
+//! filesystem checks for hundreds of sessions, whose answers come back in
+//! the order asked.
+
+/// `each` of `items`, split across the cores (at most one thread per
+/// `per_thread` items, so a handful of items is done on this thread), the
+/// answers in the order of `items`. A panic in a worker is raised here.
+pub fn map<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    each: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let wanted = items.len().div_ceil(per_thread.max(1));
+    // Asking for the core count reads cgroup files, so only when it matters.
+    let threads = match wanted {
+        0 | 1 => 1,
+        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+    };
+    if threads == 1 {
+        return items.iter().map(each).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| {
+                let each = &each;
+                scope.spawn(move || part.iter().map(each).collect::<Vec<R>>())
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_item_is_answered_once_in_order() {
+        for count in [0, 1, 7, 64, 65, 1000] {
+            let items: Vec<usize> = (0..count).collect();
+            let doubled = super::map(&items, 64, |n| n * 2);
+            assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+        }
+    }
+}
