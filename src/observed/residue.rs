@@ -12,7 +12,7 @@ pub use super::markers::{split_panes, Markers};
 use super::proc_env::{self, EnvRead, ProcessEnv};
 use super::session_loop::gate_words;
 use crate::secret::SecretValue;
-use crate::tmux::{means_no_server, Tmux};
+use crate::tmux::{means_no_server, Tmux, TmuxOutput};
 use std::collections::BTreeMap;
 
 /// tmux refuses a command sequence longer than one message to its server
@@ -184,23 +184,45 @@ pub fn more_sessions(tmux: &Tmux, layers: &mut TmuxLayers, rest: &[String]) {
         }
         let (chunk, after) = rest.split_at(n);
         rest = after;
-        let answer = tmux
-            .run(query_args(&markers, None, chunk))
-            .map(|out| layers_from(&out.stdout, &out.stderr, out.success, chunk));
-        match answer {
-            Ok(ResidueView::Observed(more)) => {
-                layers.sessions.extend(more.sessions);
-                layers.unobserved_sessions.extend(more.unobserved_sessions);
-            }
-            // The server answered a moment ago: whatever this is, these
-            // sessions were not read.
-            _ => layers.unobserved_sessions.extend(chunk.iter().cloned()),
-        }
+        let answer = tmux.run(query_args(&markers, None, chunk));
+        add_answer(layers, answer.as_ref().ok(), chunk);
     }
 }
 
-/// The layers from the part of tmux's answer after the pane listing.
+/// Adds one sessions-only answer about `asked` to `layers`: each session it
+/// read, the rest unobserved. The server answered a moment ago, so anything
+/// but layers (no answer, no server, nonsense) leaves every asked session
+/// unobserved. The server's process is not read again: the first call did.
+pub fn add_answer(layers: &mut TmuxLayers, answer: Option<&TmuxOutput>, asked: &[String]) {
+    let view = answer.map(|out| parse_layers(&out.stdout, &out.stderr, out.success, asked));
+    match view {
+        Some(ResidueView::Observed(more)) => {
+            layers.sessions.extend(more.sessions);
+            layers.unobserved_sessions.extend(more.unobserved_sessions);
+        }
+        _ => layers.unobserved_sessions.extend(asked.iter().cloned()),
+    }
+}
+
+/// The layers from the part of tmux's answer after the pane listing, and
+/// the server process's own environment and argv from `/proc`.
 pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String]) -> ResidueView {
+    let mut view = parse_layers(stdout, stderr, success, sessions);
+    if let ResidueView::Observed(layers) = &mut view {
+        if let Some(pid) = layers.server_pid {
+            // Read whatever the process holds, launcher check not applicable:
+            // this is tmux's own process, not a harness.
+            layers.server_environ = proc_env::read_environ(pid);
+            layers.server_argv = proc_env::cmdline_bytes(pid)
+                .map(|args| args.into_iter().map(SecretValue::new).collect());
+        }
+    }
+    view
+}
+
+/// [`layers_from`] without reading `/proc`: the server process is left
+/// unread.
+fn parse_layers(stdout: &str, stderr: &str, success: bool, sessions: &[String]) -> ResidueView {
     if !success && means_no_server(stderr) {
         return ResidueView::NoServer;
     }
@@ -234,13 +256,6 @@ pub fn layers_from(stdout: &str, stderr: &str, success: bool, sessions: &[String
             }
             None => layers.unobserved_sessions.push(name.clone()),
         }
-    }
-    if let Some(pid) = layers.server_pid {
-        // Read whatever the process holds, launcher check not applicable:
-        // this is tmux's own process, not a harness.
-        layers.server_environ = proc_env::read_environ(pid);
-        layers.server_argv = proc_env::cmdline_bytes(pid)
-            .map(|args| args.into_iter().map(SecretValue::new).collect());
     }
     ResidueView::Observed(layers)
 }

@@ -15,7 +15,7 @@
 //! stdin from tmux 3.1 on; on an older tmux no marker comes back at all, and
 //! the caller falls back to chains.
 
-use super::residue::{self, Markers, ResidueView, TmuxLayers};
+use super::residue::{self, Markers, TmuxLayers};
 use crate::tmux::{means_no_server, Tmux};
 
 /// One tmux word, quoted for tmux's own parser: single quotes keep
@@ -92,14 +92,7 @@ pub fn ask_sessions(tmux: &Tmux, layers: &mut TmuxLayers, sessions: &[String]) {
         Ok(out) if !out.stdout.starts_with("@p ") && !means_no_server(&out.stderr) => {
             residue::more_sessions(tmux, layers, sessions)
         }
-        Ok(out) => match residue::layers_from(&out.stdout, &out.stderr, out.success, sessions) {
-            ResidueView::Observed(more) => {
-                layers.sessions.extend(more.sessions);
-                layers.unobserved_sessions.extend(more.unobserved_sessions);
-            }
-            _ => layers.unobserved_sessions.extend(sessions.iter().cloned()),
-        },
-        Err(_) => layers.unobserved_sessions.extend(sessions.iter().cloned()),
+        answer => residue::add_answer(layers, answer.as_ref().ok(), sessions),
     }
 }
 
