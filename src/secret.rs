@@ -43,6 +43,69 @@ impl fmt::Debug for SecretValue {
     }
 }
 
+impl SecretValue {
+    /// The same value, borrowed: what a [`SecretRef`] is compared with.
+    pub fn borrowed(&self) -> SecretRef<'_> {
+        SecretRef(&self.0)
+    }
+}
+
+/// A value held in someone else's buffer (a process environment read
+/// whole), with [`SecretValue`]'s guarantees: no `Display`, no `Serialize`,
+/// and a `Debug` that prints the same placeholder. It exists so a plan can
+/// look at hundreds of environments without copying each value out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct SecretRef<'a>(&'a [u8]);
+
+impl<'a> SecretRef<'a> {
+    /// Wraps bytes that hold a value. Only readers of a whole buffer (a
+    /// process environment) make one.
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
+        SecretRef(bytes)
+    }
+
+    /// The raw bytes. As with [`SecretValue::expose_bytes`]: only to hand
+    /// the value on or to compare it, never to format it.
+    pub fn expose_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
+    pub fn fingerprint(&self) -> Fingerprint {
+        Fingerprint::of(self.0)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// An owned copy, for a value that must outlive the buffer.
+    pub fn to_value(&self) -> SecretValue {
+        SecretValue(self.0.to_vec())
+    }
+}
+
+impl fmt::Debug for SecretRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SecretValue(<redacted>)")
+    }
+}
+
+impl PartialEq<SecretValue> for SecretRef<'_> {
+    fn eq(&self, other: &SecretValue) -> bool {
+        self.0 == other.0.as_slice()
+    }
+}
+
+impl PartialEq<SecretRef<'_>> for SecretValue {
+    fn eq(&self, other: &SecretRef<'_>) -> bool {
+        self.0.as_slice() == other.0
+    }
+}
+
 /// The first 8 lowercase hex digits of SHA-256 over a value's bytes.
 ///
 /// Anyone can check one with `printf %s "$V" | sha256sum | cut -c1-8`.
@@ -132,8 +195,19 @@ mod tests {
     #[test]
     fn debug_never_shows_the_value() {
         let value = SecretValue::new("hunter2-canary");
-        let shown = format!("{value:?} {:?}", vec![value.clone()]);
+        let shown = format!("{value:?} {:?} {:?}", vec![value.clone()], value.borrowed());
         assert!(!shown.contains("hunter2"), "{shown}");
+    }
+
+    #[test]
+    fn a_borrowed_value_equals_its_owner_and_fingerprints_alike() {
+        let value = SecretValue::new("hunter2-canary");
+        let borrowed = SecretRef::new(b"hunter2-canary");
+        assert!(borrowed == value);
+        assert!(value == borrowed);
+        assert!(SecretRef::new(b"other") != value);
+        assert_eq!(borrowed.fingerprint(), value.fingerprint());
+        assert_eq!(borrowed.to_value(), value);
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod harness_pane;
 pub mod markers;
 pub mod observation;
 pub mod proc_env;
+pub mod process_env;
 pub mod registered;
 pub mod residue;
 pub mod script;

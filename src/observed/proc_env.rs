@@ -4,36 +4,8 @@
 //! yields [`EnvRead::Unverified`] with a reason: never an error that stops a
 //! plan, and never a guess.
 
-use crate::secret::SecretValue;
-use std::collections::BTreeMap;
+pub use super::process_env::ProcessEnv;
 use std::path::PathBuf;
-
-/// Environment of one process, values unprintable.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ProcessEnv {
-    vars: BTreeMap<String, SecretValue>,
-}
-
-impl ProcessEnv {
-    pub fn from_pairs<K: Into<String>, V: Into<Vec<u8>>>(
-        pairs: impl IntoIterator<Item = (K, V)>,
-    ) -> Self {
-        ProcessEnv {
-            vars: pairs
-                .into_iter()
-                .map(|(k, v)| (k.into(), SecretValue::new(v)))
-                .collect(),
-        }
-    }
-
-    pub fn get(&self, name: &str) -> Option<&SecretValue> {
-        self.vars.get(name)
-    }
-
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.vars.keys().map(String::as_str)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnvRead {
@@ -95,17 +67,6 @@ pub(crate) fn read_file(path: &std::path::Path, capacity: usize) -> std::io::Res
     crate::fsutil::read_whole(&std::fs::File::open(path)?, capacity)
 }
 
-/// `NAME=value` entries of an `environ` file. An entry without `=` is not a
-/// variable, and a name that is not UTF-8 cannot be declared in an env
-/// file, so both are dropped; a later entry of the same name wins.
-fn environ_pairs(bytes: &[u8]) -> impl Iterator<Item = (String, Vec<u8>)> + '_ {
-    bytes.split(|b| *b == 0).filter_map(|entry| {
-        let equals = entry.iter().position(|b| *b == b'=')?;
-        let name = std::str::from_utf8(&entry[..equals]).ok()?;
-        Some((name.to_owned(), entry[equals + 1..].to_vec()))
-    })
-}
-
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
 /// environment unreadable without needing a second user.
 pub(crate) fn proc_root() -> PathBuf {
@@ -143,7 +104,7 @@ impl ProcessDir {
     /// cannot be declared in an env file, so they are dropped.
     pub fn environ(&self) -> EnvRead {
         match self.read("environ", ENVIRON_BUFFER) {
-            Ok(bytes) => EnvRead::Read(ProcessEnv::from_pairs(environ_pairs(&bytes))),
+            Ok(bytes) => EnvRead::Read(ProcessEnv::from_environ(bytes)),
             Err(reason) => EnvRead::Unverified(reason),
         }
     }
@@ -268,20 +229,6 @@ mod tests {
         assert_eq!((stat.state, stat.parent, stat.start), ('Z', 7, 987654));
         assert!(stat.is_zombie());
         assert_eq!(ProcStat::parse("42 (short) S 1"), None);
-    }
-
-    #[test]
-    fn environ_entries_split_at_the_first_equals_and_a_later_name_wins() {
-        let bytes = b"A=1\0B=x=y\0noequals\0=empty-name\0A=2\0\xff=bad\0C=\0";
-        let pairs: Vec<(String, Vec<u8>)> = environ_pairs(bytes).collect();
-        let env = ProcessEnv::from_pairs(pairs);
-        let value = |name: &str| env.get(name).map(|v| v.expose_bytes().to_vec());
-        assert_eq!(value("A"), Some(b"2".to_vec()));
-        assert_eq!(value("B"), Some(b"x=y".to_vec()));
-        assert_eq!(value("C"), Some(Vec::new()));
-        assert_eq!(value(""), Some(b"empty-name".to_vec()));
-        assert_eq!(value("noequals"), None);
-        assert_eq!(env.names().count(), 4);
     }
 
     /// procfs's own reader is the oracle for the environment and argv read

@@ -6,7 +6,7 @@
 
 use crate::desired::policy::{is_identifier, DesiredEnv, Policy, VAR_CLI_CONFIG, VAR_INSTANCE};
 use crate::observed::ProcessEnv;
-use crate::secret::{Fingerprint, SecretValue};
+use crate::secret::Fingerprint;
 use serde::{Deserialize, Serialize};
 use std::os::unix::ffi::OsStrExt;
 
@@ -39,8 +39,8 @@ impl Policy {
     /// THIS config (and instance): it carries the identifiers the launcher
     /// sets. Anything else is not the-loop's to judge.
     pub fn launched_here(&self, env: &ProcessEnv) -> bool {
-        let config = env.get(VAR_CLI_CONFIG).map(SecretValue::expose_bytes);
-        let instance = env.get(VAR_INSTANCE).map(SecretValue::expose_bytes);
+        let config = env.get(VAR_CLI_CONFIG).map(|v| v.expose_bytes());
+        let instance = env.get(VAR_INSTANCE).map(|v| v.expose_bytes());
         config == Some(self.config_path().as_os_str().as_bytes())
             && instance == self.instance().map(str::as_bytes)
     }
@@ -53,7 +53,7 @@ impl Policy {
                 let exposed = self
                     .env_file()
                     .and_then(|f| f.get(name))
-                    .is_some_and(|current| current == value);
+                    .is_some_and(|current| *current == value);
                 let case = if exposed {
                     ChangeCase::Exposed
                 } else if is_identifier(name) {
@@ -71,7 +71,7 @@ impl Policy {
         }
         for (name, want) in &desired.set {
             let held = have.get(name);
-            if held == Some(want) {
+            if held.is_some_and(|held| held == *want) {
                 continue;
             }
             let case = match (is_identifier(name), held) {
@@ -81,7 +81,7 @@ impl Policy {
             };
             changes.push(Change {
                 name: name.clone(),
-                have: held.map(SecretValue::fingerprint),
+                have: held.map(|v| v.fingerprint()),
                 want: Some(want.fingerprint()),
                 case,
             });

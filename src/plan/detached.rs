@@ -7,7 +7,7 @@ use crate::desired::policy::Policy;
 use crate::observed::detached::Detached;
 use crate::observed::ProcessEnv;
 use crate::plan::change::ChangeCase;
-use crate::secret::Fingerprint;
+use crate::secret::{Fingerprint, SecretRef};
 use crate::views::Style;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -29,8 +29,8 @@ pub struct DetachedEntry {
 /// pane: `(name, fingerprint, case)`.
 fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
     let current = |name: &str| policy.env_file().and_then(|f| f.get(name));
-    let case = |name: &str, value| {
-        if current(name) == Some(value) {
+    let case = |name: &str, value: SecretRef<'_>| {
+        if current(name).is_some_and(|current| *current == value) {
             ChangeCase::Exposed
         } else {
             ChangeCase::Stale

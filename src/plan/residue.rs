@@ -13,7 +13,7 @@ use crate::desired::policy::Policy;
 use crate::observed::residue::ResidueView;
 use crate::observed::{EnvRead, ProcessEnv};
 use crate::plan::change::ChangeCase;
-use crate::secret::{Fingerprint, SecretValue};
+use crate::secret::{Fingerprint, SecretRef, SecretValue};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -143,16 +143,16 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         ResidueView::Observed(layers) => layers,
     };
     let withheld = policy.withheld_names();
-    let case_of = |name: &str, value: &SecretValue| {
+    let case_of = |name: &str, value: SecretRef<'_>| {
         let current = policy.env_file().and_then(|f| f.get(name));
-        if current == Some(value) {
+        if current.is_some_and(|current| *current == value) {
             ChangeCase::Exposed
         } else {
             ChangeCase::Stale
         }
     };
     let entry =
-        |layer: Layer, session: Option<&str>, name: &str, value: &SecretValue| ResidueEntry {
+        |layer: Layer, session: Option<&str>, name: &str, value: SecretRef<'_>| ResidueEntry {
             layer,
             session: session.map(str::to_owned),
             name: name.to_owned(),
@@ -229,10 +229,10 @@ fn in_argv(
     policy: &Policy,
     withheld: &BTreeSet<String>,
     argv: &[SecretValue],
-    case_of: &dyn Fn(&str, &SecretValue) -> ChangeCase,
+    case_of: &dyn Fn(&str, SecretRef<'_>) -> ChangeCase,
 ) -> Vec<ResidueEntry> {
     let mut entries = Vec::new();
-    let mut push = |name: &str, value: &SecretValue| {
+    let mut push = |name: &str, value: SecretRef<'_>| {
         entries.push(ResidueEntry {
             layer: Layer::ServerArgv,
             session: None,
@@ -249,7 +249,7 @@ fn in_argv(
         if let Some(eq) = assignment.iter().position(|b| *b == b'=') {
             if let Ok(name) = std::str::from_utf8(&assignment[..eq]) {
                 if withheld.contains(name) {
-                    push(name, &SecretValue::new(&assignment[eq + 1..]));
+                    push(name, SecretRef::new(&assignment[eq + 1..]));
                     matched_assignment = true;
                 }
             }
@@ -265,7 +265,7 @@ fn in_argv(
             if needle.len() >= MIN_SUBSTRING_MATCH
                 && bytes.windows(needle.len()).any(|w| w == needle)
             {
-                push(name, current);
+                push(name, current.borrowed());
             }
         }
     }

@@ -24,7 +24,7 @@ pub fn render(report: &Report, style: Style) -> String {
             _ => style.yellow(&verdict),
         };
         let pids = match (s.old_pid, s.new_pid) {
-            (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")),
+            (Some(old), Some(new)) => style.dim(&format!("  pid {old} → {new}")).to_string(),
             _ => String::new(),
         };
         let pids = match s.conversation {

@@ -3,39 +3,48 @@
 //! plan itself (`crate::plan`) only computes; this is its text view, which
 //! `plan`, `apply` and the restarts print.
 
+use super::style::Painted;
 use super::Style;
 use crate::plan::change::{Change, ChangeCase};
 use crate::plan::model::*;
 use std::fmt::Write;
 
-pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> String {
-    fp.map(|f| f.to_string())
-        .unwrap_or_else(|| "(absent)".into())
+pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {
+    fp.as_ref()
+        .map_or("(absent)", crate::secret::Fingerprint::as_str)
 }
 
 /// One line per differing name: `NAME  have → want  (case: meaning)`.
 pub fn render_change(change: &Change, style: Style) -> String {
+    let mut line = String::new();
+    write_change(&mut line, change, style);
+    line
+}
+
+/// [`render_change`], written onto the end of `out`.
+fn write_change(out: &mut String, change: &Change, style: Style) {
     let meaning = match change.case {
         ChangeCase::Stale if change.want.is_none() => {
-            "stale: a withheld name holding a value that is not the file's"
+            "(stale: a withheld name holding a value that is not the file's)"
         }
-        ChangeCase::Stale => "stale: not the file's current value",
-        ChangeCase::Exposed => "exposed: a withheld name holding the file's current value",
-        ChangeCase::Missing => "missing: the harness should hold the file's value",
-        ChangeCase::Identifier => "identifier: the-loop's own variable",
+        ChangeCase::Stale => "(stale: not the file's current value)",
+        ChangeCase::Exposed => "(exposed: a withheld name holding the file's current value)",
+        ChangeCase::Missing => "(missing: the harness should hold the file's value)",
+        ChangeCase::Identifier => "(identifier: the-loop's own variable)",
     };
     let symbol = if change.want.is_none() {
         style.red("-")
     } else {
         style.yellow("~")
     };
-    format!(
+    let _ = write!(
+        out,
         "{symbol} {:<28} {} → {}   {}",
         change.name,
         fingerprint_or_absent(&change.have),
         fingerprint_or_absent(&change.want),
-        style.dim(&format!("({meaning})"))
-    )
+        style.dim(meaning)
+    );
 }
 
 /// One line per differing launch argument: `--model  have → want  (args: …)`.
@@ -217,11 +226,72 @@ fn footer(plan: &Plan, next: Next) -> String {
 }
 
 fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style: Style) {
-    let pane = match (&session.pane_id, session.pane_pid) {
-        (Some(id), Some(pid)) => format!("{}, pane {id}, pid {pid}", session.tmux_target),
-        _ => session.tmux_target.clone(),
+    let (symbol, verdict) = verdict(session, restart, style);
+    let _ = write!(out, "{symbol} {}  ", style.bold(session.label()));
+    let _ = match (&session.pane_id, session.pane_pid) {
+        (Some(id), Some(pid)) => write!(
+            out,
+            "{}",
+            style.dim_args(format_args!(
+                "({}, pane {id}, pid {pid})",
+                session.tmux_target
+            ))
+        ),
+        _ => write!(
+            out,
+            "{}",
+            style.dim_args(format_args!("({})", session.tmux_target))
+        ),
     };
-    let (symbol, verdict) = match session.action {
+    let _ = write!(out, "  {verdict}");
+    write_safe_point(out, session, style);
+    out.push('\n');
+    for change in &session.changes {
+        out.push_str("    ");
+        write_change(out, change, style);
+        out.push('\n');
+    }
+    for change in &session.args_changes {
+        let _ = writeln!(out, "    {}", render_args_change(change, style));
+    }
+}
+
+/// What the plan says it does with a session: painted words for the usual
+/// verdicts, a sentence for the rest.
+enum Verdict<'a> {
+    Painted(Painted<'a>),
+    Sentence(String),
+}
+
+impl std::fmt::Display for Verdict<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Painted(painted) => painted.fmt(f),
+            Verdict::Sentence(text) => f.write_str(text),
+        }
+    }
+}
+
+fn verdict(
+    session: &SessionPlan,
+    restart: bool,
+    style: Style,
+) -> (Painted<'static>, Verdict<'static>) {
+    let reason = || {
+        session
+            .reason
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    };
+    let left_alone = |words: &'static str| {
+        Verdict::Sentence(format!(
+            "{}: {}",
+            style.red(words),
+            session.left_alone.as_deref().unwrap_or_default()
+        ))
+    };
+    match session.action {
         // An up-to-date session is left alone by `plan` and `apply` anyway;
         // only a restart would have touched it.
         Action::Respawn | Action::None
@@ -229,98 +299,78 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
         {
             (
                 style.red("!"),
-                format!(
-                    "{}: {}",
-                    style.red(if session.action == Action::Respawn {
-                        "drifted, but will be left alone"
-                    } else {
-                        "will be left alone"
-                    }),
-                    session.left_alone.as_deref().unwrap_or_default()
-                ),
+                left_alone(if session.action == Action::Respawn {
+                    "drifted, but will be left alone"
+                } else {
+                    "will be left alone"
+                }),
             )
         }
-        Action::Respawn => (style.yellow("~"), style.yellow("will be respawned")),
+        Action::Respawn => (
+            style.yellow("~"),
+            Verdict::Painted(style.yellow("will be respawned")),
+        ),
         Action::None if restart => (
             style.yellow("~"),
-            style.yellow("up to date; will be restarted"),
+            Verdict::Painted(style.yellow("up to date; will be restarted")),
         ),
-        Action::None => (style.green("="), style.green("up to date")),
+        Action::None => (
+            style.green("="),
+            Verdict::Painted(style.green("up to date")),
+        ),
         Action::Resume if session.left_alone.is_some() => (
             style.red("!"),
-            format!(
-                "{}: {}",
-                style.red("interrupted respawn, but will be left alone"),
-                session.left_alone.as_deref().unwrap_or_default()
-            ),
+            left_alone("interrupted respawn, but will be left alone"),
         ),
         Action::Resume => (
             style.red("!"),
-            style.red(&format!(
-                "will be respawned ({})",
-                session
-                    .reason
-                    .as_ref()
-                    .map_or("interrupted respawn".into(), ToString::to_string)
-            )),
-        ),
-        Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => (
-            style.dim("?"),
-            session
-                .reason
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default(),
-        ),
-        Action::Skip => (
-            style.dim("-"),
-            format!(
-                "skip: {}",
-                session
-                    .reason
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default()
+            Verdict::Sentence(
+                style
+                    .red(&format!(
+                        "will be respawned ({})",
+                        session
+                            .reason
+                            .as_ref()
+                            .map_or("interrupted respawn".into(), ToString::to_string)
+                    ))
+                    .to_string(),
             ),
         ),
-    };
-    let _ = writeln!(
-        out,
-        "{symbol} {}  {}  {verdict}{}",
-        style.bold(session.label()),
-        style.dim(&format!("({pane})")),
-        safe_point(session, style)
-    );
-    for change in &session.changes {
-        let _ = writeln!(out, "    {}", render_change(change, style));
-    }
-    for change in &session.args_changes {
-        let _ = writeln!(out, "    {}", render_args_change(change, style));
+        Action::Skip if session.is_unverified() || session.kind == SessionKind::Unmanaged => {
+            (style.dim("?"), Verdict::Sentence(reason()))
+        }
+        Action::Skip => (
+            style.dim("-"),
+            Verdict::Sentence(format!("skip: {}", reason())),
+        ),
     }
 }
 
 /// `  [busy, 1 attached: waits for its turn to end]`: what the harness is
 /// doing and what the roll does about it, for a session with a live
 /// harness; nothing for the rest.
-fn safe_point(session: &SessionPlan, style: Style) -> String {
+fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
     if session.kind == SessionKind::Unmanaged
         || session.pane_pid.is_none()
         || session.action == Action::Skip
     {
-        return String::new();
+        return;
     }
-    let mut facts = session.activity.to_string();
-    if session.attached > 0 {
-        let _ = write!(facts, ", {} attached", session.attached);
-    }
-    let will = match session.apply_will {
-        None => String::new(),
-        Some(SafePoint::RollNow) => ": rolls now".into(),
-        Some(SafePoint::WaitBusy) => ": waits for its turn to end".into(),
-        Some(SafePoint::WaitWaiting) => ": waits until the person it asks answers".into(),
-        Some(SafePoint::LeaveAttached) => {
-            ": deferred while attached (--include-attached rolls it)".into()
-        }
+    let attached = if session.attached > 0 {
+        format!(", {} attached", session.attached)
+    } else {
+        String::new()
     };
-    format!("  {}", style.dim(&format!("[{facts}{will}]")))
+    let will = match session.apply_will {
+        None => "",
+        Some(SafePoint::RollNow) => ": rolls now",
+        Some(SafePoint::WaitBusy) => ": waits for its turn to end",
+        Some(SafePoint::WaitWaiting) => ": waits until the person it asks answers",
+        Some(SafePoint::LeaveAttached) => ": deferred while attached (--include-attached rolls it)",
+    };
+    let _ = write!(
+        out,
+        "  {}",
+        style.dim_args(format_args!("[{}{attached}{will}]", session.activity))
+    );
 }
