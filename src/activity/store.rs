@@ -140,7 +140,7 @@ pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
 /// A process's start time in clock ticks after boot (`/proc/<pid>/stat`
 /// field 22), which with the pid names one process for the machine's uptime.
 pub fn process_start(pid: i32) -> Option<u64> {
-    ProcStat::read(&proc_root(), pid).map(|stat| stat.start)
+    ProcStat::read(proc_root(), pid).map(|stat| stat.start)
 }
 
 /// Field 22 of a `stat` line.
@@ -150,7 +150,7 @@ pub fn parse_start(stat: &str) -> Option<u64> {
 
 /// A process's parent pid, from its `stat`.
 pub fn parent_of(pid: i32) -> Option<i32> {
-    ProcStat::read(&proc_root(), pid).map(|stat| stat.parent)
+    ProcStat::read(proc_root(), pid).map(|stat| stat.parent)
 }
 
 /// Removes the files of processes that no longer run, so the directory

@@ -154,10 +154,13 @@ pub fn harness_argv(launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
 /// Claude Code's project directory name for a cwd: every character that is
 /// not ASCII alphanumeric becomes `-`.
 pub fn project_dir_name(cwd: &Path) -> String {
-    cwd.to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    let cwd = cwd.to_string_lossy();
+    let mut name = String::with_capacity(cwd.len());
+    name.extend(
+        cwd.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }),
+    );
+    name
 }
 
 /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/<cwd mangled>/<id>.jsonl`,
@@ -168,13 +171,21 @@ pub fn transcript_path(
     cwd: &Path,
     session_id: &str,
 ) -> PathBuf {
-    let base = match config_dir {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => home.join(".claude"),
-    };
-    base.join("projects")
-        .join(project_dir_name(cwd))
-        .join(format!("{session_id}.jsonl"))
+    // One buffer, pushed onto: a plan builds one of these per session.
+    let mut path = PathBuf::with_capacity(
+        home.as_os_str().len() + 2 * cwd.as_os_str().len() + session_id.len() + 32,
+    );
+    match config_dir {
+        Some(dir) if !dir.as_os_str().is_empty() => path.push(dir),
+        _ => {
+            path.push(home);
+            path.push(".claude");
+        }
+    }
+    path.push("projects");
+    path.push(project_dir_name(cwd));
+    path.push(format!("{session_id}.jsonl"));
+    path
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! environment read to decide that is dropped at once, and nothing here
 //! ever signals a process.
 
-use super::proc_env::{proc_root, ProcStat, ProcessDir};
+use super::proc_env::{pid_dir, proc_root, ProcStat, ProcessDir};
 use super::{EnvRead, ProcessEnv};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -86,7 +86,7 @@ fn table_pass(
             };
             (Some(handle), stat)
         } else {
-            let path = proc_root().join(pid.to_string()).join("stat");
+            let path = pid_dir(pid).join("stat");
             let Ok(stat) = super::proc_env::read_file(&path, super::proc_env::LINE_BUFFER) else {
                 continue;
             };
@@ -172,7 +172,7 @@ pub fn scan(
         if !ours(&env) {
             continue;
         }
-        let process = std::fs::read_to_string(proc_root().join(pid.to_string()).join("comm"))
+        let process = std::fs::read_to_string(pid_dir(pid).join("comm"))
             .map(|c| c.trim_end().to_owned())
             .unwrap_or_else(|_| "?".into());
         found.push(Detached { pid, process, env });

@@ -68,11 +68,24 @@ pub(crate) fn read_file(path: &std::path::Path, capacity: usize) -> std::io::Res
 }
 
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
-/// environment unreadable without needing a second user.
-pub(crate) fn proc_root() -> PathBuf {
-    std::env::var_os("THE_LOOP_PROC_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/proc"))
+/// environment unreadable without needing a second user; it is read once,
+/// as a plan opens about a thousand process directories.
+pub(crate) fn proc_root() -> &'static std::path::Path {
+    static ROOT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ROOT.get_or_init(|| {
+        std::env::var_os("THE_LOOP_PROC_ROOT")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/proc"))
+    })
+}
+
+/// `<proc root>/<pid>`, built in one buffer.
+pub(crate) fn pid_dir(pid: i32) -> PathBuf {
+    let root = proc_root();
+    let mut path = PathBuf::with_capacity(root.as_os_str().len() + 12);
+    path.push(root);
+    path.push(pid.to_string());
+    path
 }
 
 /// One process's `/proc/<pid>` directory, held open by procfs. Every read
@@ -89,7 +102,7 @@ impl ProcessDir {
         if pid <= 0 {
             return Err("no pid".into());
         }
-        procfs::process::Process::new_with_root(proc_root().join(pid.to_string()))
+        procfs::process::Process::new_with_root(pid_dir(pid))
             .map(|process| ProcessDir { process })
             .map_err(describe)
     }
@@ -175,14 +188,11 @@ pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
     if pid <= 0 {
         return Err("no pid".into());
     }
-    let bytes = read_file(
-        &proc_root().join(pid.to_string()).join("cmdline"),
-        LINE_BUFFER,
-    )
-    .map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "the process has exited".to_owned(),
-        kind => format!("cannot read the process argv: {kind}"),
-    })?;
+    let bytes =
+        read_file(&pid_dir(pid).join("cmdline"), LINE_BUFFER).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => "the process has exited".to_owned(),
+            kind => format!("cannot read the process argv: {kind}"),
+        })?;
     Ok(bytes
         .split(|b| *b == 0)
         .filter(|a| !a.is_empty())
