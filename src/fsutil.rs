@@ -145,8 +145,9 @@ pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     }
     // One byte more than the size, so the read that finds the end needs no
     // room of its own; a file that grew meanwhile is still read whole.
-    let size = usize::try_from(meta.len()).unwrap_or(0).saturating_add(1);
-    read_whole(&file, size.min(MAX_FIRST_BUFFER))
+    let known = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+    let size = known.saturating_add(1);
+    read_short_ends(&file, size.min(MAX_FIRST_BUFFER), known)
 }
 
 /// Beyond this a first buffer is not reserved up front: the read grows it.
@@ -162,13 +163,32 @@ const MAX_FIRST_BUFFER: usize = 1 << 20;
 /// (rustix's `spare_capacity`): the generic `read_to_end` would zero it
 /// first, and at a plan's 3,000 reads that was about 12 MB of `memset`.
 pub fn read_whole(file: &File, capacity: usize) -> io::Result<Vec<u8>> {
+    read_into(file, capacity, None)
+}
+
+/// [`read_whole`] for a file that hands over all it has in one read when the
+/// buffer is larger: a regular file whose size is known (`size`), or a
+/// `/proc` file the kernel formats whole, such as `stat` (`size` 0). The
+/// read that returns less than was asked, once `size` bytes are in, ends it:
+/// one `read` a file instead of two. `environ` and `cmdline`, which the
+/// kernel copies out of the other process's memory page by page, still use
+/// [`read_whole`] and read to an empty answer.
+pub fn read_short_ends(file: &File, capacity: usize, size: usize) -> io::Result<Vec<u8>> {
+    read_into(file, capacity, Some(size))
+}
+
+fn read_into(file: &File, capacity: usize, short_ends_after: Option<usize>) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::with_capacity(capacity.max(64));
     loop {
         if bytes.len() == bytes.capacity() {
             bytes.reserve(bytes.len());
         }
+        let asked = bytes.capacity() - bytes.len();
         match rustix::io::read(file, rustix::buffer::spare_capacity(&mut bytes)) {
             Ok(0) => return Ok(bytes),
+            Ok(got) if got < asked && short_ends_after.is_some_and(|size| bytes.len() >= size) => {
+                return Ok(bytes)
+            }
             Ok(_) => {}
             Err(rustix::io::Errno::INTR) => {}
             Err(err) => return Err(err.into()),
@@ -294,5 +314,29 @@ mod tests {
         let own = std::fs::read("/proc/self/cmdline").unwrap();
         let read = read_whole(&File::open("/proc/self/cmdline").unwrap(), 8).unwrap();
         assert_eq!(read, own);
+    }
+
+    #[test]
+    fn a_read_that_ends_short_is_whole_once_the_known_size_is_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("record");
+        let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        // A first buffer smaller than the file: reads go on past it.
+        for (capacity, size) in [(100, 10_000), (10_001, 10_000), (64, 0), (20_000, 20_000)] {
+            let read = read_short_ends(&File::open(&path).unwrap(), capacity, size).unwrap();
+            assert_eq!(read, bytes, "buffer {capacity}, size {size}");
+        }
+        assert_eq!(read_regular(&path).unwrap(), bytes);
+        let stat = std::fs::read("/proc/self/stat").unwrap();
+        let read = read_short_ends(&File::open("/proc/self/stat").unwrap(), 4096, 0).unwrap();
+        // The same process, a moment later: the fields up to its state agree.
+        let fields = |b: &[u8]| {
+            b.split(|c| *c == b' ')
+                .take(3)
+                .map(<[u8]>::to_vec)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(fields(&read), fields(&stat));
     }
 }

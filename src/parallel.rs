@@ -20,21 +20,25 @@ pub fn map<T: Sync, R: Send>(
         return items.iter().map(each).collect();
     }
     let chunk = items.len().div_ceil(threads);
+    // The first part is done on this thread, which would only wait.
+    let (first, rest) = items.split_at(chunk.min(items.len()));
     std::thread::scope(|scope| {
-        let workers: Vec<_> = items
+        let workers: Vec<_> = rest
             .chunks(chunk)
             .map(|part| {
                 let each = &each;
                 scope.spawn(move || part.iter().map(each).collect::<Vec<R>>())
             })
             .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        let mut answers: Vec<R> = first.iter().map(&each).collect();
+        for worker in workers {
+            answers.extend(
+                worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+        }
+        answers
     })
 }
 

@@ -87,7 +87,7 @@ fn table_pass(
             (Some(handle), stat)
         } else {
             let path = pid_dir(pid).join("stat");
-            let Ok(stat) = super::proc_env::read_file(&path, super::proc_env::LINE_BUFFER) else {
+            let Ok(stat) = super::proc_env::read_stat_file(&path) else {
                 continue;
             };
             (None, stat)

@@ -47,9 +47,7 @@ impl ProcStat {
 
     /// Reads `<root>/<pid>/stat`.
     pub fn read(root: &std::path::Path, pid: i32) -> Option<ProcStat> {
-        ProcStat::from_bytes(
-            &read_file(&root.join(pid.to_string()).join("stat"), LINE_BUFFER).ok()?,
-        )
+        ProcStat::from_bytes(&read_stat_file(&root.join(pid.to_string()).join("stat")).ok()?)
     }
 
     pub fn is_zombie(&self) -> bool {
@@ -65,6 +63,11 @@ const ENVIRON_BUFFER: usize = 16 * 1024;
 /// Reads a `/proc` file by path, whole ([`crate::fsutil::read_whole`]).
 pub(crate) fn read_file(path: &std::path::Path, capacity: usize) -> std::io::Result<Vec<u8>> {
     crate::fsutil::read_whole(&std::fs::File::open(path)?, capacity)
+}
+
+/// A `stat` file by path, in one read ([`crate::fsutil::read_short_ends`]).
+pub(crate) fn read_stat_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    crate::fsutil::read_short_ends(&std::fs::File::open(path)?, LINE_BUFFER, 0)
 }
 
 /// Where procfs is mounted. `THE_LOOP_PROC_ROOT` exists so tests can make an
@@ -139,9 +142,10 @@ impl ProcessDir {
         ProcStat::from_bytes(&self.stat_line().ok()?)
     }
 
-    /// The process's `stat` line as the kernel writes it.
+    /// The process's `stat` line as the kernel writes it, in one read.
     pub fn stat_line(&self) -> Result<Vec<u8>, String> {
-        self.read("stat", LINE_BUFFER)
+        let file = self.process.open_relative("stat").map_err(describe)?;
+        crate::fsutil::read_short_ends(&file, LINE_BUFFER, 0).map_err(|e| describe_io(&e))
     }
 
     /// One file of this process's directory, read whole

@@ -36,50 +36,24 @@ impl Targets {
 
 pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) -> Plan {
     let Observation {
-        sessions,
-        fleet,
-        processes,
-        ..
+        sessions, fleet, ..
     } = observation;
-    let mut plans = Vec::new();
+    // Which record claims each tmux name comes first, in the records'
+    // order; then each selected session is planned on its own, split
+    // across the cores (at 500 sessions this is about 3 ms on one).
     let mut claimed: BTreeMap<&str, &str> = BTreeMap::new();
-    for session in sessions {
-        let first_claim = *claimed
-            .entry(&session.tmux_target)
-            .or_insert(session.label());
-        if !targets.selects(session) {
-            continue;
-        }
-        let mut plan = plan_managed(policy, session, observation);
-        if first_claim != session.label() && plan.action != Action::Skip {
-            // Two records can alias one tmux name (`.` and `_` both become `_`);
-            // only the first may act on it.
-            plan = skipped(
-                plan,
-                Reason::AlreadyClaimed {
-                    by: first_claim.to_owned(),
-                },
-            );
-        }
-        if plan.action != Action::Skip {
-            // Only a session whose environment was read is compared, so
-            // only argv of the-loop's own panes is looked at.
-            let argv = plan
-                .pane_pid
-                .and_then(|pid| processes.get(&pid)?.argv.as_ref());
-            // A harness the-loop cannot host has no launch of ours to read.
-            let harness = crate::harness::by_name(&session.facts.harness);
-            if let (Some(harness), Some(recorded), Some(argv)) =
-                (harness, &session.recorded_args, argv)
-            {
-                plan.args_changes = super::args::drift(harness, recorded, argv, policy.models());
-                if !plan.args_changes.is_empty() {
-                    plan.action = Action::Respawn;
-                }
-            }
-        }
-        plans.push(plan);
-    }
+    let selected: Vec<(&ManagedSession, &str)> = sessions
+        .iter()
+        .filter_map(|session| {
+            let first_claim = *claimed
+                .entry(&session.tmux_target)
+                .or_insert(session.label());
+            targets.selects(session).then_some((session, first_claim))
+        })
+        .collect();
+    let mut plans = crate::parallel::map(&selected, PLANS_PER_THREAD, |(session, first_claim)| {
+        plan_selected(policy, session, first_claim, observation)
+    });
     if targets.is_all() {
         if let FleetView::Answered(fleet) = fleet {
             let managed: BTreeSet<&str> = sessions.iter().map(|s| s.tmux_target.as_str()).collect();
@@ -119,6 +93,47 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         summary,
         residue,
     }
+}
+
+/// Fewer sessions than this are not worth a thread of their own.
+const PLANS_PER_THREAD: usize = 64;
+
+/// One selected session's plan: its environment and launch arguments
+/// against the policy, unless another record claimed its tmux name first.
+fn plan_selected(
+    policy: &Policy,
+    session: &ManagedSession,
+    first_claim: &str,
+    observation: &Observation,
+) -> SessionPlan {
+    let mut plan = plan_managed(policy, session, observation);
+    if first_claim != session.label() && plan.action != Action::Skip {
+        // Two records can alias one tmux name (`.` and `_` both become `_`);
+        // only the first may act on it.
+        plan = skipped(
+            plan,
+            Reason::AlreadyClaimed {
+                by: first_claim.to_owned(),
+            },
+        );
+    }
+    if plan.action != Action::Skip {
+        // Only a session whose environment was read is compared, so
+        // only argv of the-loop's own panes is looked at.
+        let argv = plan
+            .pane_pid
+            .and_then(|pid| observation.processes.get(&pid)?.argv.as_ref());
+        // A harness the-loop cannot host has no launch of ours to read.
+        let harness = crate::harness::by_name(&session.facts.harness);
+        if let (Some(harness), Some(recorded), Some(argv)) = (harness, &session.recorded_args, argv)
+        {
+            plan.args_changes = super::args::drift(harness, recorded, argv, policy.models());
+            if !plan.args_changes.is_empty() {
+                plan.action = Action::Respawn;
+            }
+        }
+    }
+    plan
 }
 
 /// Residue in tmux's layers and in detached processes, when they were read.
