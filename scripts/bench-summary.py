@@ -194,10 +194,13 @@ if 200 in sizes:
     check(drift < 0.020, f"status's drift check adds less than 20 ms at 200 sessions ({ms(drift)})")
 for n, name in apply_runs:
     wall, window = median(name), seconds(probe.get((str(n),)))
-    if n in (100, 500) and wall is not None and window is not None:
+    # Issue 15's words: 100 sessions at a 1 s probe in at most 3 s (the
+    # probe plus 2 s), 500 at a 2 s probe in at most the probe plus 3 s.
+    slack = {100: 2, 500: 3}.get(n)
+    if slack is not None and wall is not None and window is not None:
         check(
-            wall - window <= 3,
-            f"{name}: wall time at most the probe plus 3 s ({s(wall)}, probe {s(window)})",
+            wall - window <= slack,
+            f"{name}: wall time at most the probe plus {slack} s ({s(wall)}, probe {s(window)})",
         )
 if sizes:
     big_n = max(sizes)

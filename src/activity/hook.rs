@@ -78,9 +78,10 @@ fn record(args: &[OsString]) {
     let Some((pid, start)) = harness_process() else {
         return;
     };
+    let at_ms = now_ms();
     let record = HookRecord {
         event,
-        at_ms: now_ms(),
+        at_ms,
         session_id: fields.session_id.unwrap_or_default(),
         source: (event == HookEvent::SessionStart)
             .then(|| fields.source.as_deref().map(StartSource::from_name))
@@ -88,8 +89,14 @@ fn record(args: &[OsString]) {
         pid,
         start,
     };
-    if store::append(&dir, &record).is_ok() && event == HookEvent::SessionStart {
-        store::sweep(&dir);
+    // A harness's start sweeps the directory, once per interval whoever
+    // starts: a roll starts hundreds of harnesses within seconds.
+    let now_secs = at_ms / 1000;
+    if store::append(&dir, &record).is_ok()
+        && event == HookEvent::SessionStart
+        && store::claim_sweep(&dir, now_secs)
+    {
+        store::sweep(&dir, now_secs);
     }
 }
 

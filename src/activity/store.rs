@@ -5,7 +5,7 @@
 //! waits for a lock: each harness appends to its own file, and a line is
 //! one `write` far below `PIPE_BUF`, so even two hooks of one harness firing
 //! at once (Claude Code runs hooks in parallel) cannot interleave.
-//! Reading every session's activity is then one directory read.
+//! Reading the sessions' activity is then one small file per live harness.
 
 use super::{derive, HarnessActivity, HookRecord};
 use crate::observed::proc_env::{proc_root, ProcStat};
@@ -84,10 +84,15 @@ pub fn read_all(state_root: &Path) -> BTreeMap<i32, HarnessActivity> {
         .flatten()
         .filter_map(|entry| {
             let pid = pid_of(&entry.file_name())?;
-            let bytes = crate::fsutil::read_regular(&entry.path()).ok()?;
-            activity_of(pid, &parse(&bytes)).map(|a| (pid, a))
+            read_file(&entry.path(), pid).map(|a| (pid, a))
         })
         .collect()
+}
+
+/// One activity file, as the records of the newest process under `pid`.
+fn read_file(path: &Path, pid: i32) -> Option<HarnessActivity> {
+    let bytes = crate::fsutil::read_regular(path).ok()?;
+    activity_of(pid, &parse(&bytes))
 }
 
 /// What the live process `pid` is doing, from a [`read_all`] map: `Unknown`
@@ -101,8 +106,9 @@ pub fn live_activity(all: &BTreeMap<i32, HarnessActivity>, pid: i32) -> super::A
 }
 
 /// The activity of each of `pids` that is a live process which recorded
-/// hooks, from one directory read. A pid whose records are an earlier
-/// process's (the pid was reused) is left out: nothing is known of it.
+/// hooks, reading only those pids' files: files of processes that have
+/// ended since the last sweep cost nothing here. A pid whose records are an
+/// earlier process's (the pid was reused) is left out: nothing is known of it.
 pub fn live_activities(
     state_root: &Path,
     pids: impl IntoIterator<Item = i32>,
@@ -119,21 +125,30 @@ pub fn live_activities_of(
     state_root: &Path,
     pids: impl IntoIterator<Item = (i32, Option<u64>)>,
 ) -> BTreeMap<i32, HarnessActivity> {
-    let mut all = read_all(state_root);
+    let dir = dir(state_root);
     pids.into_iter()
         .filter_map(|(pid, start)| {
-            let found = all.remove(&pid)?;
+            let found = read_file(&file_for(&dir, pid), pid)?;
             let start = start.or_else(|| process_start(pid));
             (start == Some(found.start)).then_some((pid, found))
         })
         .collect()
 }
 
+/// Removes the file of a harness the caller has just ended (`start`: its
+/// start time, read before the signal), so a roll leaves one file per live
+/// harness without waiting for the next sweep. A file whose newest records
+/// are another process's (the pid was reused meanwhile) is kept.
+pub fn forget(state_root: &Path, pid: i32, start: u64) {
+    let path = file_for(&dir(state_root), pid);
+    if read_file(&path, pid).is_some_and(|a| a.start == start) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// One process's activity; `Unknown` when it recorded nothing.
 pub fn read_one(state_root: &Path, pid: i32) -> HarnessActivity {
-    crate::fsutil::read_regular(&file_for(&dir(state_root), pid))
-        .ok()
-        .and_then(|bytes| activity_of(pid, &parse(&bytes)))
+    read_file(&file_for(&dir(state_root), pid), pid)
         .unwrap_or_else(|| HarnessActivity::unknown(pid))
 }
 
@@ -153,23 +168,55 @@ pub fn parent_of(pid: i32) -> Option<i32> {
     ProcStat::read(proc_root(), pid).map(|stat| stat.parent)
 }
 
+/// How often, at most, a hook sweeps one directory. A sweep reads every
+/// file and every file's process (about 20 ms of CPU at 500 harnesses), so
+/// one per harness start made a roll of N sessions cost N sweeps of N
+/// files: about 10 s of CPU at 500, on the cores the new harnesses start on.
+pub const SWEEP_EVERY_SECS: u64 = 60;
+
+/// Names `.swept-<interval>`: the claim of one interval's sweep. Not a
+/// `<pid>.jsonl` name, so readers pass over it.
+const CLAIM_PREFIX: &str = ".swept-";
+
+/// Whether the caller is the one to sweep `dir` in the interval holding
+/// `now_secs` (seconds since the epoch): the first to create that
+/// interval's claim file. Nobody waits: a hook that finds the claim made
+/// goes on at once. Earlier intervals' claims are removed by [`sweep`].
+pub fn claim_sweep(dir: &Path, now_secs: u64) -> bool {
+    let claim = dir.join(format!("{CLAIM_PREFIX}{}", now_secs / SWEEP_EVERY_SECS));
+    std::os::unix::fs::OpenOptionsExt::mode(
+        std::fs::OpenOptions::new().write(true).create_new(true),
+        0o600,
+    )
+    .open(claim)
+    .is_ok()
+}
+
 /// Removes the files of processes that no longer run, so the directory
-/// holds about one file per live harness. Best effort and bounded: the hook
-/// calls it at a harness's start, where a slow sweep would delay the prompt.
-pub fn sweep(dir: &Path) {
+/// holds about one file per live harness, and claims of intervals before
+/// `now_secs`'s. Best effort and bounded: the hook calls it at a harness's
+/// start (once per [`SWEEP_EVERY_SECS`]), where a slow sweep would delay
+/// the prompt.
+pub fn sweep(dir: &Path, now_secs: u64) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
+    let current_claim = format!("{CLAIM_PREFIX}{}", now_secs / SWEEP_EVERY_SECS);
     for entry in entries.flatten().take(SWEEP_LIMIT) {
-        let Some(pid) = pid_of(&entry.file_name()) else {
+        let name = entry.file_name();
+        if name
+            .to_str()
+            .is_some_and(|n| n.starts_with(CLAIM_PREFIX) && n != current_claim)
+        {
+            let _ = std::fs::remove_file(entry.path());
+            continue;
+        }
+        let Some(pid) = pid_of(&name) else {
             continue;
         };
         let running = match process_start(pid) {
             None => false,
-            Some(now) => crate::fsutil::read_regular(&entry.path())
-                .ok()
-                .and_then(|bytes| activity_of(pid, &parse(&bytes)))
-                .is_none_or(|a| a.start == now),
+            Some(now) => read_file(&entry.path(), pid).is_none_or(|a| a.start == now),
         };
         if !running {
             let _ = std::fs::remove_file(entry.path());
@@ -274,9 +321,53 @@ mod tests {
             serde_json::to_vec(&rec(1, start + 1_000_000_000, HookEvent::Stop, 1)).unwrap(),
         )
         .unwrap();
-        sweep(&dir);
+        sweep(&dir, 0);
         let left: Vec<i32> = read_all(root.path()).into_keys().collect();
         assert_eq!(left, vec![me]);
+    }
+
+    #[test]
+    fn one_hook_per_interval_sweeps_and_the_old_claim_goes() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        std::fs::create_dir_all(&dir).unwrap();
+        let t = 1_000 * SWEEP_EVERY_SECS;
+        assert!(claim_sweep(&dir, t), "the first hook of an interval sweeps");
+        assert!(!claim_sweep(&dir, t), "the next one does not");
+        assert!(
+            !claim_sweep(&dir, t + SWEEP_EVERY_SECS - 1),
+            "nor any in that interval"
+        );
+        let later = t + SWEEP_EVERY_SECS;
+        assert!(
+            claim_sweep(&dir, later),
+            "the next interval's first one does"
+        );
+        sweep(&dir, later);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec![format!(".swept-{}", later / SWEEP_EVERY_SECS)]);
+        assert!(
+            read_all(root.path()).is_empty(),
+            "a claim is no process's file"
+        );
+    }
+
+    #[test]
+    fn an_ended_harness_is_forgotten_unless_its_pid_was_reused() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = dir(root.path());
+        append(&dir, &rec(10, 5, HookEvent::SessionStart, 1)).unwrap();
+        append(&dir, &rec(11, 5, HookEvent::SessionStart, 1)).unwrap();
+        append(&dir, &rec(11, 8, HookEvent::SessionStart, 2)).unwrap();
+        forget(root.path(), 10, 5);
+        forget(root.path(), 11, 5);
+        forget(root.path(), 12, 5);
+        let left: Vec<i32> = read_all(root.path()).into_keys().collect();
+        assert_eq!(left, vec![11], "pid 11 now names a newer process");
     }
 
     #[test]

@@ -185,6 +185,9 @@ impl Roller<'_> {
         if let Some(respawning) = self.respawning {
             respawning(plan);
         }
+        // Read before the signal, while the pidfd pins the process: which
+        // activity file is the ended harness's, once it has gone.
+        let started_at = crate::activity::store::process_start(pid);
         let grace = self.config.routing.tmux.harness_kill_grace;
         let ending = end_gracefully(&handle, grace);
         self.events.emit(Event::SessionHarnessTerminated {
@@ -201,6 +204,9 @@ impl Roller<'_> {
             return Respawn::Done(report);
         }
         crate::apply::interrupt::crash_point("after-signal");
+        if let Some(start) = started_at {
+            crate::activity::store::forget(&self.config.state_root, pid, start);
+        }
 
         self.relaunch(report, subject, identity, target, pane_id, ready)
     }

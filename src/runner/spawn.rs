@@ -141,6 +141,10 @@ pub fn respawn_pane(tmux: &dyn Run, pane_id: &str, spec: &LaunchSpec) -> Result<
         if !out.stderr.contains("still active") || Instant::now() >= deadline {
             return Err(SpawnError::Refused(out.stderr));
         }
+        tracing::debug!(
+            pane = pane_id,
+            "tmux has not marked the pane dead yet; respawn-pane again"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }

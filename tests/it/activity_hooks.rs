@@ -113,7 +113,8 @@ fn a_restart_is_confirmed_by_the_new_process() {
     let resumed = wait_activity(&w, new.pid, Activity::Idle);
     assert!(resumed.confirmed_resume(&s.session_id), "{resumed:?}");
     // The old process said it was ending (SessionEnd on SIGTERM), and its
-    // file went with it when the new one started.
+    // file went with it: the roll that ended it removed it (a hook's sweep
+    // runs at most once a minute).
     let all = store::read_all(&w.state);
     assert!(all.contains_key(&new.pid));
     assert!(!all.contains_key(&old.pid), "{all:?}");
@@ -187,4 +188,71 @@ fn the_hook_never_fails_prints_or_blocks() {
         started.elapsed()
     );
     assert_eq!(store::read_one(&w.state, me).activity, Activity::Idle);
+}
+
+/// The claims (`.swept-<interval>`) in the activity directory.
+fn sweep_claims(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".swept-"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// A roll starts hundreds of harnesses within seconds; each SessionStart
+/// hook used to sweep the whole directory (every file, every file's
+/// process), so a roll of N cost N² reads, about 10 s of CPU at 500. Now
+/// the first harness start of each minute sweeps, and the rest do not.
+#[test]
+fn harness_starts_within_a_minute_sweep_once() {
+    let w = World::new();
+    let dir = w.state.join("activity");
+    let dir_arg = dir.to_str().unwrap();
+    // A pid far above pid_max: its process has gone.
+    let stale = |n: i32| {
+        let path = dir.join(format!("{}.jsonl", i32::MAX - n));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            &path,
+            "{\"event\":\"Stop\",\"at_ms\":1,\"session_id\":\"x\",\"pid\":1,\"start\":1}\n",
+        )
+        .unwrap();
+        path
+    };
+    let start = || {
+        let mut child = hook_command(&w, &["--dir", dir_arg, "--event", "SessionStart"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(b"{\"session_id\":\"abc\",\"source\":\"startup\"}")
+            .unwrap();
+        assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    };
+    std::fs::create_dir_all(&dir).unwrap();
+    for _attempt in 0..3 {
+        for claim in sweep_claims(&dir) {
+            std::fs::remove_file(dir.join(claim)).unwrap();
+        }
+        let first = stale(1);
+        start();
+        let claims = sweep_claims(&dir);
+        let second = stale(2);
+        start();
+        if sweep_claims(&dir) != claims {
+            // The minute turned between the two starts: try again.
+            continue;
+        }
+        assert_eq!(claims.len(), 1, "{claims:?}");
+        assert!(!first.exists(), "the minute's first start swept");
+        assert!(second.exists(), "the minute's second start swept too");
+        return;
+    }
+    panic!("a minute turned between two hook runs three times in a row");
 }

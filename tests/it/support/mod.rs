@@ -444,8 +444,15 @@ pub fn cmdline(pid: i32) -> Vec<String> {
         .collect()
 }
 
+/// How long [`wait_for`] waits before calling a wait a hang. It guards
+/// against a hang and times nothing (speed lives in `scripts/bench.sh`):
+/// the full suite runs many tmux servers and harnesses on two cores, and
+/// once a harness that had been sent SIGTERM took its pane past a
+/// 10-second deadline there while the same test passed alone every time.
+pub const HANG_GUARD: Duration = Duration::from_secs(30);
+
 pub fn wait_for(mut check: impl FnMut() -> bool, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let deadline = Instant::now() + HANG_GUARD;
     while !check() {
         assert!(Instant::now() < deadline, "timed out waiting: {what}");
         std::thread::sleep(Duration::from_millis(25));
