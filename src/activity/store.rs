@@ -183,13 +183,18 @@ const CLAIM_PREFIX: &str = ".swept-";
 /// interval's claim file. Nobody waits: a hook that finds the claim made
 /// goes on at once. Earlier intervals' claims are removed by [`sweep`].
 pub fn claim_sweep(dir: &Path, now_secs: u64) -> bool {
-    let claim = dir.join(format!("{CLAIM_PREFIX}{}", now_secs / SWEEP_EVERY_SECS));
+    let claim = dir.join(claim_name(now_secs));
     std::os::unix::fs::OpenOptionsExt::mode(
         std::fs::OpenOptions::new().write(true).create_new(true),
         0o600,
     )
     .open(claim)
     .is_ok()
+}
+
+/// The claim file's name for the interval holding `now_secs`.
+fn claim_name(now_secs: u64) -> String {
+    format!("{CLAIM_PREFIX}{}", now_secs / SWEEP_EVERY_SECS)
 }
 
 /// Removes the files of processes that no longer run, so the directory
@@ -201,7 +206,7 @@ pub fn sweep(dir: &Path, now_secs: u64) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    let current_claim = format!("{CLAIM_PREFIX}{}", now_secs / SWEEP_EVERY_SECS);
+    let current_claim = claim_name(now_secs);
     for entry in entries.flatten().take(SWEEP_LIMIT) {
         let name = entry.file_name();
         if name

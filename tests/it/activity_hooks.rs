@@ -214,7 +214,6 @@ fn harness_starts_within_a_minute_sweep_once() {
     // A pid far above pid_max: its process has gone.
     let stale = |n: i32| {
         let path = dir.join(format!("{}.jsonl", i32::MAX - n));
-        std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             &path,
             "{\"event\":\"Stop\",\"at_ms\":1,\"session_id\":\"x\",\"pid\":1,\"start\":1}\n",
