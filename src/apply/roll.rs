@@ -17,11 +17,10 @@ use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher}
 use crate::plan::{Action, SessionPlan};
 use crate::runner::batch::Batcher;
 use crate::runner::prelaunch;
+use crate::runner::remain_on_exit;
 use crate::runner::respawn::{self, Ready};
 use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
-use crate::runner::spawn::{
-    panes_listed, remain_on_exit_command, remain_on_exit_set, session_panes, session_panes_command,
-};
+use crate::runner::spawn::{panes_listed, session_panes, session_panes_command};
 use std::time::{Duration, Instant};
 
 /// The pieces one roll needs, shared by every worker.
@@ -121,11 +120,11 @@ impl Roller<'_> {
                 return Respawn::Done(report);
             }
         };
-        // Asked in one tmux client with the option (set regardless: it is the
-        // loop's own setting on its own session, and harms no process).
+        // Asked in one wave with the option as it holds for this pane; it is
+        // set (the loop's own setting on its own pane) only when it is not on.
         let [listed, option] = self.tmux.run_together([
             session_panes_command(target),
-            remain_on_exit_command(target),
+            remain_on_exit::query(target, &pane_id),
         ]);
         match panes_listed(listed) {
             Ok(panes)
@@ -144,7 +143,7 @@ impl Roller<'_> {
             }
         }
 
-        if let Err(err) = remain_on_exit_set(option) {
+        if let Err(err) = remain_on_exit::ensure(self.tmux, target, &pane_id, Some(option)) {
             // Without remain-on-exit the session would vanish with the harness.
             report.detail = Some(format!("cannot set remain-on-exit ({err}); not touched"));
             return Respawn::Done(report);

@@ -7,7 +7,7 @@
 //! before tmux is even asked for its panes.
 
 use super::signal::{end_gracefully, Ending, ProcessHandle};
-use super::spawn::{kill_session, session_panes, set_remain_on_exit, SpawnError};
+use super::spawn::{kill_session, session_panes, SpawnError};
 use crate::observed::fleet::SESSION_PREFIX;
 use crate::observed::harness_pane;
 use crate::tmux::Tmux;
@@ -71,7 +71,7 @@ pub fn end_harness(
         target: target.to_owned(),
         why,
     })?;
-    if let Err(err) = set_remain_on_exit(tmux, target) {
+    if let Err(err) = super::remain_on_exit::ensure(tmux, target, &harness.pane_id, None) {
         // Best-effort: an older tmux may refuse the option; the close goes on.
         tracing::warn!(session = target, error = %err, "could not re-set remain-on-exit");
     }

@@ -8,6 +8,7 @@ pub mod control;
 pub mod deliver;
 pub mod launch;
 pub mod prelaunch;
+pub mod remain_on_exit;
 pub mod respawn;
 pub mod signal;
 pub mod spawn;

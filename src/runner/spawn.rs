@@ -29,7 +29,7 @@ pub fn exact(session: &str) -> String {
     format!("={session}")
 }
 
-fn exact_window(session: &str) -> String {
+pub fn exact_window(session: &str) -> String {
     format!("={session}:")
 }
 
@@ -60,15 +60,9 @@ pub fn new_session_running(
     args.push("--".into());
     args.extend(pane_argv);
     if remain_on_exit {
-        args.extend([
-            ";".into(),
-            "set-option".into(),
-            "-w".into(),
-            "-t".into(),
-            exact_window(name).into(),
-            "remain-on-exit".into(),
-            "on".into(),
-        ]);
+        // A new pane has no value of its own: the window's holds for it.
+        args.push(";".into());
+        args.extend(super::remain_on_exit::on_window(name));
     }
     let out = tmux.run(&args)?;
     if out.success {
@@ -84,33 +78,6 @@ pub fn new_session_running(
             tmux = %out.stderr,
             "tmux refused remain-on-exit; the session runs without it, so a harness that exits takes its pane with it"
         );
-        Ok(())
-    } else {
-        Err(SpawnError::Refused(out.stderr))
-    }
-}
-
-/// Best-effort on old tmux builds that reject the option.
-pub fn set_remain_on_exit(tmux: &dyn Run, session: &str) -> Result<(), SpawnError> {
-    remain_on_exit_set(tmux.run_command(remain_on_exit_command(session)))
-}
-
-/// The command [`set_remain_on_exit`] sends, for a caller that batches it.
-pub fn remain_on_exit_command(session: &str) -> Vec<OsString> {
-    command([
-        "set-option",
-        "-w",
-        "-t",
-        &exact_window(session),
-        "remain-on-exit",
-        "on",
-    ])
-}
-
-/// Reads tmux's answer to [`remain_on_exit_command`].
-pub fn remain_on_exit_set(answer: Answer) -> Result<(), SpawnError> {
-    let out = answer?;
-    if out.success {
         Ok(())
     } else {
         Err(SpawnError::Refused(out.stderr))

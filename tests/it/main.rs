@@ -41,6 +41,7 @@ mod prespawn;
 mod read_ahead;
 mod real_claude;
 mod registry;
+mod remain_on_exit;
 mod residue;
 mod safe_points;
 mod schemas;
