@@ -4,11 +4,26 @@
 
 use crate::desired::config;
 use crate::registry::SessionKey as Identity;
-use clap::Args;
+use clap::{Args, Parser};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// `the-loop exec …` parsed on its own, without the rest of the command
+/// tree: every harness start runs the launcher (hundreds of them in one
+/// roll), and building the whole tree cost each about a millisecond of CPU.
+#[derive(Debug, Parser)]
+#[command(
+    name = "exec",
+    bin_name = "the-loop exec",
+    about = "(internal) The pane launcher: builds the desired environment and execs the harness.",
+    disable_version_flag = true
+)]
+pub struct Launcher {
+    #[command(flatten)]
+    pub args: ExecArgs,
+}
 
 #[derive(Debug, Args)]
 pub struct ExecArgs {

@@ -113,6 +113,7 @@ pub enum Command {
     /// Print the manual page, or write one page per command with --out-dir.
     Man(man::ManArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
+    /// Panes run it as `the-loop exec …`, which [`run`] parses on its own.
     #[command(hide = true)]
     Exec(exec::ExecArgs),
     /// (internal) Claude Code's apiKeyHelper: prints the delivered API key to the harness alone.
@@ -131,15 +132,19 @@ pub fn run() -> ExitCode {
     // The harness's hook runs inside its turn: it skips clap, logging and
     // everything else that could fail or print, and always exits 0.
     let mut args = std::env::args_os();
-    if args
-        .nth(1)
-        .is_some_and(|a| a == crate::activity::hook::SUBCOMMAND)
-    {
-        crate::activity::hook::run(&args.collect::<Vec<_>>());
-        return ExitCode::SUCCESS;
+    match args.nth(1) {
+        Some(first) if first == crate::activity::hook::SUBCOMMAND => {
+            crate::activity::hook::run(&args.collect::<Vec<_>>());
+            return ExitCode::SUCCESS;
+        }
+        // The pane launcher, written as `the-loop exec …` by the-loop alone.
+        Some(first) if first == crate::runner::launch::LAUNCHER_SUBCOMMAND => {
+            return launch(std::env::args_os().skip(1));
+        }
+        _ => {}
     }
     complete::answer_if_asked();
-    let cli = match parse(std::env::args_os()) {
+    let cli = match parse::<Cli>(std::env::args_os()) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
@@ -176,6 +181,22 @@ pub fn run() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
     };
+    finish(result)
+}
+
+/// The launcher (`the-loop exec`), parsed and logged as any command is.
+fn launch(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
+    let launcher = match parse::<exec::Launcher>(args) {
+        Ok(launcher) => launcher,
+        Err(code) => return code,
+    };
+    init_tracing("warn", output::color_allowed());
+    crate::apply::interrupt::catch_file_size_signal();
+    finish(exec::run(launcher.args))
+}
+
+/// A command's exit code; an error is printed as a diagnostic.
+fn finish(result: miette::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(report) => {
@@ -195,7 +216,9 @@ pub fn run() -> ExitCode {
 /// missing or bad value) exits 1, not clap's 2, because 2 already means
 /// "drift" for `plan --detailed-exitcode` and "not delivered by rule" for
 /// `deliver`, and a script must be able to tell those from a typo.
-fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, ExitCode> {
+fn parse<P: clap::Parser>(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<P, ExitCode> {
     let args: Vec<std::ffi::OsString> = args.into_iter().collect();
     // Clap renders its own errors and help before `--no-color` is parsed,
     // so the flag is looked for up front (up to a `--`, after which words
@@ -208,13 +231,13 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, Exit
     if no_color {
         output::disable_color();
     }
-    let mut command = Cli::command();
+    let mut command = P::command();
     if !output::color_allowed() {
         command = command.color(clap::ColorChoice::Never);
     }
     let parsed = command
         .try_get_matches_from(args)
-        .and_then(|mut m| <Cli as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
+        .and_then(|mut m| <P as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
     parsed.map_err(|err| {
         let _ = err.print();
         if err.use_stderr() {

@@ -232,6 +232,60 @@ fn the_launcher_starts_only_a_harness_it_can_host() {
     );
 }
 
+/// Panes run `the-loop exec …` with the subcommand first, which the
+/// binary parses apart from the rest of its commands: the same launch,
+/// the same usage errors (exit 1), the same refusals.
+#[test]
+fn the_launcher_as_a_pane_runs_it_builds_the_session_and_reports_errors() {
+    let w = World::new();
+    w.write_env("A=1\n");
+    let harness = w.work.join("print-identity");
+    std::fs::write(&harness, "#!/bin/sh\necho \"item=$THE_LOOP_WORK_ITEM\"\n").unwrap();
+    std::fs::set_permissions(
+        &harness,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let config = w.config_path.to_str().unwrap();
+    let launch = |program: &str| {
+        w.the_loop_as_given(&[
+            "exec",
+            "--config",
+            config,
+            "--work-item",
+            "github:octo/repo#9",
+            "--",
+            program,
+        ])
+    };
+    let out = launch(harness.to_str().unwrap());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "item=github:octo/repo#9\n");
+
+    let missing = launch("/nonexistent/harness");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("cannot start the harness"),
+        "{}",
+        stderr(&missing)
+    );
+
+    let usage = w.the_loop_as_given(&["exec", "--config", config]);
+    assert_eq!(usage.status.code(), Some(1), "a usage error exits 1");
+    assert!(
+        stderr(&usage).contains("the-loop exec"),
+        "{}",
+        stderr(&usage)
+    );
+    let help = w.the_loop_as_given(&["exec", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(
+        stdout(&help).contains("Usage: the-loop exec"),
+        "{}",
+        stdout(&help)
+    );
+}
+
 #[test]
 fn without_an_env_file_a_spawn_is_plain() {
     let w = World::new();

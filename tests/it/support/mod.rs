@@ -187,6 +187,14 @@ impl World {
         cmd
     }
 
+    /// Runs the-loop with exactly `args`, no `--config` put first: as a
+    /// pane runs the launcher (`the-loop exec --config … --`).
+    pub fn the_loop_as_given(&self, args: &[&str]) -> Output {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
+        self.apply_env(&mut cmd);
+        cmd.args(args).output().expect("run the-loop")
+    }
+
     /// Points `cmd` (a tmux) at this world's private server.
     pub fn configure_tmux(&self, cmd: &mut Command) {
         self.apply_env(cmd);
