@@ -2,6 +2,14 @@
 //! filesystem checks for hundreds of sessions, whose answers come back in
 //! the order asked.
 
+/// The cores this process may use, asked once: the answer reads cgroup
+/// files (four opens), and a plan splits several passes across the cores.
+/// Asked only when a pass is large enough to split.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `each` of `items`, split across the cores (at most one thread per
 /// `per_thread` items, so a handful of items is done on this thread), the
 /// answers in the order of `items`. A panic in a worker is raised here.
@@ -11,10 +19,9 @@ pub fn map<T: Sync, R: Send>(
     each: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
     let wanted = items.len().div_ceil(per_thread.max(1));
-    // Asking for the core count reads cgroup files, so only when it matters.
     let threads = match wanted {
         0 | 1 => 1,
-        _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(wanted)),
+        _ => cores().min(wanted),
     };
     if threads == 1 {
         return items.iter().map(each).collect();

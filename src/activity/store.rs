@@ -126,14 +126,20 @@ pub fn live_activities_of(
     pids: impl IntoIterator<Item = (i32, Option<u64>)>,
 ) -> BTreeMap<i32, HarnessActivity> {
     let dir = dir(state_root);
-    pids.into_iter()
-        .filter_map(|(pid, start)| {
-            let found = read_file(&file_for(&dir, pid), pid)?;
-            let start = start.or_else(|| process_start(pid));
-            (start == Some(found.start)).then_some((pid, found))
-        })
-        .collect()
+    let pids: Vec<(i32, Option<u64>)> = pids.into_iter().collect();
+    // A file each: split across the cores, as the plan's other reads are.
+    crate::parallel::map(&pids, FILES_PER_THREAD, |&(pid, start)| {
+        let found = read_file(&file_for(&dir, pid), pid)?;
+        let start = start.or_else(|| process_start(pid));
+        (start == Some(found.start)).then_some((pid, found))
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
+
+/// Fewer activity files than this are not worth a thread.
+const FILES_PER_THREAD: usize = 64;
 
 /// Removes the file of a harness the caller has just ended (`start`: its
 /// start time, read before the signal), so a roll leaves one file per live
