@@ -38,18 +38,18 @@ pub fn query(session: &str, pane_id: &str) -> Vec<OsString> {
 /// Makes sure remain-on-exit is `on` for `pane_id` in `session`. `asked` is
 /// the answer to [`query`] when the caller sent it already; otherwise it is
 /// asked here. Only `on` is enough: `failed` drops a pane whose process
-/// exits 0, as a harness may on SIGTERM. When it is not `on`, or could not
-/// be read, it is set on the pane; a tmux that has no pane options (`-p`
-/// refused) has it set on the window instead, as before. The error is the
-/// last refusal.
+/// exits 0, as a harness may on SIGTERM. When it is not `on`, or tmux
+/// refused the question, it is set on the pane; a tmux that has no pane
+/// options (`-p` refused) has it set on the window instead, as before. The
+/// error is the last refusal; a tmux that did not answer is not asked again.
 pub fn ensure(
     tmux: &dyn Run,
     session: &str,
     pane_id: &str,
     asked: Option<Answer>,
 ) -> Result<(), SpawnError> {
-    let asked = asked.unwrap_or_else(|| tmux.run_command(query(session, pane_id)));
-    if holds(&asked) {
+    let asked = asked.unwrap_or_else(|| tmux.run_command(query(session, pane_id)))?;
+    if asked.success && asked.stdout.trim_end() == "on" {
         return Ok(());
     }
     let on_pane = set(tmux.run_command(words([
@@ -77,11 +77,6 @@ pub fn on_window(session: &str) -> Vec<OsString> {
         "remain-on-exit",
         "on",
     ])
-}
-
-/// Whether the answer to [`query`] says `on`.
-fn holds(asked: &Answer) -> bool {
-    matches!(asked, Ok(out) if out.success && out.stdout.trim_end() == "on")
 }
 
 /// Reads the answer to a `set-option`.
@@ -210,6 +205,15 @@ mod tests {
         ]);
         let err = ensure(&tmux, "loop-a", "%3", Some(refused("no such pane"))).unwrap_err();
         assert!(err.to_string().contains("no such window"), "{err}");
+    }
+
+    #[test]
+    fn an_unanswered_question_is_not_followed_by_a_set() {
+        let tmux = Scripted::new(vec![]);
+        let silent = Some(Err(TmuxError::TimedOut(std::time::Duration::from_secs(1))));
+        let err = ensure(&tmux, "loop-a", "%3", silent).unwrap_err();
+        assert!(matches!(err, SpawnError::Tmux(_)), "{err}");
+        assert!(tmux.asked().is_empty());
     }
 
     #[test]
