@@ -20,13 +20,13 @@
 //! is refused, never read or changed under another name.
 
 use super::batch::{Answer, Run};
-use super::spawn::{exact_window, SpawnError};
+use super::spawn::{command, exact_window, SpawnError};
 use std::ffi::OsString;
 
 /// The query [`ensure`] reads, for a caller that batches it with others:
 /// prints the value that holds for the pane (`on`, `off` or `failed`).
 pub fn query(session: &str, pane_id: &str) -> Vec<OsString> {
-    words([
+    command([
         "show-options",
         "-pvA",
         "-t",
@@ -52,7 +52,7 @@ pub fn ensure(
     if asked.success && asked.stdout.trim_end() == "on" {
         return Ok(());
     }
-    let on_pane = set(tmux.run_command(words([
+    let on_pane = set(tmux.run_command(command([
         "set-option",
         "-p",
         "-t",
@@ -69,7 +69,7 @@ pub fn ensure(
 /// `set-option -w` on the session's window: what a tmux without pane
 /// options (and a new session, whose pane has no value of its own) takes.
 pub fn on_window(session: &str) -> Vec<OsString> {
-    words([
+    command([
         "set-option",
         "-w",
         "-t",
@@ -92,10 +92,6 @@ fn set(answer: Answer) -> Result<(), SpawnError> {
 /// `=session:.%N`: the pane `%N`, only if it is in exactly `session`.
 fn exact_pane(session: &str, pane_id: &str) -> String {
     format!("{}.{pane_id}", exact_window(session))
-}
-
-fn words<const N: usize>(args: [&str; N]) -> Vec<OsString> {
-    args.into_iter().map(OsString::from).collect()
 }
 
 #[cfg(test)]

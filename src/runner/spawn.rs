@@ -21,7 +21,8 @@ pub enum SpawnError {
     Launcher(std::io::ErrorKind),
 }
 
-fn command<const N: usize>(args: [&str; N]) -> Vec<OsString> {
+/// One tmux command's words.
+pub(super) fn command<const N: usize>(args: [&str; N]) -> Vec<OsString> {
     args.into_iter().map(OsString::from).collect()
 }
 

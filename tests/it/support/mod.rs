@@ -181,18 +181,25 @@ impl World {
     }
 
     pub fn the_loop_command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.the_loop_bare();
+        cmd.arg("--config").arg(&self.config_path).args(args);
+        cmd
+    }
+
+    /// The-loop in this world's environment, with no argument yet.
+    fn the_loop_bare(&self) -> Command {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
         self.apply_env(&mut cmd);
-        cmd.arg("--config").arg(&self.config_path).args(args);
         cmd
     }
 
     /// Runs the-loop with exactly `args`, no `--config` put first: as a
     /// pane runs the launcher (`the-loop exec --config … --`).
     pub fn the_loop_as_given(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
-        self.apply_env(&mut cmd);
-        cmd.args(args).output().expect("run the-loop")
+        self.the_loop_bare()
+            .args(args)
+            .output()
+            .expect("run the-loop")
     }
 
     /// Points `cmd` (a tmux) at this world's private server.
