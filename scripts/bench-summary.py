@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Summarises a scripts/bench.sh results directory as Markdown tables, and
-checks each target of the performance issue against the numbers.
+checks each target of the performance issues against the numbers: first
+issue 26's (each figure against its floor, interleaved in the same run:
+target-*.json from scripts/bench-interleave.py), then issue 15's.
 
 Usage: bench-summary.py RESULTS_DIR
 """
@@ -41,6 +43,77 @@ def tsv(name):
     return rows
 
 
+def interleaved(name):
+    """One target-NAME.json of scripts/bench-interleave.py, or None."""
+    path = out / f"target-{name}.json"
+    return json.loads(path.read_text())["commands"] if path.is_file() else None
+
+
+def targets_table():
+    """Issue 26's targets: one row each, with its floor and ratio."""
+    rows, notes = [], []
+    for n, p in sorted((int(k[0]), float(v)) for k, v in tsv("target-probe.tsv").items()):
+        run = interleaved(f"apply-n{n}")
+        if not run:
+            continue
+        apply, floor = run["apply"], run["respawn-floor"]
+        wall, t = apply["median"], floor["median"]
+        limit = 2 * p + 1.25 * t + 0.5
+        ratio = (wall - 2 * p) / t
+        rows.append((
+            f"`apply` of {n} at probe P = {p:g} s, `--parallelism {n}`",
+            s(wall),
+            f"T_tmux({n - 1}) = {ms(t)}",
+            f"(apply − 2P) / T_tmux = **{ratio:.2f}**",
+            f"≤ 2P + 1.25·T_tmux + 0.5 s = {s(limit)}; ratio ≤ {1.25 + 0.5 / t:.2f}",
+            "yes" if wall <= limit else "**no**",
+        ))
+        failed = apply["failed"] + floor["failed"]
+        notes.append(
+            f"- apply of {n}: wall {s(wall)} (median of {len(apply['runs'])} runs); CPU in it: "
+            f"the-loop's own (with the tmux clients it waits for) {s(apply['median_own_cpu'])}, "
+            f"the tmux server's CPU {s(apply['median_tmux_server_cpu'])}, the whole machine's busy "
+            f"CPU {s(apply['median_machine_cpu'])} (2 × P = {s(2 * p)} of probe waits). "
+            f"T_tmux({n - 1}): {ms(t)}; the tmux server's CPU in it "
+            f"{ms(floor['median_tmux_server_cpu'])}, the machine's {ms(floor['median_machine_cpu'])}"
+            + (f". **{failed} runs failed**" if failed else "")
+        )
+    for name, what, floor_label, floor_what in (
+        ("plan-clean", "global layer clean, world as built", "floor", "`bench-floor.sh`"),
+        ("plan-rolled", "global layer clean, after a roll", "floor", "`bench-floor.sh`"),
+        ("plan-residue", "a retired value in tmux's global layer", "floor-sessions",
+         "`bench-floor-sessions.sh`"),
+    ):
+        for path in sorted(out.glob(f"target-{name}-n*.json")):
+            n = int(path.stem.split("-n")[-1])
+            run = interleaved(f"{name}-n{n}")
+            plan, floor = run["plan"]["median"], run[floor_label]["median"]
+            rows.append((
+                f"`plan` at {n}, {what}",
+                ms(plan),
+                f"{floor_what} = {ms(floor)}",
+                f"plan / floor = **{plan / floor:.2f}×**",
+                "≤ 1.5×",
+                "yes" if plan <= 1.5 * floor else "**no**",
+            ))
+            if name == "plan-residue":
+                notes.append(
+                    f"- plan at {n} with the retired value: {ms(plan)}; the plain floor "
+                    f"(`bench-floor.sh`) in the same rounds {ms(run['floor']['median'])}, so the "
+                    f"per-session questions cost the floor {ms(floor - run['floor']['median'])}"
+                )
+    if not rows:
+        return
+    print("## issue 26's targets (each figure and its floor interleaved in one run)\n")
+    print("| target | figure | floor | ratio | limit | met |")
+    print("|---|---:|---:|---:|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print("\nMedians. Where the time goes:\n")
+    print("\n".join(notes))
+    print()
+
+
 calls = tsv("calls.tsv")
 rss = tsv("rss.tsv")
 canary = tsv("canary.tsv")
@@ -79,6 +152,16 @@ verdicts = []
 def check(ok, text):
     verdicts.append(f"- {'met' if ok else '**NOT met**'}: {text}")
 
+
+targets_table()
+if not sizes and not apply_runs:
+    print("## machine\n")
+    print("```")
+    print((out / "machine.txt").read_text().rstrip())
+    load = (out / "load.tsv").read_text().split("\n") if (out / "load.tsv").is_file() else []
+    print("1-minute load average after each phase: " + ", ".join(l.replace("\t", " ") for l in load if l))
+    print("```")
+    sys.exit(0)
 
 print("## plan and status (median wall time)\n")
 print(

@@ -34,8 +34,21 @@
 #                                recording tmux wrapper
 # and the startup cost: `--version` and `plan` with no sessions beside a
 # no-op process and one bare `tmux list-panes -a`.
+# Then issue 26's targets, each figure timed interleaved with its floor in
+# the same run, on the same tmux server (scripts/bench-interleave.py, one
+# run of each in turn), and printed first in summary.md as one table:
+#   apply of N at probe P (--parallelism N) against T_tmux(N-1)
+#       (scripts/bench-respawn-floor.sh: N-1 `respawn-pane -k` to
+#       `sleep 600` through one control client, on the world's own panes,
+#       which it then puts back); target apply <= 2P + 1.25 T + 0.5 s
+#   plan at TARGET_PLAN_SIZE with the retired value in tmux's global layer,
+#       against scripts/bench-floor-sessions.sh (the floor plus one bare
+#       `show-environment` per session, in one tmux call); target <= 1.5x
+#   plan at TARGET_PLAN_SIZE, global layer clean, built and after a roll,
+#       against scripts/bench-floor.sh; target <= 1.5x
 #
-# Usage: scripts/bench.sh            (everything; ~15 minutes on 2 cores)
+# Usage: scripts/bench.sh            (everything; ~25 minutes on 2 cores)
+#        scripts/bench.sh targets    (issue 26's targets alone; ~10 minutes)
 # (scripts/bench-world.sh makes one such world to explore by hand.)
 # Environment knobs:
 #   SIZES="1 20 100 200 500"  fleet sizes for plan, status and the baseline
@@ -52,12 +65,28 @@
 #   COMPARE_SIZES="1 20 100"  fleet sizes COMPARE_BIN rolls (an engine that
 #                             serialises probe waits needs minutes for 500)
 #   OUT=dir                   where results go (default target/bench/<time>)
+#   THE_LOOP_BIN=path         the build to measure (default: build it with
+#                             `cargo build --release --locked`, into
+#                             CARGO_TARGET_DIR when that is set)
+#   TARGETS=0                 skips issue 26's targets in a full run
+#   TARGET_SIZES="100:1 500:2"  N:P, the fleet sizes and probes of the apply
+#                             targets (each its own world)
+#   TARGET_PLAN_SIZE=500      the world whose plan targets are measured too
+#   TARGET_APPLY_ROUNDS=5  TARGET_PLAN_ROUNDS=40  interleaved rounds
 # The results: one hyperfine JSON per measurement, calls.tsv, rss.tsv,
-# canary.tsv, probe.tsv, machine.txt, and summary.md (scripts/bench-summary.py).
+# canary.tsv, probe.tsv, machine.txt, target-*.json (bench-interleave.py's),
+# target-probe.tsv, and summary.md (scripts/bench-summary.py).
 # Not part of `cargo test`: timings belong in benchmarks, not tests.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MODE=${1:-all}
+case $MODE in all | targets) ;; *) echo "usage: scripts/bench.sh [targets]" >&2; exit 2 ;; esac
+TARGETS=${TARGETS:-1}
+TARGET_SIZES=${TARGET_SIZES:-"100:1 500:2"}
+TARGET_PLAN_SIZE=${TARGET_PLAN_SIZE:-500}
+TARGET_APPLY_ROUNDS=${TARGET_APPLY_ROUNDS:-5}
+TARGET_PLAN_ROUNDS=${TARGET_PLAN_ROUNDS:-40}
 SIZES=${SIZES:-"1 20 100 200 500"}
 APPLY_SIZES=${APPLY_SIZES-"1 20 100 500"}
 SERIAL_SIZES=${SERIAL_SIZES-"20 100"}
@@ -69,23 +98,31 @@ COMPARE_BIN=${COMPARE_BIN:-}
 COMPARE_SIZES=${COMPARE_SIZES-"1 20 100"}
 OUT=${OUT:-$repo/target/bench/$(date +%Y%m%d-%H%M%S)}
 
-for tool in hyperfine tmux jq python3 /usr/bin/time; do
+tools="tmux python3"
+[ "$MODE" = all ] && tools="hyperfine tmux jq python3 /usr/bin/time"
+for tool in $tools; do
   command -v "$tool" >/dev/null || {
     echo "bench: $tool is required (Debian: apt-get install hyperfine tmux jq python3 time)" >&2
     exit 1
   }
 done
 
-echo "bench: building the release binary" >&2
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-BIN=$repo/target/release/the-loop
+if [ -n "${THE_LOOP_BIN:-}" ]; then
+  BIN=$(realpath "$THE_LOOP_BIN")
+else
+  echo "bench: building the release binary" >&2
+  cargo build --release --locked --quiet --manifest-path "$repo/Cargo.toml"
+  BIN=$(realpath "${CARGO_TARGET_DIR:-$repo/target}")/release/the-loop
+fi
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 ROOT=$(mktemp -d /tmp/tl-bench.XXXXXX)
 BASE_PATH=$PATH
 # Built now, while HOME still finds the toolchain.
-echo 'fn main() {}' >"$ROOT/noop.rs"
-rustc -O -o "$ROOT/noop-rust" "$ROOT/noop.rs"
+if [ "$MODE" = all ]; then
+  echo 'fn main() {}' >"$ROOT/noop.rs"
+  rustc -O -o "$ROOT/noop-rust" "$ROOT/noop.rs"
+fi
 unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG CLAUDE_CONFIG_DIR RUST_LOG
 export NO_COLOR=1
 
@@ -105,7 +142,9 @@ trap cleanup EXIT
   echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
   echo "kernel: $(uname -r)"
   echo "tmux: $(tmux -V)"
-  echo "hyperfine: $(hyperfine --version)"
+  [ "$MODE" = all ] && echo "hyperfine: $(hyperfine --version)"
+  echo "the-loop: $BIN"
+  echo "processes on the machine at start: $(ps -e --no-headers | wc -l)"
   echo "loadavg at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$OUT/machine.txt"
 : >"$OUT/calls.tsv"
@@ -113,6 +152,7 @@ trap cleanup EXIT
 : >"$OUT/canary.tsv"
 : >"$OUT/load.tsv"
 : >"$OUT/probe.tsv"
+: >"$OUT/target-probe.tsv"
 
 log() { echo "bench: $*" >&2; }
 load_note() { printf '%s\t%s\n' "$1" "$(cut -d' ' -f1 /proc/loadavg)" >>"$OUT/load.tsv"; }
@@ -127,10 +167,11 @@ use_world() {
 
 rotate() { "$repo/scripts/bench-rotate.sh" "$W/.env"; }
 
-# A world with $1 registered sessions, each born on the retired token.
+# A world with $1 registered sessions, each born on the retired token (in
+# $ROOT/n$1, or $ROOT/n$1$2).
 make_world() {
-  "$repo/scripts/bench-world.sh" "$1" "$ROOT/n$1"
-  use_world "$ROOT/n$1"
+  "$repo/scripts/bench-world.sh" "$1" "$ROOT/n$1${2:-}"
+  use_world "$ROOT/n$1${2:-}"
 }
 
 hf() { # name runs hyperfine-args... (no shell: -N)
@@ -200,6 +241,65 @@ check_clean() {
   }
 }
 
+# Issue 26's targets, each against its floor, interleaved in one run:
+# every round runs the figure and its floor once each, so the machine's
+# drift touches both alike (scripts/bench-interleave.py).
+interleave() { # name rounds interleave-args...
+  local name=$1 rounds=$2
+  shift 2
+  python3 "$repo/scripts/bench-interleave.py" --json "$OUT/target-$name.json" "$rounds" "$@" \
+    >"$OUT/target-$name.txt"
+  cat "$OUT/target-$name.txt" >&2
+}
+
+targets() {
+  local pair n p
+  for pair in $TARGET_SIZES; do
+    n=${pair%%:*} p=${pair#*:}
+    log "targets, N=$n, probe $p s: spawning the fleet"
+    PROBE=$p make_world "$n" -targets
+    printf '%s\t%s\n' "$n" "$p" >>"$OUT/target-probe.tsv"
+    if [ "$n" = "$TARGET_PLAN_SIZE" ]; then
+      log "targets, N=$n: plan with the retired value in tmux's global layer"
+      interleave "plan-residue-n$n" "$TARGET_PLAN_ROUNDS" \
+        --label plan "$BIN --config $CONFIG plan" \
+        --label floor "$repo/scripts/bench-floor.sh" \
+        --label floor-sessions "$repo/scripts/bench-floor-sessions.sh"
+      log "targets, N=$n: plan with the global layer clean"
+      tmux setenv -gu BENCH_TOKEN
+      interleave "plan-clean-n$n" "$TARGET_PLAN_ROUNDS" \
+        --label plan "$BIN --config $CONFIG plan" \
+        --label floor "$repo/scripts/bench-floor.sh"
+      # The rolls below start from the world as built, as the bench's own do.
+      tmux setenv -g BENCH_TOKEN retired-0000
+    fi
+    log "targets, N=$n: apply --parallelism $n, and T_tmux($((n - 1)))"
+    # The floor puts the panes back (untimed) so the next apply rolls them
+    # all again; a warm-up round of each, not counted, rolls the world once.
+    interleave "apply-n$n" "$TARGET_APPLY_ROUNDS" --alternate --settle 1 \
+      --server-pid "$(tmux display -p '#{pid}')" \
+      --label apply --before "$repo/scripts/bench-rotate.sh $W/.env" \
+      "$BIN --config $CONFIG apply --auto-approve --parallelism $n" \
+      --label respawn-floor "$repo/scripts/bench-respawn-floor.sh $((n - 1)) --restore"
+    # Rolled once more, untimed: every harness then has its activity file.
+    rotate
+    "$BIN" --config "$CONFIG" apply --auto-approve --parallelism "$n" >/dev/null
+    check_clean "$n"
+    load_note "targets-apply-n$n"
+    if [ "$n" = "$TARGET_PLAN_SIZE" ]; then
+      log "targets, N=$n: plan after a roll, the global layer clean"
+      tmux setenv -gu BENCH_TOKEN
+      sleep 2
+      interleave "plan-rolled-n$n" "$TARGET_PLAN_ROUNDS" \
+        --label plan "$BIN --config $CONFIG plan" \
+        --label floor "$repo/scripts/bench-floor.sh"
+      load_note "targets-plan-n$n"
+    fi
+    tmux kill-server
+  done
+}
+
+if [ "$MODE" = all ]; then
 # Startup: --version, and plan with no sessions, beside a no-op process.
 log "startup"
 make_world 0
@@ -295,6 +395,11 @@ for n in $SIZES; do
   fi
   tmux kill-server
 done
+fi
+
+if [ "$MODE" = targets ] || [ "$TARGETS" != 0 ]; then
+  targets
+fi
 
 echo "loadavg at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 python3 "$repo/scripts/bench-summary.py" "$OUT" | tee "$OUT/summary.md"
