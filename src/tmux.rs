@@ -276,6 +276,20 @@ pub fn means_no_session(stderr: &str) -> bool {
         || means_no_server(stderr)
 }
 
+/// One command's answer, as [`Tmux::run`] would have given it alone.
+pub type Answer = Result<TmuxOutput, TmuxError>;
+
+/// Something that runs one tmux command: tmux itself, or a `runner::batch::Batcher`.
+pub trait Run: Sync {
+    fn run_command(&self, args: Vec<OsString>) -> Answer;
+}
+
+impl Run for Tmux {
+    fn run_command(&self, args: Vec<OsString>) -> Answer {
+        self.run(args)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

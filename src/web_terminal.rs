@@ -8,7 +8,7 @@
 //! `the-loop web-terminal` runs it in the foreground and records its own pid
 //! in `<state root>/web-terminal.pid`; `status` reads that file.
 
-use crate::desired::config::{Config, WebTerminal};
+use crate::desired::config::WebTerminal;
 use std::path::{Path, PathBuf};
 
 /// The tmux session every browser client shares.
@@ -55,32 +55,11 @@ pub fn ttyd_args(settings: &WebTerminal) -> Vec<String> {
 pub fn running_pid(state_root: &Path) -> Option<i32> {
     let text = std::fs::read_to_string(pidfile(state_root)).ok()?;
     let pid: i32 = text.trim().parse().ok().filter(|p| *p > 0)?;
-    let cmdline = crate::observed::proc_env::cmdline(pid).ok()?;
+    let cmdline = crate::proc_env::cmdline(pid).ok()?;
     let ours = cmdline.iter().any(|w| w == SUBCOMMAND);
-    let zombie = crate::observed::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid)
+    let zombie = crate::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid)
         .is_some_and(|stat| stat.is_zombie());
     (ours && !zombie).then_some(pid)
-}
-
-/// The web terminal as a `status` service.
-pub fn service(config: &Config) -> crate::services::Service {
-    let settings = &config.routing.web_terminal;
-    let pid = settings
-        .enabled
-        .then(|| running_pid(&config.state_root))
-        .flatten();
-    crate::services::Service {
-        name: SERVICE_NAME.into(),
-        enabled: settings.enabled,
-        running: pid.is_some(),
-        detail: Some(match pid {
-            Some(pid) => format!("{} (pid {pid})", url(settings)),
-            None if settings.enabled => {
-                format!("{}: start it with `the-loop web-terminal`", url(settings))
-            }
-            None => "disabled (routing.webTerminal.enabled)".into(),
-        }),
-    }
 }
 
 #[cfg(test)]

@@ -153,7 +153,7 @@ impl Fields {
         Fields {
             session_id: fields
                 .session_id
-                .filter(|id| crate::harness::is_valid_session_id(id)),
+                .filter(|id| crate::registry::is_valid_session_id(id)),
             // Names are kept only when they are one of a few known words.
             event: fields.event.filter(|e| HookEvent::from_name(e).is_some()),
             source: fields
@@ -195,7 +195,7 @@ fn harness_process() -> Option<(i32, u64)> {
 
 /// `sh -c …`, `bash -c …`: argv's second word is `-c`.
 fn runs_a_command_string(pid: i32) -> bool {
-    let path = crate::observed::proc_env::proc_root()
+    let path = crate::proc_env::proc_root()
         .join(pid.to_string())
         .join("cmdline");
     std::fs::read(path).is_ok_and(|argv| argv.split(|b| *b == 0).nth(1) == Some(b"-c"))

@@ -8,7 +8,7 @@
 //! Reading the sessions' activity is then one small file per live harness.
 
 use super::{derive, HarnessActivity, HookRecord};
-use crate::observed::proc_env::{proc_root, ProcStat};
+use crate::proc_env::{proc_root, ProcStat};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

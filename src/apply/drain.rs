@@ -11,7 +11,7 @@
 //! ([`Waker`]), not a loop per session: each wake-up re-reads the
 //! directory once and rolls every held session whose turn has ended.
 
-use super::fleet::{execute, Mode, RollOptions};
+use super::fleet::{execute, RollOptions};
 use super::interrupt;
 use super::pipeline::not_attempted;
 use super::report::{Outcome, Report, SessionReport, Stop};
@@ -19,70 +19,13 @@ use super::roll::Roller;
 use crate::activity::{store, Activity, HarnessActivity};
 use crate::events::{Event, Subject};
 use crate::plan::gather::Observed;
-use crate::plan::{Action, Plan, SafePoint, SessionPlan};
+use crate::plan::safe_point::Drain;
+use crate::plan::{Plan, SafePoint, SessionPlan};
 use crate::registry::Registry;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// `--drain-timeout`'s default.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
-
-/// How a roll treats sessions that are not at a safe point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drain {
-    /// `--drain-timeout`: how long to wait for running turns to end.
-    pub timeout: Duration,
-    /// `--now`: end busy and waiting harnesses without waiting.
-    pub now: bool,
-    /// `--include-attached`: also roll sessions a client is attached to.
-    pub include_attached: bool,
-}
-
-impl Default for Drain {
-    fn default() -> Self {
-        Drain {
-            timeout: DEFAULT_TIMEOUT,
-            now: false,
-            include_attached: false,
-        }
-    }
-}
-
-/// Whether a roll in `mode` acts on a session the plan gave `action`.
-pub fn selects(mode: Mode, action: Action) -> bool {
-    match mode {
-        Mode::Apply => action.acts(),
-        Mode::Restart => action != Action::Skip,
-    }
-}
-
-/// What a roll does about one selected session, given what it is doing.
-pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> SafePoint {
-    if session.action == Action::Resume {
-        // Its harness is already gone: nothing left to interrupt.
-        return SafePoint::RollNow;
-    }
-    if session.attached > 0 && !drain.include_attached {
-        return SafePoint::LeaveAttached;
-    }
-    match activity {
-        _ if drain.now => SafePoint::RollNow,
-        Activity::Busy => SafePoint::WaitBusy,
-        Activity::Waiting => SafePoint::WaitWaiting,
-        Activity::Idle | Activity::Unknown => SafePoint::RollNow,
-    }
-}
-
-/// Sets each session's `apply_will` for a roll in `mode` with `drain`:
-/// null where that roll does not touch the session.
-pub fn annotate(plan: &mut Plan, mode: Mode, drain: &Drain) {
-    for session in &mut plan.sessions {
-        session.apply_will = (selects(mode, session.action) && session.left_alone.is_none())
-            .then(|| safe_point(session, session.activity, drain));
-    }
-}
 
 /// What the operator is told while sessions are held.
 pub trait Waiting: Sync {

@@ -3,24 +3,18 @@
 //! bounds the respawns and probe waits overlap. Ctrl-C stops new respawns only.
 
 use super::interrupt;
-use super::journal::Journal;
 use super::pipeline::{not_attempted, roll_all, Job};
-use super::precheck::{decide, Resumable};
 use super::report::{Outcome, Report, SessionReport, Stop};
 use super::roll::Roller;
 use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
+use crate::harness::resumable::Resumable;
 use crate::plan::gather::Observed;
+use crate::plan::resumable::decide;
+use crate::plan::safe_point::Mode;
 use crate::plan::{Action, Plan, SessionPlan};
+use crate::registry::journal::Journal;
 use crate::registry::Registry;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// `apply`: respawn sessions with observed drift.
-    Apply,
-    /// `sessions restart`: respawn every targeted live, readable session.
-    Restart,
-}
 
 #[derive(Debug, Clone, Copy)]
 pub struct RollOptions {

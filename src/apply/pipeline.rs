@@ -18,10 +18,10 @@
 
 use super::deadline::{CloseOnDrop, DeadlineQueue};
 use super::interrupt;
-use super::precheck::Resumable;
 use super::report::{Outcome, SessionReport, Stop};
 use super::roll::{Respawn, Respawned, Roller};
 use crate::desired::policy::Identity;
+use crate::harness::resumable::Resumable;
 use crate::plan::SessionPlan;
 use std::sync::{Condvar, Mutex};
 

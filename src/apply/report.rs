@@ -1,55 +1,11 @@
 //! The apply report: one line per session, and the same as JSON.
 
+pub use crate::events::roll::Conversation;
+pub use crate::events::roll::Outcome;
 use crate::plan::change::Change;
 use crate::plan::SessionPlan;
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Respawned, resumed, and the new process holds the desired environment.
-    Restarted,
-    /// Respawned and resumed; its environment could not be read.
-    RestartedUnverified,
-    /// Respawned, but the new process does not hold the desired environment.
-    Mismatch,
-    /// Respawned, but the harness did not stay up: the conversation did not resume.
-    ResumeFailed,
-    /// Not touched: its conversation cannot be resumed, its new launch could
-    /// not start (so its harness was never signalled), or it changed under us.
-    LeftAlone,
-    /// Registered but not running (or not observable); never started.
-    Skipped,
-    /// Already holds the desired environment.
-    UpToDate,
-    /// Not reached, and never touched: the canary failed, an earlier session
-    /// failed its verification (the roll stops at the first failure), or the
-    /// run was interrupted. `detail` says which.
-    NotAttempted,
-    /// Dry run: this session would be respawned.
-    WouldRestart,
-    /// Not touched, and still stale: its turn was still running at the end
-    /// of `--drain-timeout`, or a client is attached (without
-    /// `--include-attached`). `detail` says which, and since when.
-    Deferred,
-    /// Respawned, but the new harness stopped at a known blocking screen (a
-    /// dialog waiting for a person); `detail` names the screen.
-    Blocked,
-}
-
-/// Whether the respawned harness itself reported resuming the recorded
-/// conversation (its `SessionStart` hook with source `resume` and that id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Conversation {
-    /// The new process reported resuming the recorded conversation id
-    /// within the probe window.
-    Confirmed,
-    /// The pane is live, but no such report came (a harness without hooks,
-    /// or one that resumed something else). Distinct, not a failure.
-    Unconfirmed,
-}
+use serde::Serialize;
 
 impl Outcome {
     /// Outcomes that leave a live session stale and make the command exit 1.
@@ -197,5 +153,18 @@ impl Report {
         self.sessions.iter().any(|s| {
             s.outcome.is_failure() || matches!(s.outcome, Outcome::NotAttempted | Outcome::Deferred)
         }) || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
+    }
+}
+
+impl From<&SessionReport> for crate::events::SessionOutcome {
+    fn from(s: &SessionReport) -> Self {
+        crate::events::SessionOutcome {
+            reference: s.reference.clone(),
+            standing: s.standing.clone(),
+            tmux_target: s.tmux_target.clone(),
+            outcome: s.outcome,
+            detail: s.detail.clone(),
+            conversation: s.conversation,
+        }
     }
 }

@@ -4,17 +4,17 @@
 
 mod complete;
 
-use super::journal::{Entry, Journal};
-use super::precheck::Resumable;
 use super::report::{Outcome, SessionReport};
 use crate::desired::config::Config;
 use crate::desired::policy::{Identity, Policy};
 use crate::events::{Event, EventLog, Subject, Verification};
+use crate::harness::resumable::Resumable;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::Launch;
 use crate::observed::EnvRead;
 use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher};
 use crate::plan::{Action, SessionPlan};
+use crate::registry::journal::{Entry, Journal};
 use crate::runner::batch::Batcher;
 use crate::runner::prelaunch;
 use crate::runner::remain_on_exit;
@@ -221,7 +221,7 @@ impl Roller<'_> {
         subject: &Subject,
         pid: Option<i32>,
     ) -> Result<Ready, String> {
-        let base = match pid.map(crate::observed::proc_env::read_environ) {
+        let base = match pid.map(crate::proc_env::read_environ) {
             Some(EnvRead::Read(env)) => prelaunch::base_of(&env),
             Some(EnvRead::Unverified(_)) | None => prelaunch::base_of_caller(&[]),
         };

@@ -8,21 +8,14 @@
 //! environment and argv are not touched: they cannot be changed in place.
 
 use crate::desired::policy::Policy;
+pub use crate::events::roll::ScrubTarget;
 use crate::events::EventLog;
-use crate::plan::residue::{compare, Layer, Residue, ResidueEntry, ResidueState, SERVER_NOTE};
+use crate::plan::residue::{compare, Residue, ResidueEntry, ResidueState, SERVER_NOTE};
+use crate::style::Style;
 use crate::tmux::Tmux;
-use crate::views::Style;
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::fmt::Write;
-
-/// One name in one clearable layer.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
-pub struct ScrubTarget {
-    pub layer: Layer,
-    pub session: Option<String>,
-    pub name: String,
-}
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct ScrubReport {
@@ -194,6 +187,7 @@ pub fn scrub(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::residue::Layer;
 
     #[test]
     fn one_invocation_with_names_only() {

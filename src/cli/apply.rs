@@ -4,11 +4,11 @@
 
 use super::output::{print_json, stderr_style, stdout_style};
 use super::plan::resolve_targets;
-use crate::apply::drain::Drain;
 use crate::apply::fleet::DEFAULT_PARALLELISM;
 use crate::apply::{Mode, SessionReport};
 use crate::ops::apply::{apply, ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::Context;
+use crate::plan::safe_point::Drain;
 use crate::plan::{Plan, SessionPlan, Targets};
 use crate::views::plan::{render_plan_for, Next};
 use clap::Args;

@@ -22,6 +22,14 @@ pub const VAR_INSTANCE: &str = "THE_LOOP_INSTANCE";
 /// The one session key, under the name the roll's files still use.
 pub use crate::registry::SessionKey as Identity;
 
+/// The delivered name Claude Code is handed through its `apiKeyHelper`
+/// setting instead of its environment. In the environment, a new value of
+/// it stops Claude Code at "Detected a custom API key… use this API key?"
+/// (default: No), so a rotation would leave every session at a dialog.
+/// Through the helper a rotation needs no respawn: the harness asks the
+/// helper again. The pane never holds the name.
+pub const HELPER_DELIVERED: &str = "ANTHROPIC_API_KEY";
+
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum PolicyError {
     #[error("{config}: env.deliver names {name}, which the env file {file} does not declare")]
@@ -62,7 +70,7 @@ pub struct DesiredEnv {
     pub set: BTreeMap<String, SecretValue>,
     /// Delivered names the harness gets from the-loop's key helper rather
     /// than its environment (they are also in `withheld`, so no pane holds
-    /// them): see [`crate::harness::hooks::HELPER_DELIVERED`].
+    /// them): see [`HELPER_DELIVERED`].
     pub by_helper: BTreeSet<String>,
 }
 
@@ -158,7 +166,7 @@ impl Policy {
     /// The current value of a name the key helper hands the harness, when
     /// the config delivers it and the env file declares it.
     pub fn helper_value(&self, name: &str) -> Option<&SecretValue> {
-        if name != crate::harness::hooks::HELPER_DELIVERED || !self.deliver.contains(name) {
+        if name != HELPER_DELIVERED || !self.deliver.contains(name) {
             return None;
         }
         self.env_file.as_ref()?.get(name)
@@ -173,7 +181,7 @@ impl Policy {
                 .cloned()
                 .collect();
             for name in &self.deliver {
-                if name == crate::harness::hooks::HELPER_DELIVERED {
+                if name == HELPER_DELIVERED {
                     desired.withheld.insert(name.clone());
                     desired.by_helper.insert(name.clone());
                     continue;

@@ -6,7 +6,7 @@ use super::parts::{
     CleanedCheckout, CleanedEndpoint, Dispatch, DriftedSession, Level, SessionOutcome, Subject,
     TerminateResult, UnverifiedSession, Verification,
 };
-use crate::ops::apply::RollCommand;
+use super::roll::RollCommand;
 use crate::secret::Fingerprint;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -50,9 +50,9 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         pid: Option<i32>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        ending: Option<crate::runner::signal::Ending>,
+        ending: Option<super::roll::Ending>,
         #[serde(skip_serializing_if = "Option::is_none")]
-        panes: Option<Vec<crate::runner::close::PaneEnding>>,
+        panes: Option<Vec<super::roll::PaneEnding>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         result: Option<TerminateResult>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,7 +89,7 @@ pub enum Event {
         new_pid: i32,
         resumed: bool,
         harness_session_id: Option<String>,
-        changes: Vec<crate::plan::change::Change>,
+        changes: Vec<super::roll::Change>,
     },
     /// A respawned harness stopped at a screen that waits for a person.
     #[serde(rename = "session.blocked")]
@@ -198,14 +198,14 @@ pub enum Event {
     CleanupDeferred {
         #[serde(flatten)]
         subject: Subject,
-        reason: crate::lifecycle::cleanup::Deferral,
+        reason: super::session::Deferral,
         actor: Option<String>,
     },
     #[serde(rename = "session.launch_args_dropped")]
     SessionLaunchArgsDropped {
         #[serde(flatten)]
         subject: Subject,
-        dropped: crate::harness::models::Dropped,
+        dropped: super::session::Dropped,
     },
     #[serde(rename = "session.announced")]
     SessionAnnounced {
@@ -271,13 +271,13 @@ pub enum Event {
         subject: Subject,
         #[serde(flatten)]
         dispatch: Dispatch,
-        route: crate::lifecycle::deliver::Route,
+        route: super::session::Route,
     },
     /// `apply --scrub-tmux-env`: names unset from tmux's environments.
     #[serde(rename = "tmux_env.scrubbed")]
     TmuxEnvScrubbed {
-        unset: Vec<crate::apply::scrub::ScrubTarget>,
-        remaining: Vec<crate::apply::scrub::ScrubTarget>,
+        unset: Vec<super::roll::ScrubTarget>,
+        remaining: Vec<super::roll::ScrubTarget>,
     },
     /// The harness's settings were prepared: a trusted workspace
     /// (`directories`) or an installed plugin (`plugin`).
@@ -333,7 +333,7 @@ pub enum Event {
         standing: Option<String>,
         label: String,
         #[schemars(with = "serde_json::Value")]
-        decision: crate::watch::decide::Decision,
+        decision: super::roll::Decision,
         #[schemars(with = "String")]
         desired: Fingerprint,
     },

@@ -4,10 +4,14 @@
 //! labels and fingerprints only. [`crate::secret::SecretValue`] is not
 //! serialisable, so a value cannot be put into an event by mistake.
 
-//! The event types are in [`kinds`] and [`parts`]; this module writes them.
+//! The event types are in [`kinds`] and [`parts`], and the words they are
+//! made of that other modules speak too are in [`roll`] and [`session`];
+//! this module writes them.
 
 mod kinds;
 mod parts;
+pub mod roll;
+pub mod session;
 
 pub use kinds::*;
 pub use parts::*;

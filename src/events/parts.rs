@@ -2,7 +2,7 @@
 //! is about, and the payload shapes several variants share. Like the events,
 //! they hold names, labels, pids and fingerprints: never a value.
 
-use crate::apply::{Outcome, SessionReport};
+use super::roll::Outcome;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -101,8 +101,8 @@ pub struct DriftedSession {
     pub reference: Option<String>,
     pub standing: Option<String>,
     pub tmux_target: String,
-    pub changes: Vec<crate::plan::change::Change>,
-    pub args_changes: Vec<crate::plan::ArgsChange>,
+    pub changes: Vec<super::roll::Change>,
+    pub args_changes: Vec<super::roll::ArgsChange>,
 }
 
 /// A session in `env.unverified`.
@@ -120,16 +120,16 @@ pub struct UnverifiedSession {
 pub struct CleanedEndpoint {
     pub tmux_target: String,
     #[schemars(with = "serde_json::Value")]
-    pub tmux: crate::lifecycle::close::TmuxResult,
+    pub tmux: super::session::TmuxResult,
 }
 
 /// A checkout in `session.cleaned`.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CleanedCheckout {
     #[schemars(with = "serde_json::Value")]
-    pub action: crate::lifecycle::cleanup::CheckoutAction,
+    pub action: super::session::CheckoutAction,
     #[schemars(with = "serde_json::Value")]
-    pub verdict: crate::lifecycle::cleanup::Verdict,
+    pub verdict: super::session::Verdict,
 }
 
 /// A session's outcome in `apply.finished`.
@@ -145,18 +145,5 @@ pub struct SessionOutcome {
     /// Whether the respawned harness reported resuming the recorded
     /// conversation; absent when it was not respawned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub conversation: Option<crate::apply::Conversation>,
-}
-
-impl From<&SessionReport> for SessionOutcome {
-    fn from(s: &SessionReport) -> Self {
-        SessionOutcome {
-            reference: s.reference.clone(),
-            standing: s.standing.clone(),
-            tmux_target: s.tmux_target.clone(),
-            outcome: s.outcome,
-            detail: s.detail.clone(),
-            conversation: s.conversation,
-        }
-    }
+    pub conversation: Option<super::roll::Conversation>,
 }

@@ -19,13 +19,7 @@ use serde_json::{json, Map, Value};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// The delivered name Claude Code is handed through its `apiKeyHelper`
-/// setting instead of its environment. In the environment, a new value of
-/// it stops Claude Code at "Detected a custom API key… use this API key?"
-/// (default: No), so a rotation would leave every session at a dialog.
-/// Through the helper a rotation needs no respawn: the harness asks the
-/// helper again. The pane never holds the name.
-pub const HELPER_DELIVERED: &str = "ANTHROPIC_API_KEY";
+pub use crate::desired::policy::HELPER_DELIVERED;
 
 /// The hidden subcommand Claude Code runs as its `apiKeyHelper`.
 pub const KEY_HELPER_SUBCOMMAND: &str = "api-key-helper";

@@ -6,6 +6,7 @@ pub mod claude;
 pub mod hooks;
 pub mod models;
 pub mod prepare;
+pub mod resumable;
 pub mod screens;
 pub mod seed;
 pub mod user_files;
@@ -14,6 +15,8 @@ use crate::desired::config::Config;
 use crate::events::EventLog;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+pub use crate::registry::{is_valid_session_id, LaunchArgs};
 
 pub use claude::{
     harness_argv, project_dir_name, transcript_path, ClaudeCode, CLAUDE, CLAUDE_CODE,
@@ -30,14 +33,6 @@ pub enum Launch {
     },
     /// Continue the recorded conversation.
     Resume { session_id: String },
-}
-
-/// Arguments the harness is launched with besides the conversation choice.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LaunchArgs {
-    pub harness_args: Vec<String>,
-    pub model: Option<String>,
-    pub effort: Option<String>,
 }
 
 /// Everything about one kind of harness that the-loop depends on. A record's
@@ -139,17 +134,9 @@ pub fn refusal(name: &str) -> String {
     }
 }
 
-/// A session id must pass this before it reaches an argv, so a flag can
-/// never masquerade as an id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
-pub fn is_valid_session_id(id: &str) -> bool {
-    let bytes = id.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 128
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-}
+/// The hidden subcommand of the-loop that a pane runs: the launcher, which
+/// execs the harness. Observing a pane recognises it by this word.
+pub const LAUNCHER_SUBCOMMAND: &str = "exec";
 
 pub fn new_session_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -5,18 +5,9 @@
 //! keeps anything but a declared word out of the harness's argv.
 
 use super::LaunchArgs;
-use serde::Serialize;
+pub use crate::events::session::Dropped;
 use std::collections::BTreeMap;
 use std::fmt;
-
-/// A model or effort level that was asked for and will not be passed on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Dropped {
-    /// `model` or `effort`.
-    pub what: &'static str,
-    pub value: String,
-    pub why: String,
-}
 
 impl fmt::Display for Dropped {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

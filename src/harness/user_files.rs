@@ -38,7 +38,7 @@ impl HarnessHome {
     /// passed through to sessions (`passthrough`) override; with no server
     /// running, the server about to be started inherits our own.
     pub fn for_new_pane(
-        tmux: &dyn crate::runner::batch::Run,
+        tmux: &dyn crate::tmux::Run,
         passthrough: &[(String, String)],
     ) -> HarnessHome {
         let mut home = HarnessHome::from_environment();
@@ -94,7 +94,7 @@ impl HarnessHome {
 /// `name` in the tmux server's global environment: `Some(None)` when the
 /// server holds it unset or does not have it, `None` when no server answered
 /// (then the server a spawn starts inherits our own environment).
-fn server_global(tmux: &dyn crate::runner::batch::Run, name: &str) -> Option<Option<PathBuf>> {
+fn server_global(tmux: &dyn crate::tmux::Run, name: &str) -> Option<Option<PathBuf>> {
     let out = tmux
         .run_command(vec!["show-environment".into(), "-g".into(), name.into()])
         .ok()?;

@@ -10,27 +10,15 @@
 
 use super::close::{end_session, CloseOptions, CloseReport, Disposition, TmuxResult};
 use super::key::{self, Record, SessionKey};
+pub use crate::events::session::CheckoutAction;
+pub use crate::events::session::Deferral;
+pub use crate::events::session::Verdict;
+use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::ops::Context;
 use crate::registry::WorkItemRef;
 use crate::runner::close::PaneEnding;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
-
-/// Whether a checkout may be deleted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Verdict {
-    Remove,
-    /// No `routing.workspace.root` is configured: nothing is ever deleted.
-    KeepNoWorkspaceRoot,
-    /// Outside the workspace root (after resolving symlinks).
-    KeepOutsideWorkspaceRoot,
-    /// The workspace root itself.
-    KeepIsWorkspaceRoot,
-    /// A symlink: following it could delete what it points at.
-    KeepSymlink,
-}
 
 /// `resolved` and `root` are canonical (symlinks resolved), so `..` and
 /// links cannot smuggle a path outside the root past the prefix test.
@@ -47,14 +35,6 @@ pub fn verdict(resolved: &Path, root: Option<&Path>, is_symlink: bool) -> Verdic
     } else {
         Verdict::KeepOutsideWorkspaceRoot
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CheckoutAction {
-    Removed,
-    Kept,
-    Failed,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -286,14 +266,6 @@ mod tests {
             .collect();
         insta::assert_snapshot!(table.join("\n"));
     }
-}
-
-/// Why a closure did not clean up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Deferral {
-    NoActor,
-    UnauthorizedActor,
 }
 
 /// A closure cleans up only when it names an actor in

@@ -6,9 +6,10 @@
 
 use super::key::{self, Record, SessionKey};
 use super::probe::probe;
+pub use crate::events::session::TmuxResult;
 use crate::events::TerminateResult;
+use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::ops::Context;
 use crate::registry::Status;
 use crate::runner::close::{end_harness, kill, CloseError, PaneEnding};
 use serde::Serialize;
@@ -44,20 +45,6 @@ impl CloseOptions {
             end_harness: tmux.kill_harness_on_close,
         }
     }
-}
-
-/// What became of the tmux session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TmuxResult {
-    /// Kept, with its pane and scrollback.
-    Retained,
-    /// Killed.
-    Killed,
-    /// There was no such session.
-    Absent,
-    /// Refused or not confirmed; see `problems`.
-    Untouched,
 }
 
 #[derive(Debug, Clone, Serialize)]

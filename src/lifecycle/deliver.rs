@@ -14,14 +14,15 @@ use super::probe::probe_harness;
 use super::queue;
 use super::respawn::{respawn, RespawnOutcome};
 use crate::events::{Dispatch, Event, Level, Subject};
+use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::ops::Context;
 use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
 
 mod refusal;
 
+pub use crate::events::session::Route;
 use refusal::Refusal;
 
 /// What happened to one delivery.
@@ -51,18 +52,6 @@ impl Outcome {
             Outcome::Suppressed | Outcome::Ignored | Outcome::Dropped => 2,
         }
     }
-}
-
-/// How a delivered text got in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Route {
-    /// Pasted into the running harness.
-    Pasted,
-    /// The harness was respawned with the text as its boot prompt.
-    Respawned,
-    /// A respawn was due but a live occupant held the name: pasted into it.
-    RespawnAverted,
 }
 
 #[derive(Debug, Clone, Serialize)]

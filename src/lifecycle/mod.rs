@@ -11,6 +11,7 @@
 
 pub mod cleanup;
 pub mod close;
+pub mod context;
 pub mod control;
 pub mod decide;
 pub mod deliver;

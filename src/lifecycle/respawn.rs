@@ -13,12 +13,13 @@ use super::decide::{
 use super::key::{Record, SessionKey};
 use super::probe::probe;
 use super::spawn::{attempt, AttemptError, Start};
-use crate::apply::precheck::{check, RecordFacts};
 use crate::events::Event;
+use crate::harness::resumable::check;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::{by_name, new_session_id, refusal, Launch};
+use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::ops::Context;
+use crate::registry::RecordFacts;
 use crate::runner::close::kill;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -214,7 +215,7 @@ fn spawn_verified(
         Probe::Unknown => Err(unanswered()),
         Probe::Dead | Probe::Absent => Err(AttemptError::Failed(format!(
             "the harness exited at once in a fresh conversation too; check that `{}` is installed and starts in {}",
-            crate::apply::precheck::harness_binary(&ctx.config, harness).to_string_lossy(),
+            crate::harness::resumable::harness_binary(&ctx.config, harness).to_string_lossy(),
             cwd.display()
         ))),
     }

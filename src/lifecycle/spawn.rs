@@ -5,8 +5,8 @@
 use super::probe::probe;
 use crate::desired::policy::Identity;
 use crate::harness::{Harness, Launch, LaunchArgs};
+use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::ops::Context;
 use crate::runner::boot_prompt;
 use crate::runner::prelaunch;
 use crate::runner::respawn::{self, StartError};

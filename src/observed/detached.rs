@@ -8,8 +8,8 @@
 //! environment read to decide that is dropped at once, and nothing here
 //! ever signals a process.
 
-use super::proc_env::{pid_dir, proc_root, ProcStat, ProcessDir};
 use super::{EnvRead, ProcessEnv};
+use crate::proc_env::{pid_dir, proc_root, ProcStat, ProcessDir};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A process outside every pane that a launch under this config started.
@@ -87,7 +87,7 @@ fn table_pass(
             (Some(handle), stat)
         } else {
             let path = pid_dir(pid).join("stat");
-            let Ok(stat) = super::proc_env::read_stat_file(&path) else {
+            let Ok(stat) = crate::proc_env::read_stat_file(&path) else {
                 continue;
             };
             (None, stat)

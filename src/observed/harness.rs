@@ -3,7 +3,7 @@
 //! the launcher has exec'd, the pid still holds the tmux server's
 //! environment).
 
-use super::proc_env::{self, EnvRead, ProcStat, ProcessDir};
+use crate::proc_env::{self, EnvRead, ProcStat, ProcessDir};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -155,7 +155,7 @@ fn is_launcher(image: Option<&Path>, argv: Option<&[String]>, launcher: Option<&
     let same_image = launcher.is_some_and(|l| image == Some(l));
     same_image
         || argv.is_some_and(|argv| {
-            argv.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
+            argv.get(1).map(String::as_str) == Some(crate::harness::LAUNCHER_SUBCOMMAND)
                 && argv.get(2).map(String::as_str) == Some("--config")
         })
 }
@@ -196,7 +196,7 @@ mod tests {
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
         assert_eq!(
             me.start,
-            super::proc_env::ProcStat::parse(&stat).map(|s| s.start)
+            crate::proc_env::ProcStat::parse(&stat).map(|s| s.start)
         );
         assert!(me.start.is_some_and(|ticks| ticks > 0));
     }

@@ -36,7 +36,7 @@ impl PaneCommand {
         let names_identity = launcher_options
             .clone()
             .any(|w| w == "--work-item" || w == "--standing");
-        if words.get(1).map(String::as_str) == Some(crate::runner::launch::LAUNCHER_SUBCOMMAND)
+        if words.get(1).map(String::as_str) == Some(crate::harness::LAUNCHER_SUBCOMMAND)
             && names_identity
         {
             PaneCommand::Launcher

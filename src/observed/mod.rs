@@ -8,15 +8,13 @@ pub mod harness;
 pub mod harness_pane;
 pub mod markers;
 pub mod observation;
-pub mod proc_env;
-pub mod process_env;
 pub mod registered;
 pub mod residue;
 pub mod script;
 pub mod session_loop;
 
+pub use crate::proc_env::{EnvRead, ProcessEnv};
 pub use fleet::{Fleet, FleetView, Pane, Probe};
 pub use harness::HarnessProcess;
 pub use observation::{observe, Observation, Wanted};
-pub use proc_env::{EnvRead, ProcessEnv};
 pub use registered::ManagedSession;

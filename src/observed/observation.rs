@@ -11,12 +11,12 @@ use super::harness::{
     read_in_parallel, read_opened_or_unverified, read_process_or_unverified, HarnessProcess,
     ParentImages,
 };
-use super::proc_env::{ProcStat, ProcessDir};
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
 use super::script;
 use super::session_loop;
 use super::{EnvRead, ProcessEnv};
+use crate::proc_env::{ProcStat, ProcessDir};
 use crate::registry::{CorruptRecord, Registry};
 use crate::tmux::{means_no_server, Started, Tmux, TmuxError};
 use std::collections::{BTreeMap, BTreeSet};

@@ -9,8 +9,8 @@
 //! [`SecretValue`]s from the moment they are parsed.
 
 pub use super::markers::{split_panes, Markers};
-use super::proc_env::{self, EnvRead, ProcessEnv};
 use super::session_loop::gate_words;
+use crate::proc_env::{self, EnvRead, ProcessEnv};
 use crate::secret::SecretValue;
 use crate::tmux::{means_no_server, Tmux, TmuxOutput};
 use std::collections::BTreeMap;

@@ -4,36 +4,24 @@
 //! the same stop at the first failure and the same events; what differs is
 //! only what it is told through its [`ApplySink`].
 
-use crate::apply::drain::{self, Drain, Waiting};
+use crate::apply::drain::{self, Waiting};
 use crate::apply::lock::{ApplyLock, LockError};
 use crate::apply::roll::Roller;
 use crate::apply::scrub::scrub;
 use crate::apply::{interrupt, Mode, Report, RollOptions, SessionReport};
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
+pub use crate::events::roll::RollCommand;
 use crate::events::Event;
 use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
+use crate::plan::safe_point::{self, Drain};
 use crate::plan::saved::{self, SavedPlanError};
 use crate::plan::{Plan, SessionPlan, Targets};
 use crate::runner::batch::Batcher;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::Duration;
-
-/// Which verb runs the roll: its name goes into the apply lock and into
-/// the `apply.*` events, where `watch`'s rolls are told apart by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-pub enum RollCommand {
-    #[serde(rename = "apply")]
-    Apply,
-    #[serde(rename = "sessions restart")]
-    SessionsRestart,
-    #[serde(rename = "standing restart")]
-    StandingRestart,
-    #[serde(rename = "watch")]
-    Watch,
-}
 
 impl RollCommand {
     pub fn as_str(self) -> &'static str {
@@ -174,11 +162,11 @@ pub fn apply(
     };
     let mut plan = plan;
     // The plan shows what this roll, with its own flags, does at each safe point.
-    drain::annotate(&mut plan, options.mode, &options.drain);
+    safe_point::annotate(&mut plan, options.mode, &options.drain);
     let selected = plan
         .sessions
         .iter()
-        .filter(|s| drain::selects(options.mode, s.action))
+        .filter(|s| safe_point::selects(options.mode, s.action))
         .count();
     let will_scrub = options.scrub_tmux_env
         && plan

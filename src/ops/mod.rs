@@ -4,7 +4,6 @@
 //! view. Nothing here knows a command line exists.
 
 pub mod apply;
-pub mod context;
 pub mod notes;
 pub mod resolve;
 pub mod sessions;
@@ -13,4 +12,4 @@ pub mod standing;
 pub mod status;
 pub mod web_terminal;
 
-pub use context::Context;
+pub use crate::lifecycle::context::Context;

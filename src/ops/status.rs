@@ -2,10 +2,11 @@
 //! observation and the same `plan::compute` that `plan` and `watch` call.
 //! The text and JSON are `views::status`.
 
-use crate::apply::journal::{left_behind, InterruptedRespawn, Journal};
 use crate::observed::{observe, FleetView, Probe, Wanted};
 use crate::ops::Context;
+use crate::plan::interrupted::left_behind;
 use crate::plan::{compute, Action, Targets};
+use crate::registry::journal::{InterruptedRespawn, Journal};
 use serde::Serialize;
 
 /// What `status` found about a session's environment.

@@ -5,34 +5,10 @@
 //! `policy.diff(..)`; only the plan may define them.
 
 use crate::desired::policy::{is_identifier, DesiredEnv, Policy, VAR_CLI_CONFIG, VAR_INSTANCE};
+pub use crate::events::roll::Change;
+pub use crate::events::roll::ChangeCase;
 use crate::observed::ProcessEnv;
-use crate::secret::Fingerprint;
-use serde::{Deserialize, Serialize};
 use std::os::unix::ffi::OsStrExt;
-
-/// Why a name is in a plan.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum ChangeCase {
-    /// A withheld name holds a value that is not the file's current one
-    /// (the reporter's case), or a delivered name holds an old value.
-    Stale,
-    /// A withheld name holds exactly the file's current value.
-    Exposed,
-    /// A delivered name is absent.
-    Missing,
-    /// One of the-loop's own identifiers is absent or wrong.
-    Identifier,
-}
-
-/// One differing name: fingerprints only; `None` means absent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Change {
-    pub name: String,
-    pub have: Option<Fingerprint>,
-    pub want: Option<Fingerprint>,
-    pub case: ChangeCase,
-}
 
 impl Policy {
     /// Whether a process environment provably comes from a launch under

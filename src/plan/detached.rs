@@ -8,7 +8,7 @@ use crate::observed::detached::Detached;
 use crate::observed::ProcessEnv;
 use crate::plan::change::ChangeCase;
 use crate::secret::{Fingerprint, SecretRef};
-use crate::views::Style;
+use crate::style::Style;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;

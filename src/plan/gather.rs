@@ -46,16 +46,16 @@ pub fn plan_now(
 ) -> (Plan, Observed) {
     let observed = observe_for(policy, registry, tmux);
     let mut plan = compute(policy, &observed, targets);
-    crate::apply::journal::annotate(
+    super::interrupted::annotate(
         &mut plan,
-        &crate::apply::journal::Journal::under(registry.root()).entries(),
+        &crate::registry::journal::Journal::under(registry.root()).entries(),
     );
     annotate_resumability(&mut plan, registry, &observed);
     // `plan` says what `apply`, with its defaults, does at each safe point.
-    crate::apply::drain::annotate(
+    super::safe_point::annotate(
         &mut plan,
-        crate::apply::Mode::Apply,
-        &crate::apply::drain::Drain::default(),
+        super::safe_point::Mode::Apply,
+        &super::safe_point::Drain::default(),
     );
     (plan, observed)
 }
@@ -67,7 +67,7 @@ pub fn plan_now(
 fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observation) {
     let left_alone = crate::parallel::map(&plan.sessions, CHECKS_PER_THREAD, |session| {
         (session.action != Action::Skip)
-            .then(|| crate::apply::precheck::decide(registry, session, observed))
+            .then(|| super::resumable::decide(registry, session, observed))
             .flatten()
             .and_then(|(_, verdict)| verdict.err())
     });

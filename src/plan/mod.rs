@@ -10,9 +10,12 @@ pub mod change;
 pub mod compute;
 pub mod detached;
 pub mod gather;
+pub mod interrupted;
 pub mod model;
 pub mod reason;
 pub mod residue;
+pub mod resumable;
+pub mod safe_point;
 pub mod saved;
 
 pub use change::{Change, ChangeCase};

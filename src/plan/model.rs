@@ -3,6 +3,8 @@
 
 pub use super::reason::Reason;
 use crate::activity::Activity;
+pub use crate::events::roll::ArgsChange;
+pub use crate::events::roll::ArgsField;
 use crate::observed::Probe;
 use crate::plan::change::Change;
 use crate::registry::{RecordFacts, SessionKey};
@@ -135,7 +137,7 @@ pub struct SessionPlan {
     pub record_fingerprint: Option<Fingerprint>,
     /// Why `apply` (and `sessions restart`) will leave this session alone
     /// although it is selected: its conversation cannot be resumed. Decided by
-    /// the same function the roll uses (`apply::precheck::decide`), so the
+    /// the same function the roll uses (`plan::resumable::decide`), so the
     /// plan predicts what the roll does. Null when it can be resumed, and for
     /// sessions no roll would touch.
     #[serde(default)]
@@ -143,7 +145,7 @@ pub struct SessionPlan {
     /// Set when an earlier roll ended this session's harness and never
     /// verified its replacement (the intent journal under the state root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interrupted_respawn: Option<crate::apply::journal::InterruptedRespawn>,
+    pub interrupted_respawn: Option<crate::registry::journal::InterruptedRespawn>,
     /// Which record this session is (null for an unmanaged one). Not in the
     /// JSON: `ref` and `standing` say it there, and a saved plan is only
     /// compared with a fresh one, never acted on.
@@ -199,31 +201,6 @@ impl SessionPlan {
             record: None,
         }
     }
-}
-
-/// Which launch argument differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ArgsField {
-    /// `--model M`
-    Model,
-    /// `--effort E`
-    Effort,
-    /// The harness arguments before them.
-    HarnessArgs,
-}
-
-/// One launch argument that differs. `have` and `want` are argv words
-/// (`[]`: absent). Arguments are never secret: no value reaches an argv.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ArgsChange {
-    pub name: ArgsField,
-    pub have: Vec<String>,
-    pub want: Vec<String>,
-    /// Set when the record asks for something the config no longer allows,
-    /// which is why `want` lacks it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use crate::views::Style;
+pub use crate::events::roll::Layer;
+use crate::style::Style;
 
 /// A file value shorter than this is not searched for inside argv
 /// arguments: short strings match ordinary words by chance.
@@ -34,21 +35,6 @@ pub enum ResidueState {
     NoServer,
     /// tmux was not asked (it did not answer the pane listing) or did not answer.
     Unanswered,
-}
-
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Layer {
-    /// `tmux show-environment -g`: inherited by every new pane.
-    TmuxGlobal,
-    /// `tmux show-environment -t =SESSION`: inherited by that session's new panes.
-    TmuxSession,
-    /// `/proc/<tmux server pid>/environ`.
-    ServerEnviron,
-    /// `/proc/<tmux server pid>/cmdline`: the argv of the client that started the server.
-    ServerArgv,
 }
 
 impl Layer {

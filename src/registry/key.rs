@@ -5,9 +5,9 @@
 //! to be parsed back. It lives with the registry because the registry is
 //! what it keys: one key, one record file, one tmux session name.
 
+use super::record::LaunchArgs;
 use super::record::{LaunchFields, SessionFields, StandingRecord, WorkItemRecord};
 use super::refs::{standing_tmux_name, validate_standing_name, RefError, WorkItemRef};
-use crate::harness::LaunchArgs;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -3,9 +3,11 @@
 //!
 //! [`refs`] turns a work-item ref into the names everything else keys on (the
 //! record's file name and the tmux session name), [`record`] is the JSON
-//! format, and [`store`] reads and writes the files.
+//! format, and [`store`] reads and writes the files. The intent journal
+//! ([`journal`]) sits beside the records: what a roll in flight meant to do.
 
 pub mod identity;
+pub mod journal;
 pub mod key;
 pub mod record;
 pub mod refs;
@@ -14,11 +16,11 @@ pub mod store;
 pub use identity::{Collision, Shared};
 pub use key::{RecordFacts, SessionKey};
 pub use record::{
-    LaunchFields, SessionFields, StandingRecord, Status, WorkItemField, WorkItemRecord,
+    LaunchArgs, LaunchFields, SessionFields, StandingRecord, Status, WorkItemField, WorkItemRecord,
     RECENT_DELIVERIES_KEPT,
 };
 pub use refs::{
-    normalise_tmux_target, standing_tmux_name, tmux_session_name, validate_standing_name, RefError,
-    WorkItemRef,
+    is_valid_session_id, normalise_tmux_target, standing_tmux_name, tmux_session_name,
+    validate_standing_name, RefError, WorkItemRef,
 };
 pub use store::{CorruptRecord, Listing, Registry, RegistryError};

@@ -12,7 +12,6 @@
 //! Timestamps are kept as the `YYYY-MM-DDTHH:MM:SSZ` strings they are stored as.
 
 use super::refs::{normalise_tmux_target, RefError, WorkItemRef};
-use crate::harness::LaunchArgs;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::PathBuf;
@@ -367,4 +366,12 @@ mod tests {
         assert_eq!((field.owner.as_str(), field.number), ("octo", 15));
         assert_eq!(field.work_item_ref(), Ok(r));
     }
+}
+
+/// Arguments the harness is launched with besides the conversation choice.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LaunchArgs {
+    pub harness_args: Vec<String>,
+    pub model: Option<String>,
+    pub effort: Option<String>,
 }

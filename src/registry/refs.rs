@@ -285,6 +285,18 @@ fn split_window_suffix(target: &str) -> (&str, &str) {
     (target, "")
 }
 
+/// A session id must pass this before it reaches an argv, so a flag can
+/// never masquerade as an id: `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
+pub fn is_valid_session_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 128
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

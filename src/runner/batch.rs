@@ -36,19 +36,7 @@ const ARGV_BUDGET: usize = 15_500;
 /// tmux client costs about as much as this wait.
 const GATHER: Duration = Duration::from_millis(10);
 
-/// One command's answer, as [`Tmux::run`] would have given it alone.
-pub type Answer = Result<TmuxOutput, TmuxError>;
-
-/// Something that runs one tmux command: tmux itself, or a [`Batcher`].
-pub trait Run: Sync {
-    fn run_command(&self, args: Vec<OsString>) -> Answer;
-}
-
-impl Run for Tmux {
-    fn run_command(&self, args: Vec<OsString>) -> Answer {
-        self.run(args)
-    }
-}
+pub use crate::tmux::{Answer, Run};
 
 /// Runs `commands` in as few tmux clients as fit, each answered alone.
 pub fn run_each(tmux: &Tmux, commands: &[Vec<OsString>]) -> Vec<Answer> {

@@ -8,10 +8,10 @@
 
 use super::signal::{end_gracefully, Ending, ProcessHandle};
 use super::spawn::{kill_session, session_panes, SpawnError};
+pub use crate::events::roll::PaneEnding;
 use crate::observed::fleet::SESSION_PREFIX;
 use crate::observed::harness_pane;
 use crate::tmux::Tmux;
-use serde::Serialize;
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -27,14 +27,6 @@ pub enum CloseError {
     },
     #[error(transparent)]
     Tmux(#[from] SpawnError),
-}
-
-/// How one pane's harness ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct PaneEnding {
-    pub pane_id: String,
-    pub pid: i32,
-    pub ending: Ending,
 }
 
 /// Refuses anything but an exact `loop-*` session name.

@@ -22,8 +22,7 @@ pub struct LaunchSpec {
     pub harness_binary: OsString,
 }
 
-/// The hidden subcommand the pane runs.
-pub const LAUNCHER_SUBCOMMAND: &str = "exec";
+pub use crate::harness::LAUNCHER_SUBCOMMAND;
 
 impl LaunchSpec {
     /// `<the-loop> exec --config <path> --work-item <ref> --harness <name> --

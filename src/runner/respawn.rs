@@ -104,7 +104,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
         // The launcher appends the boot prompt to the harness's argv.
         harness_args.extend([crate::harness::PROMPT_SEPARATOR.into(), text.into()]);
     }
-    let binary = crate::apply::precheck::harness_binary(request.config, request.harness);
+    let binary = crate::harness::resumable::harness_binary(request.config, request.harness);
     prelaunch::check(&Prelaunch {
         harness_binary: &binary,
         harness_args: &harness_args,

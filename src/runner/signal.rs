@@ -4,27 +4,14 @@
 //! it. Signals go through a pidfd where the kernel has one, so a pid that
 //! exited and was reused between the read and the signal is never hit.
 
-use crate::observed::proc_env::ProcStat;
+pub use crate::events::roll::Ending;
+use crate::proc_env::ProcStat;
 use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use rustix::process::{pidfd_open, pidfd_send_signal, PidfdFlags};
 use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
-
-/// How the harness ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Ending {
-    /// Exited within the grace period after SIGTERM.
-    Terminated,
-    /// Needed SIGKILL.
-    Killed,
-    /// Was already gone.
-    AlreadyGone,
-    /// Still there even after SIGKILL.
-    Survived,
-}
 
 /// A handle on one process that stays valid if the pid is reused.
 pub struct ProcessHandle {

@@ -13,10 +13,9 @@ pub mod sessions;
 pub mod sessions_list;
 pub mod standing;
 pub mod status;
-pub mod style;
 pub mod web_terminal;
 
-pub use style::Style;
+pub use crate::style::Style;
 
 /// How a report is shown, chosen once per command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

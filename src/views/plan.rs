@@ -3,10 +3,10 @@
 //! plan itself (`crate::plan`) only computes; this is its text view, which
 //! `plan`, `apply` and the restarts print.
 
-use super::style::Painted;
 use super::Style;
 use crate::plan::change::{Change, ChangeCase};
 use crate::plan::model::*;
+use crate::style::Painted;
 use std::fmt::Write;
 
 pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {

@@ -15,6 +15,7 @@
 use super::memory::{Entry, Memory};
 use crate::apply::Outcome;
 use crate::desired::config::Config;
+pub use crate::events::roll::Decision;
 use crate::plan::SessionPlan;
 use crate::secret::Fingerprint;
 use serde::Serialize;
@@ -30,22 +31,6 @@ pub struct Drifted<'a> {
     pub session: &'a SessionPlan,
     /// The pre-roll resumability check: `Err(reason)` when it would be left alone.
     pub verdict: Result<(), String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
-pub enum Decision {
-    /// Roll it now: first seen for this desired state, or retried after a change.
-    Roll { retry: bool },
-    /// Already respawned for this desired state; never again for it.
-    AlreadyRolled { outcome: Outcome },
-    /// Its last attempt failed and nothing about it has changed since.
-    Unchanged {
-        outcome: Outcome,
-        detail: Option<String>,
-    },
-    /// It changed since its last attempt failed; retried once the backoff ends.
-    Backoff { until: u64, outcome: Outcome },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

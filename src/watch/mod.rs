@@ -5,7 +5,7 @@
 //! verified roll as `apply`, at most once per session per desired state.
 //!
 //! [`debounce`], [`decide`] and [`report`] are pure; [`memory`] and
-//! [`service`] hold the little state `watch` keeps under the state root;
+//! [`crate::services::watch_lock`] hold the little state `watch` keeps under the state root;
 //! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop;
 //! [`metrics`] serves what the loop saw to Prometheus.
 
@@ -16,6 +16,5 @@ pub mod metrics;
 pub mod reconcile;
 pub mod report;
 pub mod run;
-pub mod service;
 
 pub use run::{run, WatchOptions};

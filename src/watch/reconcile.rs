@@ -55,7 +55,7 @@ pub fn roll(
         lock_timeout: Duration::ZERO,
         // A busy session is not waited for here: watch's own loop rolls it
         // when its turn ends (see `watch::run`), and meanwhile it is deferred.
-        drain: crate::apply::drain::Drain {
+        drain: crate::plan::safe_point::Drain {
             timeout: Duration::ZERO,
             ..Default::default()
         },

@@ -9,7 +9,6 @@ use super::memory::Memory;
 use super::metrics::{self, Metrics};
 use super::reconcile::{self, Snapshot};
 use super::report;
-use super::service::WatchGuard;
 use crate::apply::lock::LockError;
 use crate::apply::report::Stop;
 use crate::apply::{interrupt, Outcome, SessionReport};
@@ -19,6 +18,7 @@ use crate::ops::apply::ApplyError;
 use crate::ops::Context;
 use crate::plan::{Action, SessionKind, SessionPlan};
 use crate::secret::Fingerprint;
+use crate::services::watch_lock::WatchGuard;
 use notify::event::{AccessKind, AccessMode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::collections::BTreeSet;
@@ -395,7 +395,7 @@ impl Watch {
 /// The same resumability check `apply` runs before touching a session; a
 /// change in its answer is a change worth a retry.
 fn resumability(ctx: &Context, snapshot: &Snapshot, session: &SessionPlan) -> Result<(), String> {
-    match crate::apply::precheck::decide(&ctx.registry, session, &snapshot.observed) {
+    match crate::plan::resumable::decide(&ctx.registry, session, &snapshot.observed) {
         Some((_, verdict)) => verdict.map(|_| ()),
         None => Err("not a managed session".into()),
     }

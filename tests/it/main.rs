@@ -26,6 +26,7 @@ mod fleet_ansible;
 mod identity;
 mod journal;
 mod launch_args;
+mod layers;
 mod lifecycle;
 mod list_attach;
 mod load;

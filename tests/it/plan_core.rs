@@ -352,7 +352,7 @@ fn plan_with_every_reason() -> the_loop::plan::Plan {
     panes.push(pane("loop-github-octo-repo-13", 113, false));
     envs.insert(113, with_ref("github:octo/repo#99"));
     let mut plan = plan_of(&policy, &sessions, &fleet_of(panes), &envs, &Targets::all());
-    let entry = |n: u32| the_loop::apply::journal::Entry {
+    let entry = |n: u32| the_loop::registry::journal::Entry {
         reference: Some(format!("github:octo/repo#{n}")),
         standing: None,
         tmux_target: format!("loop-github-octo-repo-{n}"),
@@ -363,7 +363,7 @@ fn plan_with_every_reason() -> the_loop::plan::Plan {
         transcript: "/srv/work/t.jsonl".into(),
         since: "2026-11-30T22:14:05Z".into(),
     };
-    the_loop::apply::journal::annotate(&mut plan, &[entry(10), entry(11)]);
+    the_loop::plan::interrupted::annotate(&mut plan, &[entry(10), entry(11)]);
     plan
 }
 

@@ -2,12 +2,12 @@
 //! harness was ended, and the intent journal names the dead pane.
 
 use super::{Respawn, Roller};
-use crate::apply::journal::Journal;
-use crate::apply::precheck::Resumable;
 use crate::apply::report::{Outcome, SessionReport};
 use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
+use crate::harness::resumable::Resumable;
 use crate::plan::SessionPlan;
+use crate::registry::journal::Journal;
 use crate::runner::spawn::session_panes;
 
 impl Roller<'_> {

@@ -2,8 +2,8 @@
 //! conversation unless asked for a fresh one. The record is written before
 //! anything is spawned and put back as it was when the spawn fails.
 
-use crate::apply::precheck::{check, RecordFacts};
 use crate::harness::models::resolve;
+use crate::harness::resumable::check;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::{Launch, LaunchArgs};
 use crate::lifecycle::spawn::{passthrough, spawn_checked, Start};
@@ -13,6 +13,7 @@ use crate::ops::notes::{Note, Notes};
 use crate::ops::resolve::parse_ref;
 use crate::ops::spawn::{check_spawnable, clear_occupant, FirstLaunch};
 use crate::ops::Context;
+use crate::registry::RecordFacts;
 use crate::registry::{LaunchFields, Status, WorkItemRecord, WorkItemRef};
 use serde::Serialize;
 use std::path::PathBuf;

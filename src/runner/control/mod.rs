@@ -29,8 +29,8 @@
 mod blocks;
 mod wire;
 
-use super::batch::Answer;
 use crate::observed::script::quote;
+use crate::tmux::Answer;
 use crate::tmux::{Tmux, TmuxError};
 use blocks::{read_blocks, Block};
 use std::ffi::OsString;

@@ -12,8 +12,8 @@
 //! was in flight): a busy server answers a long queue slowly but steadily,
 //! and a stuck one not at all.
 
-use super::super::batch::Answer;
 use super::blocks::Block;
+use crate::tmux::Answer;
 use crate::tmux::{TmuxError, TmuxOutput};
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};

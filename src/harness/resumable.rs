@@ -1,10 +1,15 @@
 //! Before a respawn: can the recorded conversation be resumed? If not, the
 //! session is left alone entirely. A fresh conversation never replaces one.
 
-use crate::harness::{is_valid_session_id, Harness, LaunchArgs};
-use crate::observed::{EnvRead, Observation, ProcessEnv};
-use crate::plan::SessionPlan;
-use crate::registry::{Registry, SessionKey};
+//!
+//! This is what decides whether a harness can start on a recorded
+//! conversation: below the roll, the lifecycle and the launcher alike, so
+//! all of them ask the same question the same way.
+
+use super::{is_valid_session_id, Harness, LaunchArgs};
+use crate::observed::ProcessEnv;
+use crate::registry::journal::Entry;
+use crate::registry::RecordFacts;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -18,10 +23,6 @@ pub struct Resumable {
     pub args: LaunchArgs,
     pub transcript: PathBuf,
 }
-
-/// The fields of a work-item or standing record a respawn reads: the plan
-/// carries them, read once with the record.
-pub use crate::registry::RecordFacts;
 
 /// Where the session keeps its conversations: from the environment the
 /// session itself holds, falling back to our own when it could not be read.
@@ -37,8 +38,7 @@ fn env_path(session_env: Option<&ProcessEnv>, name: &str) -> Option<PathBuf> {
 
 /// The resumability check. The error is the reason, for the report.
 pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Resumable, String> {
-    let harness = crate::harness::by_name(&facts.harness)
-        .ok_or_else(|| crate::harness::refusal(&facts.harness))?;
+    let harness = super::by_name(&facts.harness).ok_or_else(|| super::refusal(&facts.harness))?;
     let session_id = facts
         .session_id
         .as_deref()
@@ -75,45 +75,37 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
     })
 }
 
-/// Which record a planned session belongs to; `None` for unmanaged ones.
-pub fn identity_of(plan: &SessionPlan) -> Option<SessionKey> {
-    plan.key.clone()
-}
-
-/// The record as the plan read it.
-fn facts_of(plan: &SessionPlan) -> Result<&RecordFacts, String> {
-    plan.record
-        .as_ref()
-        .ok_or_else(|| "the registry record is gone".to_owned())
-}
-
-/// The one resumability decision for a planned session, shared by `plan`
-/// (which predicts it) and the roll (which acts on it), so the two cannot
-/// disagree about which sessions a roll leaves alone. `None` for an
-/// unmanaged session; the error is the reason, for the plan and the report.
-pub fn decide(
-    registry: &Registry,
-    plan: &SessionPlan,
-    observed: &Observation,
-) -> Option<(SessionKey, Result<Resumable, String>)> {
-    let identity = identity_of(plan)?;
-    if plan.action == crate::plan::Action::Resume {
-        // The pane is dead, so there is no environment to read: the
-        // journal entry says where the conversation was before the signal.
-        let verdict = facts_of(plan).and_then(|facts| {
-            let entry = super::journal::Journal::under(registry.root())
-                .load(&plan.tmux_target)
-                .ok_or("the interrupted respawn was completed meanwhile")?;
-            super::journal::resumable(facts, &entry)
-        });
-        return Some((identity, verdict));
+/// What completing an interrupted respawn needs, from the record as it is
+/// now and the journal entry. The record must still name the journaled
+/// conversation: if it moved on, the entry is not ours to act on.
+pub fn check_interrupted(facts: &RecordFacts, entry: &Entry) -> Result<Resumable, String> {
+    let harness = super::by_name(&facts.harness).ok_or_else(|| super::refusal(&facts.harness))?;
+    let recorded = facts.session_id.as_deref().unwrap_or_default();
+    if recorded != entry.harness_session_id {
+        return Err(
+            "the record names another conversation than the interrupted respawn; not touched"
+                .into(),
+        );
     }
-    let session_env = plan.pane_pid.and_then(|pid| match observed.env(pid) {
-        Some(EnvRead::Read(env)) => Some(env),
-        _ => None,
-    });
-    let verdict = facts_of(plan).and_then(|facts| check(facts, session_env));
-    Some((identity, verdict))
+    if !is_valid_session_id(recorded) {
+        return Err("unresumable: the recorded conversation id fails the safety check".into());
+    }
+    if facts.cwd.as_deref() != Some(entry.cwd.as_path()) || !entry.cwd.is_dir() {
+        return Err("unresumable: the recorded working directory changed or is gone".into());
+    }
+    if !entry.transcript.is_file() {
+        return Err(format!(
+            "unresumable: no transcript for conversation {recorded} at {}",
+            entry.transcript.display()
+        ));
+    }
+    Ok(Resumable {
+        harness,
+        session_id: recorded.to_owned(),
+        cwd: entry.cwd.clone(),
+        args: facts.args.clone(),
+        transcript: entry.transcript.clone(),
+    })
 }
 
 /// Where the launcher finds the harness: the config's override for it, or

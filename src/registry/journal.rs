@@ -16,10 +16,6 @@
 //! it, so a read-only registry directory does not stop a roll. When the
 //! entry cannot be written, nothing is signalled.
 
-use super::precheck::{RecordFacts, Resumable};
-use crate::harness::is_valid_session_id;
-use crate::observed::Probe;
-use crate::plan::{Action, Plan, SessionKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -135,103 +131,4 @@ impl Journal {
         entries.sort_by(|a, b| a.tmux_target.cmp(&b.tmux_target));
         entries
     }
-}
-
-/// What an interrupted roll left behind, as observed now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Left {
-    /// The journaled pane is there and dead: respawn it in place.
-    DeadPane,
-    /// The tmux session is gone: nothing to respawn in place.
-    Gone,
-}
-
-/// `None` when the entry no longer describes the session: its pane is
-/// live (a stale entry, or a roll in flight) or tmux did not answer.
-pub fn left_behind(entry: &Entry, probe: Probe, pane_id: Option<&str>) -> Option<Left> {
-    match probe {
-        Probe::Dead if pane_id == Some(entry.pane_id.as_str()) => Some(Left::DeadPane),
-        Probe::Absent => Some(Left::Gone),
-        _ => None,
-    }
-}
-
-/// Marks the sessions an interrupted roll left behind. A pure function of
-/// the plan and the journal, applied after [`crate::plan::compute`].
-///
-/// Only a dead harness pane with the journaled pane id becomes `resume`:
-/// a live pane is planned as usual (the journal is stale, or a roll is in
-/// flight), and a missing pane cannot be respawned in place, so it stays a
-/// skip whose reason says what was interrupted.
-pub fn annotate(plan: &mut Plan, entries: &[Entry]) {
-    for session in &mut plan.sessions {
-        if session.kind == SessionKind::Unmanaged {
-            continue;
-        }
-        let Some(entry) = entries.iter().find(|e| {
-            e.tmux_target == session.tmux_target
-                && e.reference == session.reference
-                && e.standing == session.standing
-        }) else {
-            continue;
-        };
-        if session.reason == Some(crate::plan::Reason::RecordClosed) {
-            continue;
-        }
-        let Some(left) = left_behind(entry, session.probe, session.pane_id.as_deref()) else {
-            continue;
-        };
-        let dead_pane = left == Left::DeadPane;
-        session.interrupted_respawn = Some(InterruptedRespawn {
-            pane_id: entry.pane_id.clone(),
-            harness_session_id: entry.harness_session_id.clone(),
-            since: entry.since.clone(),
-        });
-        if dead_pane {
-            session.action = Action::Resume;
-            session.reason = Some(crate::plan::Reason::InterruptedDeadPane {
-                since: entry.since.clone(),
-            });
-        } else {
-            session.reason = Some(crate::plan::Reason::InterruptedGone {
-                since: entry.since.clone(),
-                conversation: entry.harness_session_id.clone(),
-            });
-        }
-    }
-    plan.summary = crate::plan::compute::summarise(&plan.sessions);
-}
-
-/// What completing an interrupted respawn needs, from the record as it is
-/// now and the journal entry. The record must still name the journaled
-/// conversation: if it moved on, the entry is not ours to act on.
-pub fn resumable(facts: &RecordFacts, entry: &Entry) -> Result<Resumable, String> {
-    let harness = crate::harness::by_name(&facts.harness)
-        .ok_or_else(|| crate::harness::refusal(&facts.harness))?;
-    let recorded = facts.session_id.as_deref().unwrap_or_default();
-    if recorded != entry.harness_session_id {
-        return Err(
-            "the record names another conversation than the interrupted respawn; not touched"
-                .into(),
-        );
-    }
-    if !is_valid_session_id(recorded) {
-        return Err("unresumable: the recorded conversation id fails the safety check".into());
-    }
-    if facts.cwd.as_deref() != Some(entry.cwd.as_path()) || !entry.cwd.is_dir() {
-        return Err("unresumable: the recorded working directory changed or is gone".into());
-    }
-    if !entry.transcript.is_file() {
-        return Err(format!(
-            "unresumable: no transcript for conversation {recorded} at {}",
-            entry.transcript.display()
-        ));
-    }
-    Ok(Resumable {
-        harness,
-        session_id: recorded.to_owned(),
-        cwd: entry.cwd.clone(),
-        args: facts.args.clone(),
-        transcript: entry.transcript.clone(),
-    })
 }

@@ -4,7 +4,7 @@
 //! yields [`EnvRead::Unverified`] with a reason: never an error that stops a
 //! plan, and never a guess.
 
-pub use super::process_env::ProcessEnv;
+pub use crate::process_env::ProcessEnv;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
