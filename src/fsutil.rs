@@ -239,6 +239,12 @@ fn open_state(path: &Path, mode: u32, options: &mut OpenOptions) -> io::Result<F
     Ok(file)
 }
 
+/// `path` joined to `base` when relative, with `.` components and repeated
+/// separators removed (`..` is kept: it may cross a symlink).
+pub fn absolute(base: &std::path::Path, path: &std::path::Path) -> std::path::PathBuf {
+    base.join(path).components().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

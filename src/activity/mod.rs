@@ -12,6 +12,7 @@
 
 pub mod hook;
 pub mod store;
+pub mod waker;
 
 use serde::{Deserialize, Serialize};
 

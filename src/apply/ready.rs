@@ -7,10 +7,10 @@
 //! the pane's screen is read once for a known blocking screen, whose name,
 //! never its text, is reported.
 
-use super::drain::Waker;
 use super::report::{Conversation, Outcome, SessionReport};
 use super::roll::Roller;
 use crate::activity::store;
+use crate::activity::waker::Waker;
 use crate::events::{Event, Subject};
 use crate::harness::screens::{blocking_screen, BlockingScreen};
 use std::ffi::OsString;

@@ -1,4 +1,7 @@
 //! The command line: argument definitions and dispatch, one file per command.
+//!
+//! Import circle: `mod.rs` ↔ `complete.rs`, `man.rs`. `mod.rs` dispatches to
+//! them, and they render the whole command tree, which is `mod.rs`'s `Cli`.
 
 mod api_key_helper;
 pub(crate) mod apply;

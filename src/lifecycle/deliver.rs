@@ -7,6 +7,10 @@
 //! recorded, so the next redelivery retries it; a delivery dropped because
 //! the session's name is held by a dead session that cannot be cleared *is*
 //! recorded, so the same collision is not re-run every cycle.
+//!
+//! Import circle: `deliver.rs` ↔ `deliver/refusal.rs`. A refusal is one way a
+//! delivery ends, so it finishes with this file's `finish` and report types,
+//! and this file calls it; it is a file of its own only for size.
 
 use super::decide::{on_delivery, Entry};
 use super::key::{self, Record, SessionKey};

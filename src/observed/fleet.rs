@@ -1,7 +1,7 @@
 //! The fleet: every pane of every `loop-*` session, from one
 //! `tmux list-panes -a` call.
 
-pub use super::harness_pane::{NoHarnessPane, PaneCommand};
+pub use super::harness_pane::{NoHarnessPane, Pane, PaneCommand};
 use crate::tmux::{means_no_server, Tmux};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -17,20 +17,6 @@ pub const LIST_PANES_FORMAT: &str = "#{session_name}\t#{pane_id}\t#{pane_pid}\t#
 
 /// Only sessions with this prefix are the-loop's; no other pid is read or signalled.
 pub const SESSION_PREFIX: &str = "loop-";
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Pane {
-    pub session: String,
-    pub pane_id: String,
-    pub pid: i32,
-    pub dead: bool,
-    /// How many tmux clients are attached to the pane's session: a person
-    /// may be watching it (the safe-point rules leave those alone).
-    pub attached: u32,
-    /// What tmux started in the pane, which tells the harness's pane from
-    /// an operator's.
-    pub command: PaneCommand,
-}
 
 /// What tmux said about one session.
 #[derive(

@@ -7,8 +7,21 @@
 //! by its place in the listing; when that does not single one pane out, the
 //! answer is "not found", and every verb refuses rather than guess.
 
-use super::fleet::Pane;
 use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pane {
+    pub session: String,
+    pub pane_id: String,
+    pub pid: i32,
+    pub dead: bool,
+    /// How many tmux clients are attached to the pane's session: a person
+    /// may be watching it (the safe-point rules leave those alone).
+    pub attached: u32,
+    /// What tmux started in the pane, which tells the harness's pane from
+    /// an operator's.
+    pub command: PaneCommand,
+}
 
 /// What tmux started in a pane (`#{pane_start_command}`), classified at
 /// parse time so the text itself (an operator's pane may have been started

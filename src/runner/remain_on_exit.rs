@@ -20,7 +20,7 @@
 //! is refused, never read or changed under another name.
 
 use super::batch::{Answer, Run};
-use super::spawn::{command, exact_window, SpawnError};
+use super::spawn::{command, exact_window, on_window, SpawnError};
 use std::ffi::OsString;
 
 /// The query [`ensure`] reads, for a caller that batches it with others:
@@ -64,19 +64,6 @@ pub fn ensure(
         Err(SpawnError::Refused(_)) => set(tmux.run_command(on_window(session))),
         done => done,
     }
-}
-
-/// `set-option -w` on the session's window: what a tmux without pane
-/// options (and a new session, whose pane has no value of its own) takes.
-pub fn on_window(session: &str) -> Vec<OsString> {
-    command([
-        "set-option",
-        "-w",
-        "-t",
-        &exact_window(session),
-        "remain-on-exit",
-        "on",
-    ])
 }
 
 /// Reads the answer to a `set-option`.

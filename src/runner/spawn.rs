@@ -63,7 +63,7 @@ pub fn new_session_running(
     if remain_on_exit {
         // A new pane has no value of its own: the window's holds for it.
         args.push(";".into());
-        args.extend(super::remain_on_exit::on_window(name));
+        args.extend(on_window(name));
     }
     let out = tmux.run(&args)?;
     if out.success {
@@ -170,4 +170,17 @@ pub fn confirm_absent(tmux: &Tmux, session: &str) -> bool {
             _ => return false,
         }
     }
+}
+
+/// `set-option -w` on the session's window: what a tmux without pane
+/// options (and a new session, whose pane has no value of its own) takes.
+pub fn on_window(session: &str) -> Vec<OsString> {
+    command([
+        "set-option",
+        "-w",
+        "-t",
+        &exact_window(session),
+        "remain-on-exit",
+        "on",
+    ])
 }

@@ -2,6 +2,10 @@
 //! [`super::report`]. It waits for a change to the env file or the config
 //! (debounced), or for the interval, then runs one cycle: re-read, plan,
 //! report what changed, and with auto-apply roll what may be rolled.
+//!
+//! Import circle: `run.rs` ↔ `run/wait.rs`. The wait between cycles reads the
+//! loop's own state (`use super::*`), and the loop waits through it; it is a
+//! file of its own only for size.
 
 use super::debounce::Debouncer;
 use super::decide::{self, assess, desired_fingerprint, Decision, Drifted};

@@ -1,4 +1,8 @@
 //! `the-loop sessions …`: one file per verb.
+//!
+//! Import circle: `mod.rs` ↔ `cleanup.rs`, `close.rs`, `reset.rs`. `mod.rs`
+//! dispatches to each verb, and those verbs end with its one `exit_code`
+//! rule for a report that is not complete.
 
 mod attach;
 mod cleanup;

@@ -7,7 +7,7 @@
 //! that span keys live in `resolve`.
 
 use super::de::{Ignored, Names, Shared, SharedSection, Toggle};
-use super::{BypassPermissions, TrustScope};
+use super::model::{BypassPermissions, TrustScope};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -3,15 +3,19 @@
 //!
 //! A failed check names the key path of the offending node, never its text;
 //! the position is looked up afterwards (`locate`).
+//!
+//! Import circle: `resolve.rs` ↔ `resolve/paths.rs`. Resolving paths is one of
+//! the checks here and reports through this file's `Finding`; it is a file
+//! of its own only for size.
 
 use super::de::{Names, Toggle};
 use super::error::{Located, ProblemKind};
 use super::locate::{dotted, locate, Step};
-use super::raw::{RawConfig, RawEnv, RawHarnessArgs, RawHarnessBinary, RawRouting, RawTmux};
-use super::{
+use super::model::{
     Config, EnvSettings, HarnessPlugins, HarnessSettings, HarnessTrust, Routing, TmuxSettings,
     WebTerminal,
 };
+use super::raw::{RawConfig, RawEnv, RawHarnessArgs, RawHarnessBinary, RawRouting, RawTmux};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -201,14 +205,14 @@ fn tmux(raw: Option<RawTmux>) -> Result<TmuxSettings, Finding> {
             raw.resume_probe_seconds,
             defaults.resume_probe,
             "resumeProbeSeconds",
-            super::RESUME_PROBE_MAX,
+            super::model::RESUME_PROBE_MAX,
         )?,
         remain_on_exit: raw.remain_on_exit.unwrap_or(defaults.remain_on_exit),
         harness_kill_grace: seconds(
             raw.harness_kill_grace_seconds,
             defaults.harness_kill_grace,
             "harnessKillGraceSeconds",
-            super::KILL_GRACE_MAX,
+            super::model::KILL_GRACE_MAX,
         )?,
         keep_session_on_close: raw
             .keep_session_on_close

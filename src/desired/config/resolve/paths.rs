@@ -27,7 +27,7 @@ impl Paths<'_> {
             }
             _ => PathBuf::from(text),
         };
-        Ok(super::super::absolute(self.dir, &expanded))
+        Ok(crate::fsutil::absolute(self.dir, &expanded))
     }
 
     /// Like [`Paths::resolve`], except that a bare name (no `/`) is kept as it
