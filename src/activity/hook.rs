@@ -15,7 +15,7 @@
 //! rule) and a `SessionStart`'s `source` are kept. A prompt or a tool input
 //! is read past and dropped.
 
-use super::{store, HookEvent, HookRecord, StartSource};
+use super::{store, EndReason, HookEvent, HookRecord, StartSource};
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
@@ -86,6 +86,9 @@ fn record(args: &[OsString]) {
         source: (event == HookEvent::SessionStart)
             .then(|| fields.source.as_deref().map(StartSource::from_name))
             .flatten(),
+        reason: (event == HookEvent::SessionEnd)
+            .then(|| fields.reason.as_deref().map(EndReason::from_name))
+            .flatten(),
         pid,
         start,
     };
@@ -128,6 +131,7 @@ struct Fields {
     session_id: Option<String>,
     event: Option<String>,
     source: Option<String>,
+    reason: Option<String>,
 }
 
 impl Fields {
@@ -137,12 +141,14 @@ impl Fields {
             session_id: Option<String>,
             hook_event_name: Option<String>,
             source: Option<String>,
+            reason: Option<String>,
         }
         let fields = match serde_json::from_slice::<Input>(input) {
             Ok(i) => Fields {
                 session_id: i.session_id,
                 event: i.hook_event_name,
                 source: i.source,
+                reason: i.reason,
             },
             // Cut at the cap, or not JSON: the id is still at the front.
             Err(_) => Fields {
@@ -159,6 +165,9 @@ impl Fields {
             source: fields
                 .source
                 .filter(|s| StartSource::from_name(s) != StartSource::Other),
+            reason: fields
+                .reason
+                .filter(|r| EndReason::from_name(r) != EndReason::Other),
         }
     }
 }
@@ -232,6 +241,7 @@ mod tests {
                 session_id: Some("11111111-2222-4333-8444-555555555555".into()),
                 event: Some("UserPromptSubmit".into()),
                 source: None,
+                reason: None,
             }
         );
         let start = br#"{"session_id":"abc","hook_event_name":"SessionStart","source":"resume"}"#;

@@ -87,6 +87,39 @@ impl StartSource {
     }
 }
 
+/// Why a `SessionEnd` fired: Claude Code sends one of a closed set. `/clear`
+/// and an in-app `/resume` end one conversation and start another in the
+/// same process; `prompt_input_exit` (the person typed `/exit`, or pressed
+/// Ctrl-C twice) and `logout` are the person ending the harness; `other` is
+/// what a signal gives. A word outside the set is `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Clear,
+    Resume,
+    Logout,
+    PromptInputExit,
+    #[serde(other)]
+    Other,
+}
+
+impl EndReason {
+    pub fn from_name(name: &str) -> EndReason {
+        match name {
+            "clear" => EndReason::Clear,
+            "resume" => EndReason::Resume,
+            "logout" => EndReason::Logout,
+            "prompt_input_exit" => EndReason::PromptInputExit,
+            _ => EndReason::Other,
+        }
+    }
+
+    /// The person ended the harness on purpose: no roll may bring it back.
+    pub fn by_the_person(self) -> bool {
+        matches!(self, EndReason::PromptInputExit | EndReason::Logout)
+    }
+}
+
 /// One recorded hook call: one line of an activity file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HookRecord {
@@ -98,6 +131,9 @@ pub struct HookRecord {
     pub session_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<StartSource>,
+    /// A `SessionEnd`'s reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<EndReason>,
     /// The harness process that called the hook.
     pub pid: i32,
     /// That process's start time (clock ticks after boot, `/proc/<pid>/stat`
@@ -133,6 +169,9 @@ pub enum Activity {
     /// observed reads as.)
     #[default]
     Unknown,
+    /// The person ended the harness (`/exit`, Ctrl-C twice, logout): its
+    /// exit is their decision, and no roll respawns it.
+    Ended,
 }
 
 impl Activity {
@@ -147,6 +186,7 @@ impl Activity {
             Activity::Busy => "busy",
             Activity::Waiting => "waiting",
             Activity::Unknown => "unknown",
+            Activity::Ended => "ended",
         }
     }
 }
@@ -180,7 +220,9 @@ pub struct HarnessActivity {
 /// A `Notification` only counts as waiting during a turn: Claude Code also
 /// notifies when its prompt has sat idle for a while, and that must not
 /// make an idle harness look as if it needed a person. `SessionEnd` means
-/// the harness is exiting, which no turn survives, so it reads as idle.
+/// the conversation is over, which no turn survives: the harness is
+/// `ended` when the person ended it ([`EndReason::by_the_person`]), idle
+/// otherwise (a `/clear`, an in-app `/resume`, a signal).
 pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
     let mut state = Activity::Unknown;
     let mut since_ms = None;
@@ -199,6 +241,9 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
                 }
                 Activity::Idle
             }
+            HookEvent::SessionEnd if record.reason.is_some_and(EndReason::by_the_person) => {
+                Activity::Ended
+            }
             HookEvent::Stop | HookEvent::StopFailure | HookEvent::SessionEnd => Activity::Idle,
             HookEvent::UserPromptSubmit | HookEvent::PreToolUse | HookEvent::PostToolUse => {
                 Activity::Busy
@@ -206,7 +251,7 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
             HookEvent::PermissionRequest => Activity::Waiting,
             HookEvent::Notification => match state {
                 Activity::Busy | Activity::Waiting => Activity::Waiting,
-                Activity::Idle | Activity::Unknown => Activity::Idle,
+                Activity::Idle | Activity::Unknown | Activity::Ended => Activity::Idle,
             },
         };
         let in_turn = |a: Activity| matches!(a, Activity::Busy | Activity::Waiting);
@@ -252,7 +297,7 @@ impl HarnessActivity {
     pub fn busy_since_ms(&self) -> Option<u64> {
         match self.activity {
             Activity::Busy | Activity::Waiting => self.since_ms,
-            Activity::Idle | Activity::Unknown => None,
+            Activity::Idle | Activity::Unknown | Activity::Ended => None,
         }
     }
 }

@@ -246,6 +246,7 @@ mod tests {
             at_ms,
             session_id: "abc".into(),
             source: (event == HookEvent::SessionStart).then_some(StartSource::Resume),
+            reason: None,
             pid,
             start,
         }

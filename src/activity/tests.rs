@@ -8,6 +8,7 @@ fn rec(event: HookEvent, at_ms: u64) -> HookRecord {
         at_ms,
         session_id: ID.into(),
         source: None,
+        reason: None,
         pid: 42,
         start: 7,
     }
@@ -118,4 +119,48 @@ fn names_round_trip() {
         r#"{"event":"SessionStart","at_ms":5,"session_id":"a","source":"later","pid":1,"start":2}"#;
     let parsed: HookRecord = serde_json::from_str(line).unwrap();
     assert_eq!(parsed.source, Some(StartSource::Other));
+}
+
+fn end(reason: EndReason, at_ms: u64) -> HookRecord {
+    HookRecord {
+        reason: Some(reason),
+        ..rec(HookEvent::SessionEnd, at_ms)
+    }
+}
+
+#[test]
+fn an_exit_by_the_person_is_ended_and_any_other_end_is_idle() {
+    let busy = rec(HookEvent::UserPromptSubmit, 1);
+    for (reason, want) in [
+        (EndReason::PromptInputExit, Activity::Ended),
+        (EndReason::Logout, Activity::Ended),
+        (EndReason::Clear, Activity::Idle),
+        (EndReason::Resume, Activity::Idle),
+        (EndReason::Other, Activity::Idle),
+    ] {
+        let got = derive(42, 7, &[busy.clone(), end(reason, 2)]);
+        assert_eq!(got.activity, want, "{reason:?}");
+        assert_eq!(got.busy_since_ms(), None, "{reason:?}");
+        assert!(!got.activity.in_turn());
+    }
+    // A SessionEnd without a reason (an older line) stays idle, as before.
+    assert_eq!(
+        derive(42, 7, &[busy, rec(HookEvent::SessionEnd, 2)]).activity,
+        Activity::Idle
+    );
+}
+
+#[test]
+fn end_reasons_are_a_closed_set() {
+    assert_eq!(
+        EndReason::from_name("prompt_input_exit"),
+        EndReason::PromptInputExit
+    );
+    assert_eq!(EndReason::from_name("logout"), EndReason::Logout);
+    assert_eq!(EndReason::from_name("something new"), EndReason::Other);
+    let line: HookRecord = serde_json::from_str(
+        r#"{"event":"SessionEnd","at_ms":1,"session_id":"a","reason":"prompt_input_exit","pid":1,"start":2}"#,
+    )
+    .unwrap();
+    assert_eq!(line.reason, Some(EndReason::PromptInputExit));
 }

@@ -70,6 +70,11 @@ pub fn run(
                 progress(&report);
                 reports.push(report);
             }
+            Some(SafePoint::LeaveEnded) if !options.dry_run => {
+                let report = ended(session);
+                progress(&report);
+                reports.push(report);
+            }
             Some(SafePoint::WaitBusy | SafePoint::WaitWaiting) if !options.dry_run => {
                 held.push(index)
             }
@@ -145,6 +150,17 @@ pub fn run(
         }
         let pids = held.iter().filter_map(|i| plan.sessions[*i].pane_pid);
         let activities = store::live_activities(&state_root, pids);
+        // One the person ended while it was held is theirs: dropped, never rolled.
+        held.retain(|i| {
+            let session = &plan.sessions[*i];
+            let over = activity_of(session, &activities).activity == Activity::Ended;
+            if over {
+                let report = ended(session);
+                progress(&report);
+                reports.push(report);
+            }
+            !over
+        });
         let (ready, still): (Vec<usize>, Vec<usize>) = held.iter().partition(|i| {
             !activity_of(&plan.sessions[**i], &activities)
                 .activity
@@ -225,17 +241,39 @@ fn activity_of(session: &SessionPlan, all: &BTreeMap<i32, HarnessActivity>) -> H
 }
 
 /// `Ok` when the session's harness is between turns (or says nothing),
-/// read from its activity file now; `Err("busy since …")` inside a turn.
-/// The roll's last look before the signal (`Roller::safe_point`).
-pub fn between_turns(state_root: &Path, session: &SessionPlan) -> Result<(), String> {
+/// read from its activity file now; `deferred`, "busy since …", inside a
+/// turn (unless `now_anyway`, `--now`); `skipped` when the person ended it,
+/// whatever the flags. The roll's last look before the signal
+/// (`Roller::safe_point`).
+pub fn between_turns(
+    state_root: &Path,
+    session: &SessionPlan,
+    now_anyway: bool,
+) -> Result<(), (Outcome, String)> {
     let Some(pid) = session.pane_pid else {
         return Ok(());
     };
     let now = store::read_one(state_root, pid);
-    if now.activity.in_turn() && store::process_start(pid) == Some(now.start) {
-        return Err(busy_words(&now));
+    if store::process_start(pid) != Some(now.start) {
+        return Ok(());
     }
-    Ok(())
+    match now.activity {
+        Activity::Ended => Err((Outcome::Skipped, ENDED_BY_THE_USER.to_owned())),
+        a if a.in_turn() && !now_anyway => Err((Outcome::Deferred, busy_words(&now))),
+        _ => Ok(()),
+    }
+}
+
+/// Why a session the person ended is not rolled.
+const ENDED_BY_THE_USER: &str = "ended by the user; not respawned";
+
+/// The report of a session the person ended: skipped, and left as it is.
+fn ended(session: &SessionPlan) -> SessionReport {
+    SessionReport::from_plan(
+        session,
+        Outcome::Skipped,
+        Some(ENDED_BY_THE_USER.to_owned()),
+    )
 }
 
 /// `busy since 2026-12-01T03:12:09Z`, for a turn still running at the deadline.
@@ -257,6 +295,7 @@ fn hold_words(point: SafePoint) -> Option<&'static str> {
         SafePoint::WaitBusy => Some("waits for its running turn to end"),
         SafePoint::WaitWaiting => Some("waits for the person it is asking"),
         SafePoint::LeaveAttached => Some("deferred: a client is attached"),
+        SafePoint::LeaveEnded => Some(ENDED_BY_THE_USER),
     }
 }
 

@@ -36,14 +36,17 @@ pub struct Roller<'a> {
     /// Told just before a harness is ended, for a progress view
     /// (`apply --json-stream`).
     pub respawning: Option<&'a (dyn Fn(&SessionPlan) + Sync)>,
-    /// The last look before the journal and the signal: `Err(why)` when
-    /// the harness is now inside a turn, which is then not ended (the
-    /// session is `deferred`). `None` under `--now`.
+    /// The last look before the journal and the signal: `Err((outcome,
+    /// why))` when the harness is now inside a turn (`deferred`) or the
+    /// person ended it (`skipped`); it is then not ended. `None` only
+    /// where nothing was planned from activity.
     pub safe_point: Option<&'a SafePointCheck>,
 }
 
 /// See [`Roller::safe_point`].
-pub type SafePointCheck = dyn Fn(&SessionPlan) -> Result<(), String> + Sync;
+/// The error is the outcome the session gets instead (`deferred` for a
+/// turn that began, `skipped` for a harness the person ended) and why.
+pub type SafePointCheck = dyn Fn(&SessionPlan) -> Result<(), (Outcome, String)> + Sync;
 
 /// A session whose pane runs the resuming launcher, waiting for its probe.
 /// The disruptive part of its roll is over; what is left only reads.
@@ -155,8 +158,8 @@ impl Roller<'_> {
                 return Respawn::Done(report);
             }
         };
-        if let Some(Err(why)) = self.safe_point.map(|check| check(plan)) {
-            report.outcome = Outcome::Deferred;
+        if let Some(Err((outcome, why))) = self.safe_point.map(|check| check(plan)) {
+            report.outcome = outcome;
             report.detail = Some(why);
             return Respawn::Done(report);
         }

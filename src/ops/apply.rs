@@ -183,11 +183,12 @@ pub fn apply(
     }
     let respawning = |s: &SessionPlan| sink.respawning(s);
     let root = ctx.config.state_root.clone();
+    let now_anyway = options.drain.now;
     let in_turn: &crate::apply::roll::SafePointCheck =
-        &move |s: &SessionPlan| drain::between_turns(&root, s);
+        &move |s: &SessionPlan| drain::between_turns(&root, s, now_anyway);
     let batch = Batcher::new(&ctx.tmux);
     let roller = Roller {
-        safe_point: (!options.drain.now).then_some(in_turn),
+        safe_point: Some(in_turn),
         config: &ctx.config,
         policy,
         tmux: &batch,

@@ -170,6 +170,9 @@ pub enum SafePoint {
     WaitWaiting,
     /// A tmux client is attached: left alone (`deferred`) unless `--include-attached`.
     LeaveAttached,
+    /// The person ended its harness (`/exit`, Ctrl-C twice, logout): left
+    /// alone (`skipped`), whatever the flags.
+    LeaveEnded,
 }
 
 impl SessionPlan {

@@ -54,6 +54,10 @@ pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> S
         // Its harness is already gone: nothing left to interrupt.
         return SafePoint::RollNow;
     }
+    if activity == Activity::Ended {
+        // The person ended it: `--now` does not overrule them.
+        return SafePoint::LeaveEnded;
+    }
     if session.attached > 0 && !drain.include_attached {
         return SafePoint::LeaveAttached;
     }
@@ -61,7 +65,7 @@ pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> S
         _ if drain.now => SafePoint::RollNow,
         Activity::Busy => SafePoint::WaitBusy,
         Activity::Waiting => SafePoint::WaitWaiting,
-        Activity::Idle | Activity::Unknown => SafePoint::RollNow,
+        Activity::Idle | Activity::Unknown | Activity::Ended => SafePoint::RollNow,
     }
 }
 

@@ -367,6 +367,7 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
         Some(SafePoint::WaitBusy) => ": waits for its turn to end",
         Some(SafePoint::WaitWaiting) => ": waits until the person it asks answers",
         Some(SafePoint::LeaveAttached) => ": deferred while attached (--include-attached rolls it)",
+        Some(SafePoint::LeaveEnded) => ": left alone: the person ended its harness",
     };
     let _ = write!(
         out,

@@ -360,3 +360,63 @@ fn a_turn_begun_after_the_plan_is_still_not_interrupted() {
     wait_long(|| shows(&pty, "Apply: 1 restarted"), "rolled once idle");
     assert_ne!(w.pane(&s.name).unwrap().pid, old.pid);
 }
+
+/// `/exit` while a roll holds the session: the person closed that
+/// conversation, so it is dropped (`skipped`), never signalled or resumed,
+/// although its harness takes a while to go after `SessionEnd`.
+#[test]
+fn a_session_the_person_ends_while_held_is_skipped_not_respawned() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let old = w.pane(&s.name).unwrap();
+    let apply = spawn(
+        &w,
+        &[
+            "apply",
+            "--auto-approve",
+            "--json",
+            "--drain-timeout",
+            "60s",
+        ],
+    );
+    wait_for(
+        || w.events_named("apply.started").len() == 1,
+        "the roll started",
+    );
+    type_line(&w, &s, "/exit");
+    let out = apply.wait_with_output().unwrap();
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "skipped", "{report}");
+    assert_eq!(
+        row["detail"], "ended by the user; not respawned",
+        "{report}"
+    );
+    assert!(row["conversation"].is_null(), "{report}");
+    assert!(!signalled(&w, &s), "the person's exit was overruled");
+    // Nothing was respawned in its pane: it is gone, or still the old process.
+    if let Some(now) = w.pane(&s.name) {
+        assert_eq!(now.pid, old.pid);
+    }
+}
+
+/// The plan's rule: a harness the person ended is left alone, whatever the
+/// flags, and `plan` says so.
+#[test]
+fn an_ended_session_is_planned_left_alone_even_with_now() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/exit");
+    wait_plan(&w, &s, "activity", "ended");
+    assert_eq!(plan_row(&w, &s)["apply_will"], "leave_ended");
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--now"]);
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "skipped", "{report}");
+    assert!(!signalled(&w, &s), "the person's exit was overruled");
+}
