@@ -26,6 +26,11 @@ Options (issue 26; the ones before a CMD apply to that CMD only):
                   harnesses starting; the next run should not time them)
   --server-pid P  also reads the tmux server's own CPU (utime + stime from
                   /proc/P/stat) before and after each run
+  --quiet S       before each timed run, waits (S seconds at most) until the
+                  machine is quiet: under a fifth of a core busy over 0.3 s.
+                  On a machine shared with a compiler, a run that starts
+                  during a build measures the build; the wait and whether
+                  quiet came are kept with each run
 
 A command that prints a line `elapsed: SECONDS` times itself: that figure,
 not the command's wall time, is its time (scripts/bench-respawn-floor.sh
@@ -71,6 +76,19 @@ def server_cpu(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def wait_quiet(limit):
+    """Waits until the machine's busy CPU over 0.3 s is under a fifth of a
+    core, `limit` seconds at most: (seconds waited, whether it came)."""
+    start = time.perf_counter()
+    while True:
+        busy = machine_busy()
+        time.sleep(0.3)
+        if (machine_busy() - busy) / 0.3 < 0.2:
+            return time.perf_counter() - start, True
+        if time.perf_counter() - start > limit:
+            return time.perf_counter() - start, False
+
+
 def run_once(command, to_null, server_pid):
     """One run of `command` through /bin/sh: a dict of its figures."""
     busy, server = machine_busy(), server_cpu(server_pid)
@@ -112,13 +130,15 @@ def timed(command, to_null, server_pid):
 
 
 def parse(argv):
-    opts = {"json": None, "warmup": 1, "alternate": False, "settle": 0.0, "server_pid": None}
+    opts = {"json": None, "warmup": 1, "alternate": False, "settle": 0.0, "server_pid": None,
+            "quiet": 0.0}
     commands, pending = [], {}
     rounds = None
     i = 1
     while i < len(argv):
         arg = argv[i]
-        if arg in ("--label", "--before", "--json", "--warmup", "--settle", "--server-pid"):
+        if arg in ("--label", "--before", "--json", "--warmup", "--settle", "--server-pid",
+                   "--quiet"):
             if i + 1 >= len(argv):
                 sys.exit(__doc__)
             value = argv[i + 1]
@@ -133,6 +153,8 @@ def parse(argv):
                 opts["warmup"] = int(value)
             elif arg == "--settle":
                 opts["settle"] = float(value)
+            elif arg == "--quiet":
+                opts["quiet"] = float(value)
             else:
                 opts["server_pid"] = int(value) if value else None
             continue
@@ -167,7 +189,10 @@ def main(argv):
             subprocess.run(["/bin/sh", "-c", c["before"]], capture_output=True, check=False)
         if opts["settle"]:
             time.sleep(opts["settle"])
+        quiet = wait_quiet(opts["quiet"]) if opts["quiet"] else None
         figures = timed(c["command"], to_null, opts["server_pid"])
+        if quiet:
+            figures["quiet_wait"], figures["quiet"] = quiet
         if counted:
             runs[c["label"]].append(figures)
 
@@ -181,23 +206,27 @@ def main(argv):
     reference = statistics.median(f["time"] for f in runs[commands[-1]["label"]])
     print(f"{rounds} rounds, stdout {'/dev/null' if to_null else 'a pipe'}, "
           f"loadavg {open('/proc/loadavg').read().split()[0]}")
-    print("| command | median ms | mean ms | min ms | median / reference | failed runs |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| command | median ms | mean ms | min ms | median / reference | failed runs "
+          "| runs started on a busy machine |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     summary = {}
     for c in commands:
         label, these = c["label"], runs[c["label"]]
         times = [f["time"] for f in these]
         median = statistics.median(times)
         failed = sum(1 for f in these if f["exit"] != 0)
+        busy = sum(1 for f in these if f.get("quiet") is False)
         print(
             f"| `{label}` | {median * 1e3:.1f} | {statistics.mean(times) * 1e3:.1f} "
-            f"| {min(times) * 1e3:.1f} | {median / reference:.2f}× | {failed} |"
+            f"| {min(times) * 1e3:.1f} | {median / reference:.2f}× | {failed} "
+            f"| {busy if opts['quiet'] else '–'} |"
         )
         summary[label] = {
             "command": c["command"],
             "median": median,
             "min": min(times),
             "failed": failed,
+            "busy_starts": busy if opts["quiet"] else None,
             "median_wall": median_of(these, "wall"),
             "median_own_cpu": median_of(these, "own_cpu"),
             "median_tmux_server_cpu": median_of(these, "tmux_server_cpu"),

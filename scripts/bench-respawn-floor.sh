@@ -9,9 +9,10 @@
 # sessions as it has then.
 #
 # The client is made as the roll makes its own (src/runner/control: a
-# `tmux -C new-session` of its own, killed at the end), fed every line at
-# once, and timed from its start to its exit, once every command has been
-# answered. Prints `elapsed: SECONDS` (scripts/bench-interleave.py takes
+# `tmux -C new-session` of its own, killed at the end, its stdin a pipe
+# held open: fed a file, tmux 3.3a was seen to reach the file's end before
+# it ran the new-session, which then never ran), fed every line at once,
+# and timed from its start to its last answer. Prints `elapsed: SECONDS` (scripts/bench-interleave.py takes
 # that as the run's time), and the tmux server's own CPU and the whole
 # machine's busy CPU in that window (`tmux_server_cpu:`, `machine_cpu:`).
 #
@@ -54,24 +55,30 @@ busy() { # the whole machine's busy CPU (/proc/stat, all but idle and iowait), i
 work=$(mktemp -d /tmp/tl-respawn-floor.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 session=bench-respawn-floor-$$
+commands=
 for p in "${panes[@]}"; do
-  printf 'respawn-pane -k -t %s -- sleep 600\n' "${p%% *}"
-done >"$work/commands"
-printf 'kill-session -t %s\n' "=$session" >>"$work/commands"
+  commands+="respawn-pane -k -t ${p%% *} -- sleep 600"$'\n'
+done
 
 ticks=$(cpu) machine=$(busy)
 start=$EPOCHREALTIME
-tmux -C new-session -s "$session" -- sleep 600 <"$work/commands" >"$work/answers" 2>&1 || true
+coproc CONTROL { exec tmux -C new-session -s "$session" -- sleep 600 2>&1; }
+client=$CONTROL_PID
+exec {to}>&"${CONTROL[1]}" {from}<&"${CONTROL[0]}"
+printf '%s' "$commands" >&"$to"
+# One block answers the new-session itself, one each respawn.
+grep -m $((count + 1)) -E '^%(end|error) ' <&"$from" >"$work/answers" || true
 end=$EPOCHREALTIME
 ticks=$(($(cpu) - ticks)) machine=$(($(busy) - machine))
+printf 'kill-session -t =%s\n' "$session" >&"$to"
+exec {to}>&-
+cat <&"$from" >/dev/null
+wait "$client" 2>/dev/null || true
 
 errors=$(grep -c '^%error' "$work/answers" || true)
 ends=$(grep -c '^%end' "$work/answers" || true)
-# One block answers the new-session itself; the kill-session ends the client
-# before its own block closes.
-if ((errors > 0 || ends < count)); then
-  echo "bench-respawn-floor: $errors commands failed, $ends of $count answered" >&2
-  grep -A1 '^%error' "$work/answers" | head -n 6 >&2
+if ((errors > 0 || ends < count + 1)); then
+  echo "bench-respawn-floor: $errors commands failed, $ends of $((count + 1)) answered" >&2
   exit 1
 fi
 elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
