@@ -49,6 +49,13 @@ def interleaved(name):
     return json.loads(path.read_text())["commands"] if path.is_file() else None
 
 
+def busy_note(*figures):
+    """How many of these runs started on a busy machine (no quiet within
+    bench-interleave.py's --quiet wait), when any did."""
+    busy = sum(f.get("busy_starts") or 0 for f in figures)
+    return f"; {busy} of these runs started on a busy machine" if busy else ""
+
+
 def targets_table():
     """Issue 26's targets: one row each, with its floor and ratio."""
     rows, notes = [], []
@@ -77,6 +84,7 @@ def targets_table():
             f"T_tmux({n - 1}): {ms(t)}; the tmux server's CPU in it "
             f"{ms(floor['median_tmux_server_cpu'])}, the machine's {ms(floor['median_machine_cpu'])}"
             + (f". **{failed} runs failed**" if failed else "")
+            + busy_note(apply, floor)
         )
     for name, what, floor_label, floor_what in (
         ("plan-clean", "global layer clean, world as built", "floor", "`bench-floor.sh`"),
@@ -102,6 +110,9 @@ def targets_table():
                     f"(`bench-floor.sh`) in the same rounds {ms(run['floor']['median'])}, so the "
                     f"per-session questions cost the floor {ms(floor - run['floor']['median'])}"
                 )
+            note = busy_note(*run.values())
+            if note:
+                notes.append(f"- plan at {n}, {what}{note}")
     if not rows:
         return
     print("## issue 26's targets (each figure and its floor interleaved in one run)\n")
@@ -112,6 +123,8 @@ def targets_table():
     print("\nMedians. Where the time goes:\n")
     print("\n".join(notes))
     print()
+    for path in sorted(out.glob("target-timeline-n*.txt"), key=lambda p: int(p.stem.split("-n")[-1])):
+        print(f"One more roll, step by step (`scripts/bench-timeline.py`): {path.read_text()}")
 
 
 calls = tsv("calls.tsv")

@@ -73,9 +73,14 @@
 #                             targets (each its own world)
 #   TARGET_PLAN_SIZE=500      the world whose plan targets are measured too
 #   TARGET_APPLY_ROUNDS=5  TARGET_PLAN_ROUNDS=40  interleaved rounds
+#   TARGET_QUIET=60           each timed run of the targets waits up to this
+#                             many seconds for a quiet machine (a compiler
+#                             running beside the bench skews every ratio);
+#                             0: no wait
 # The results: one hyperfine JSON per measurement, calls.tsv, rss.tsv,
 # canary.tsv, probe.tsv, machine.txt, target-*.json (bench-interleave.py's),
-# target-probe.tsv, and summary.md (scripts/bench-summary.py).
+# target-timeline-n*.txt (bench-timeline.py's), target-probe.tsv, and
+# summary.md (scripts/bench-summary.py).
 # Not part of `cargo test`: timings belong in benchmarks, not tests.
 set -euo pipefail
 
@@ -87,6 +92,7 @@ TARGET_SIZES=${TARGET_SIZES:-"100:1 500:2"}
 TARGET_PLAN_SIZE=${TARGET_PLAN_SIZE:-500}
 TARGET_APPLY_ROUNDS=${TARGET_APPLY_ROUNDS:-5}
 TARGET_PLAN_ROUNDS=${TARGET_PLAN_ROUNDS:-40}
+TARGET_QUIET=${TARGET_QUIET:-60}
 SIZES=${SIZES:-"1 20 100 200 500"}
 APPLY_SIZES=${APPLY_SIZES-"1 20 100 500"}
 SERIAL_SIZES=${SERIAL_SIZES-"20 100"}
@@ -247,7 +253,8 @@ check_clean() {
 interleave() { # name rounds interleave-args...
   local name=$1 rounds=$2
   shift 2
-  python3 "$repo/scripts/bench-interleave.py" --json "$OUT/target-$name.json" "$rounds" "$@" \
+  python3 "$repo/scripts/bench-interleave.py" --json "$OUT/target-$name.json" \
+    --quiet "$TARGET_QUIET" "$rounds" "$@" \
     >"$OUT/target-$name.txt"
   cat "$OUT/target-$name.txt" >&2
 }
@@ -281,9 +288,11 @@ targets() {
       --label apply --before "$repo/scripts/bench-rotate.sh $W/.env" \
       "$BIN --config $CONFIG apply --auto-approve --parallelism $n" \
       --label respawn-floor "$repo/scripts/bench-respawn-floor.sh $((n - 1)) --restore"
-    # Rolled once more, untimed: every harness then has its activity file.
-    rotate
-    "$BIN" --config "$CONFIG" apply --auto-approve --parallelism "$n" >/dev/null
+    # Rolled once more, step by step (scripts/bench-timeline.py): where the
+    # wall time goes; every harness then has its activity file.
+    sleep 2
+    THE_LOOP_BIN=$BIN python3 "$repo/scripts/bench-timeline.py" "$W" "$n" >"$OUT/target-timeline-n$n.txt"
+    cat "$OUT/target-timeline-n$n.txt" >&2
     check_clean "$n"
     load_note "targets-apply-n$n"
     if [ "$n" = "$TARGET_PLAN_SIZE" ]; then
