@@ -179,6 +179,13 @@ def median_of(runs, key):
     return statistics.median(values) if values else None
 
 
+def mean_of(runs, key):
+    """The mean, for CPU figures: /proc counts them in 10 ms ticks, too
+    coarse for the median of a 50 ms run."""
+    values = [r[key] for r in runs if key in r]
+    return statistics.mean(values) if values else None
+
+
 def main(argv):
     rounds, commands, opts = parse(argv)
     to_null = os.environ.get("NULL") == "1"
@@ -231,6 +238,9 @@ def main(argv):
             "median_own_cpu": median_of(these, "own_cpu"),
             "median_tmux_server_cpu": median_of(these, "tmux_server_cpu"),
             "median_machine_cpu": median_of(these, "machine_cpu"),
+            "mean_own_cpu": mean_of(these, "own_cpu"),
+            "mean_tmux_server_cpu": mean_of(these, "tmux_server_cpu"),
+            "mean_machine_cpu": mean_of(these, "machine_cpu"),
             "runs": these,
         }
     if opts["json"]:

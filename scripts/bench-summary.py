@@ -104,6 +104,16 @@ def targets_table():
                 "≤ 1.5×",
                 "yes" if plan <= 1.5 * floor else "**no**",
             ))
+            cpu = run["plan"].get("mean_own_cpu")
+            if cpu is not None:
+                f = run[floor_label]
+                notes.append(
+                    f"- plan at {n}, {what}: wall {ms(plan)}, CPU (means) the-loop's {ms(cpu)} "
+                    f"(across its threads), the tmux server's "
+                    f"{ms(run['plan'].get('mean_tmux_server_cpu'))}; its floor: wall {ms(floor)}, "
+                    f"its processes' CPU (shell, `cat`, tmux clients) {ms(f.get('mean_own_cpu'))}, "
+                    f"the tmux server's {ms(f.get('mean_tmux_server_cpu'))}"
+                )
             if name == "plan-residue":
                 notes.append(
                     f"- plan at {n} with the retired value: {ms(plan)}; the plain floor "

@@ -266,15 +266,16 @@ targets() {
     log "targets, N=$n, probe $p s: spawning the fleet"
     PROBE=$p make_world "$n" -targets
     printf '%s\t%s\n' "$n" "$p" >>"$OUT/target-probe.tsv"
+    server_pid=$(tmux display -p '#{pid}')
     if [ "$n" = "$TARGET_PLAN_SIZE" ]; then
       log "targets, N=$n: plan with the retired value in tmux's global layer"
-      interleave "plan-residue-n$n" "$TARGET_PLAN_ROUNDS" \
+      interleave "plan-residue-n$n" "$TARGET_PLAN_ROUNDS" --server-pid "$server_pid" \
         --label plan "$BIN --config $CONFIG plan" \
         --label floor "$repo/scripts/bench-floor.sh" \
         --label floor-sessions "$repo/scripts/bench-floor-sessions.sh"
       log "targets, N=$n: plan with the global layer clean"
       tmux setenv -gu BENCH_TOKEN
-      interleave "plan-clean-n$n" "$TARGET_PLAN_ROUNDS" \
+      interleave "plan-clean-n$n" "$TARGET_PLAN_ROUNDS" --server-pid "$server_pid" \
         --label plan "$BIN --config $CONFIG plan" \
         --label floor "$repo/scripts/bench-floor.sh"
       # The rolls below start from the world as built, as the bench's own do.
@@ -284,7 +285,7 @@ targets() {
     # The floor puts the panes back (untimed) so the next apply rolls them
     # all again; a warm-up round of each, not counted, rolls the world once.
     interleave "apply-n$n" "$TARGET_APPLY_ROUNDS" --alternate --settle 1 \
-      --server-pid "$(tmux display -p '#{pid}')" \
+      --server-pid "$server_pid" \
       --label apply --before "$repo/scripts/bench-rotate.sh $W/.env" \
       "$BIN --config $CONFIG apply --auto-approve --parallelism $n" \
       --label respawn-floor "$repo/scripts/bench-respawn-floor.sh $((n - 1)) --restore"
@@ -299,7 +300,7 @@ targets() {
       log "targets, N=$n: plan after a roll, the global layer clean"
       tmux setenv -gu BENCH_TOKEN
       sleep 2
-      interleave "plan-rolled-n$n" "$TARGET_PLAN_ROUNDS" \
+      interleave "plan-rolled-n$n" "$TARGET_PLAN_ROUNDS" --server-pid "$server_pid" \
         --label plan "$BIN --config $CONFIG plan" \
         --label floor "$repo/scripts/bench-floor.sh"
       load_note "targets-plan-n$n"
