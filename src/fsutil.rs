@@ -81,6 +81,25 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
         .create(dir)
 }
 
+/// True the first time it is asked for `name` under `dir` (a private
+/// marker file is created, never written through a link), false after.
+/// When the marker cannot be made, true: a thing said twice is better than
+/// a thing never said.
+pub fn first_time(dir: &Path, name: &str) -> bool {
+    if create_private_dir(dir).is_err() {
+        return true;
+    }
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(PRIVATE_FILE)
+        .open(dir.join(name))
+    {
+        Ok(_) => true,
+        Err(e) => e.kind() != io::ErrorKind::AlreadyExists,
+    }
+}
+
 /// Fails unless `path` is absent or a regular file (not followed if a link).
 pub fn check_regular_or_absent(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {

@@ -53,13 +53,16 @@ pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets>
     Ok(Targets(resolved))
 }
 
+/// Under the state root: markers of what a plan has said once already.
+const SAID_DIR: &str = "said";
+
 pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     // tmux is checked on the version its listing reports: a plan of a clean
     // fleet is then one tmux call in all.
     let mut ctx = Context::load_checking_tmux_later(config)?;
     let policy = crate::desired::load_policy(&ctx.config, true)?;
     let targets = resolve_targets(&ctx, &args.targets)?;
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
     ctx.check_tmux(observed.tmux_version())?;
     // Freeing what 500 sessions' processes hold takes a millisecond or two:
     // on another core, while the plan is written.
@@ -70,6 +73,12 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&plan);
     } else {
+        if let Some(residue) = plan.residue.as_mut() {
+            // Once per residue, not on every plan: see `Residue::scrub_key`.
+            residue.say_plans_get_cheaper = residue.scrub_key().is_some_and(|key| {
+                crate::fsutil::first_time(&ctx.config.state_root.join(SAID_DIR), &key)
+            });
+        }
         crate::out!("{}", render_plan(&plan, stdout_style()));
         if let Some(out) = &args.out {
             crate::outln!(

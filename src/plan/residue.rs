@@ -83,6 +83,12 @@ pub struct Residue {
     /// may hold. Reported only: the-loop never signals them.
     #[serde(default)]
     pub detached: Vec<super::detached::DetachedEntry>,
+    /// Tell the operator, once for this residue, that a scrub also makes
+    /// the next plans cheaper ([`Residue::scrub_key`] decides "once"; the
+    /// text view sets it). Not part of the JSON plan.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub say_plans_get_cheaper: bool,
 }
 
 pub const SCRUB_COMMAND: &str = "the-loop apply --scrub-tmux-env";
@@ -90,6 +96,11 @@ pub const SCRUB_COMMAND: &str = "the-loop apply --scrub-tmux-env";
 pub const SERVER_NOTE: &str = "The tmux server's own process environment and argv cannot be changed in place: \
 only restarting the tmux server clears them (`tmux kill-server`, once its sessions can be stopped; \
 the-loop never does this). Panes inherit the global environment, not these, but any process of the same user can read them.";
+
+/// Said once per residue (see [`Residue::scrub_key`]), not on every plan.
+pub const CHEAPER_AFTER_SCRUB: &str = "It also makes the next plans cheaper: while tmux holds a watched value, \
+every plan asks each session for its own environment too (one more tmux call); after the scrub a plan is one \
+tmux call. (Said once for this residue.)";
 
 impl Residue {
     pub fn not_asked(reason: &str) -> Residue {
@@ -100,7 +111,30 @@ impl Residue {
             entries: Vec::new(),
             unobserved: Vec::new(),
             detached: Vec::new(),
+            say_plans_get_cheaper: false,
         }
+    }
+
+    /// Names this residue's scrubbable part (layers, sessions, names and
+    /// fingerprints, in order): the same residue keeps the same key, and a
+    /// new value left in tmux gets a new one. `None` when nothing can be
+    /// scrubbed. Fingerprints only, so the key says nothing of a value.
+    pub fn scrub_key(&self) -> Option<String> {
+        use sha2::Digest;
+        let mut hash = sha2::Sha256::new();
+        let mut any = false;
+        for e in self.scrubbable() {
+            any = true;
+            let line = format!(
+                "{:?}\t{}\t{}\t{}\n",
+                e.layer,
+                e.session.as_deref().unwrap_or(""),
+                e.name,
+                e.fingerprint
+            );
+            hash.update(line.as_bytes());
+        }
+        any.then(|| base16ct::lower::encode_string(&hash.finalize()[..8]))
     }
 
     pub fn scrubbable(&self) -> impl Iterator<Item = &ResidueEntry> {
@@ -123,6 +157,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
                 entries: Vec::new(),
                 unobserved: Vec::new(),
                 detached: Vec::new(),
+                say_plans_get_cheaper: false,
             }
         }
         ResidueView::Unanswered(reason) => return Residue::not_asked(reason),
@@ -206,6 +241,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
         entries,
         unobserved,
         detached: Vec::new(),
+        say_plans_get_cheaper: false,
     }
 }
 
@@ -300,6 +336,9 @@ pub fn render(residue: &Residue, style: Style) -> String {
                 out,
                 "  `{SCRUB_COMMAND}` unsets them from the global and session environments."
             );
+            if residue.say_plans_get_cheaper {
+                let _ = writeln!(out, "  {CHEAPER_AFTER_SCRUB}");
+            }
         }
         if residue.has_server_residue() {
             let _ = writeln!(out, "  {SERVER_NOTE}");
@@ -317,6 +356,40 @@ mod tests {
     use crate::desired::envfile::EnvFile;
     use crate::observed::residue::TmuxLayers;
     use std::collections::BTreeMap;
+
+    fn with_global_residue() -> Residue {
+        Residue {
+            state: ResidueState::Observed,
+            reason: None,
+            server_pid: Some(7),
+            entries: vec![ResidueEntry {
+                layer: Layer::TmuxGlobal,
+                session: None,
+                name: "TOKEN".into(),
+                fingerprint: crate::secret::SecretValue::new("retired").fingerprint(),
+                case: ChangeCase::Stale,
+                scrubbable: true,
+            }],
+            unobserved: Vec::new(),
+            detached: Vec::new(),
+            say_plans_get_cheaper: false,
+        }
+    }
+
+    #[test]
+    fn the_cheaper_plans_line_is_said_only_when_asked_and_keyed_on_fingerprints() {
+        let mut residue = with_global_residue();
+        assert!(!render(&residue, Style::PLAIN).contains(CHEAPER_AFTER_SCRUB));
+        residue.say_plans_get_cheaper = true;
+        assert!(render(&residue, Style::PLAIN).contains(CHEAPER_AFTER_SCRUB));
+        let key = residue.scrub_key().unwrap();
+        assert_eq!(key.len(), 16);
+        assert_eq!(with_global_residue().scrub_key(), Some(key.clone()));
+        residue.entries[0].fingerprint = crate::secret::SecretValue::new("other").fingerprint();
+        assert_ne!(residue.scrub_key(), Some(key));
+        residue.entries[0].scrubbable = false;
+        assert_eq!(residue.scrub_key(), None);
+    }
 
     fn policy() -> Policy {
         let dir = tempfile::tempdir().unwrap();

@@ -170,6 +170,34 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_two_tmux_calls() {
     }
 }
 
+/// The residue section says once, not on every plan, that a scrub also makes
+/// the next plans cheaper; a new value left in tmux is new residue, said again.
+#[test]
+fn plans_say_once_per_residue_that_a_scrub_makes_them_cheaper() {
+    let Setup { w, .. } = world_with_residue();
+    let cheaper = "It also makes the next plans cheaper";
+    let first = stdout(&w.the_loop(&["plan"]));
+    assert!(first.contains(cheaper), "{first}");
+    assert!(first.contains("the-loop apply --scrub-tmux-env"), "{first}");
+    let second = stdout(&w.the_loop(&["plan"]));
+    assert!(!second.contains(cheaper), "said again: {second}");
+    assert!(
+        second.contains("the-loop apply --scrub-tmux-env"),
+        "{second}"
+    );
+    // JSON never carries it.
+    let json_out = stdout(&w.the_loop(&["plan", "--json"]));
+    assert!(!json_out.contains("cheaper"), "{json_out}");
+    // Another retired value in the global layer: new residue, said again.
+    w.source_tmux(&format!(
+        "set-environment -g SLACK_BOT_TOKEN {}\n",
+        tmux_quote("yet-another-retired-token")
+    ));
+    let third = stdout(&w.the_loop(&["plan"]));
+    assert!(third.contains(cheaper), "{third}");
+    assert_no_canary(third.as_bytes(), CANARIES, "plan stdout");
+}
+
 #[test]
 fn scrub_unsets_withheld_names_from_global_and_managed_session_environments_only() {
     let Setup {
