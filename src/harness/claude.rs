@@ -48,6 +48,9 @@ impl Harness for ClaudeCode {
     fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen> {
         screens::blocking_screen(screen)
     }
+    fn turn_screen(&self, screen: &str) -> super::turn_screen::TurnScreen {
+        super::turn_screen::turn_screen(screen)
+    }
     fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch> {
         read_launch(argv)
     }

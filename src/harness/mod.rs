@@ -9,6 +9,7 @@ pub mod prepare;
 pub mod resumable;
 pub mod screens;
 pub mod seed;
+pub mod turn_screen;
 pub mod user_files;
 
 use crate::desired::config::Config;
@@ -65,6 +66,11 @@ pub trait Harness: std::fmt::Debug + Sync {
     ) -> std::io::Result<Vec<OsString>>;
     /// The known screen, if any, that stops the harness before its prompt.
     fn blocking_screen(&self, screen: &str) -> Option<screens::BlockingScreen>;
+    /// What the screen says about a turn: running, asking a person, between
+    /// turns, or nothing known (then the hooks' word stands).
+    fn turn_screen(&self, _screen: &str) -> turn_screen::TurnScreen {
+        turn_screen::TurnScreen::Unknown
+    }
     /// Reads the-loop's launch back from a running harness's argv (as
     /// `/proc` shows it, interpreter or wrapper included); `None` when the
     /// argv shows no launch of the-loop's. Argument drift compares what

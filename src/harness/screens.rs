@@ -31,6 +31,10 @@ pub enum BlockingScreen {
     NoConversation,
     /// "Resume session": a picker, shown by `--resume` without a usable id.
     ResumePicker,
+    /// "Make auto mode your default permission mode?": a one-time menu on
+    /// the first start under a manual permission mode, shown after
+    /// `SessionStart` has already fired.
+    AutoModeMenu,
 }
 
 impl BlockingScreen {
@@ -41,6 +45,7 @@ impl BlockingScreen {
             BlockingScreen::LoginPrompt => "login prompt",
             BlockingScreen::NoConversation => "no conversation found",
             BlockingScreen::ResumePicker => "resume picker",
+            BlockingScreen::AutoModeMenu => "auto-mode menu",
         }
     }
 }
@@ -52,7 +57,7 @@ impl std::fmt::Display for BlockingScreen {
 }
 
 /// Each screen with phrases that all appear on it.
-const SIGNS: [(BlockingScreen, &[&str]); 6] = [
+const SIGNS: [(BlockingScreen, &[&str]); 7] = [
     (
         BlockingScreen::ApiKeyDialog,
         &[
@@ -80,6 +85,13 @@ const SIGNS: [(BlockingScreen, &[&str]); 6] = [
     (
         BlockingScreen::ResumePicker,
         &["Resume session", "Enter to resume"],
+    ),
+    (
+        BlockingScreen::AutoModeMenu,
+        &[
+            "Make auto mode your default permission mode?",
+            "No, keep manual mode",
+        ],
     ),
 ];
 
@@ -110,6 +122,9 @@ mod tests {
             ("trust-dialog.txt", Some(BlockingScreen::TrustDialog)),
             ("no-conversation.txt", Some(BlockingScreen::NoConversation)),
             ("resume-picker.txt", Some(BlockingScreen::ResumePicker)),
+            ("auto-mode-menu.txt", Some(BlockingScreen::AutoModeMenu)),
+            ("turn-running.txt", None),
+            ("permission-dialog.txt", None),
             ("prompt.txt", None),
             ("resumed-conversation.txt", None),
             ("unable-to-connect.txt", None),
