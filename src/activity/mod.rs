@@ -211,6 +211,10 @@ pub struct HarnessActivity {
     pub session_id: Option<String>,
     /// Every conversation id this process reported resuming at its start.
     pub resumed: Vec<String>,
+    /// The conversation the person is in: the id of this process's last
+    /// `SessionStart` (at its start, or after `/clear` or an in-app
+    /// `/resume`, which start another conversation in the same process).
+    pub conversation: Option<String>,
     /// The time of the last recorded event.
     pub last_ms: Option<u64>,
 }
@@ -228,12 +232,14 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
     let mut since_ms = None;
     let mut session_id = None;
     let mut resumed: Vec<String> = Vec::new();
+    let mut conversation = None;
     let mut last_ms = None;
     for record in records.iter().filter(|r| r.pid == pid && r.start == start) {
         last_ms = Some(record.at_ms);
         session_id = Some(record.session_id.clone());
         let next = match record.event {
             HookEvent::SessionStart => {
+                conversation = Some(record.session_id.clone());
                 if record.source == Some(StartSource::Resume)
                     && !resumed.contains(&record.session_id)
                 {
@@ -269,6 +275,7 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
         since_ms,
         session_id,
         resumed,
+        conversation,
         last_ms,
     }
 }
@@ -283,6 +290,7 @@ impl HarnessActivity {
             since_ms: None,
             session_id: None,
             resumed: Vec::new(),
+            conversation: None,
             last_ms: None,
         }
     }

@@ -164,3 +164,27 @@ fn end_reasons_are_a_closed_set() {
     .unwrap();
     assert_eq!(line.reason, Some(EndReason::PromptInputExit));
 }
+
+#[test]
+fn the_conversation_is_the_last_one_the_process_started() {
+    let after_clear = derive(
+        42,
+        7,
+        &[
+            start(StartSource::Startup, ID, 1),
+            end(EndReason::Clear, 2),
+            start(
+                StartSource::Clear,
+                "22222222-2222-4333-8444-555555555555",
+                3,
+            ),
+            rec(HookEvent::Stop, 4),
+        ],
+    );
+    assert_eq!(
+        after_clear.conversation.as_deref(),
+        Some("22222222-2222-4333-8444-555555555555")
+    );
+    assert_eq!(after_clear.activity, Activity::Idle);
+    assert_eq!(derive(42, 7, &[rec(HookEvent::Stop, 1)]).conversation, None);
+}

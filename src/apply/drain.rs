@@ -16,9 +16,11 @@ use super::interrupt;
 use super::pipeline::not_attempted;
 use super::report::{Outcome, Report, SessionReport, Stop};
 use super::roll::Roller;
+use super::screen::{self, HookVerdict};
 use crate::activity::waker::Waker;
 use crate::activity::{store, Activity, HarnessActivity};
 use crate::events::{Event, Subject};
+use crate::harness::turn_screen::TurnScreen;
 use crate::plan::gather::Observed;
 use crate::plan::safe_point::Drain;
 use crate::plan::{Plan, SafePoint, SessionPlan};
@@ -136,6 +138,8 @@ pub fn run(
     let deadline = crate::clock::deadline(drain.timeout);
     let mut said: Option<(Vec<usize>, u128)> = None;
     let waker = (!held.is_empty()).then(|| Waker::new(&store::dir(&state_root)));
+    let mut quiet_since: BTreeMap<usize, Option<Instant>> = BTreeMap::new();
+    let mut last_screen: BTreeMap<usize, TurnScreen> = BTreeMap::new();
     while !held.is_empty() {
         if interrupt::requested() {
             stop = Some(Stop::Interrupted);
@@ -161,11 +165,30 @@ pub fn run(
             }
             !over
         });
-        let (ready, still): (Vec<usize>, Vec<usize>) = held.iter().partition(|i| {
-            !activity_of(&plan.sessions[**i], &activities)
+        // The hooks miss an interrupt and a `!` command; the screen shows
+        // both (`apply/screen.rs`).
+        let sessions: Vec<&SessionPlan> = held.iter().map(|i| &plan.sessions[*i]).collect();
+        let screens = screen::look(roller.tmux, &sessions);
+        let looked = Instant::now();
+        let mut ready = Vec::new();
+        let mut still = Vec::new();
+        for (index, seen) in held.iter().zip(screens) {
+            let in_turn = activity_of(&plan.sessions[*index], &activities)
                 .activity
-                .in_turn()
-        });
+                .in_turn();
+            let quiet = quiet_since.entry(*index).or_default();
+            match screen::held(in_turn, seen, quiet, looked) {
+                screen::Held::Hold => {
+                    // Said only where the screen alone holds it (the hooks'
+                    // "busy since …" says more when they agree).
+                    if !in_turn {
+                        last_screen.insert(*index, seen);
+                    }
+                    still.push(*index);
+                }
+                screen::Held::Ready | screen::Held::Interrupted => ready.push(*index),
+            }
+        }
         held = still;
         if !ready.is_empty() {
             let mut rolled = roll(&ready, &mut held);
@@ -178,11 +201,12 @@ pub fn run(
         if left.is_zero() {
             for index in held.drain(..) {
                 let session = &plan.sessions[index];
-                let report = deferred(
-                    roller,
-                    session,
-                    busy_words(&activity_of(session, &activities)),
-                );
+                let why = last_screen
+                    .get(&index)
+                    .and_then(|seen| screen::held_words(*seen))
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| busy_words(&activity_of(session, &activities)));
+                let report = deferred(roller, session, why);
                 progress(&report);
                 reports.push(report);
             }
@@ -240,27 +264,21 @@ fn activity_of(session: &SessionPlan, all: &BTreeMap<i32, HarnessActivity>) -> H
         .unwrap_or_else(|| HarnessActivity::unknown(session.pane_pid.unwrap_or(0)))
 }
 
-/// `Ok` when the session's harness is between turns (or says nothing),
-/// read from its activity file now; `deferred`, "busy since …", inside a
-/// turn (unless `now_anyway`, `--now`); `skipped` when the person ended it,
-/// whatever the flags. The roll's last look before the signal
-/// (`Roller::safe_point`).
-pub fn between_turns(
-    state_root: &Path,
-    session: &SessionPlan,
-    now_anyway: bool,
-) -> Result<(), (Outcome, String)> {
+/// What the session's hooks say now, read from its activity file: the
+/// first half of the roll's last look before the signal
+/// (`Roller::safe_point`); [`super::screen::last_look`] is the second.
+pub fn hooks_now(state_root: &Path, session: &SessionPlan) -> HookVerdict {
     let Some(pid) = session.pane_pid else {
-        return Ok(());
+        return HookVerdict::Between;
     };
     let now = store::read_one(state_root, pid);
     if store::process_start(pid) != Some(now.start) {
-        return Ok(());
+        return HookVerdict::Between;
     }
     match now.activity {
-        Activity::Ended => Err((Outcome::Skipped, ENDED_BY_THE_USER.to_owned())),
-        a if a.in_turn() && !now_anyway => Err((Outcome::Deferred, busy_words(&now))),
-        _ => Ok(()),
+        Activity::Ended => HookVerdict::Ended(ENDED_BY_THE_USER.to_owned()),
+        a if a.in_turn() => HookVerdict::InTurn(busy_words(&now)),
+        _ => HookVerdict::Between,
     }
 }
 

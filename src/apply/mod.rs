@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod ready;
 pub mod report;
 pub mod roll;
+pub mod screen;
 pub mod scrub;
 
 pub use crate::plan::safe_point::Mode;

@@ -40,13 +40,13 @@ pub struct Roller<'a> {
     /// why))` when the harness is now inside a turn (`deferred`) or the
     /// person ended it (`skipped`); it is then not ended. `None` only
     /// where nothing was planned from activity.
-    pub safe_point: Option<&'a SafePointCheck>,
+    pub safe_point: Option<&'a SafePointCheck<'a>>,
 }
 
 /// See [`Roller::safe_point`].
 /// The error is the outcome the session gets instead (`deferred` for a
 /// turn that began, `skipped` for a harness the person ended) and why.
-pub type SafePointCheck = dyn Fn(&SessionPlan) -> Result<(), (Outcome, String)> + Sync;
+pub type SafePointCheck<'a> = dyn Fn(&SessionPlan) -> Result<(), (Outcome, String)> + Sync + 'a;
 
 /// A session whose pane runs the resuming launcher, waiting for its probe.
 /// The disruptive part of its roll is over; what is left only reads.
@@ -162,6 +162,19 @@ impl Roller<'_> {
             report.outcome = outcome;
             report.detail = Some(why);
             return Respawn::Done(report);
+        }
+        // The person moved to another conversation in this process (`/clear`,
+        // an in-app `/resume`): the record names it before anything is
+        // journaled or signalled, so a completion after a crash agrees.
+        if let (Some(moved), Some(key)) = (&plan.conversation_moved, &plan.key) {
+            let registry = crate::registry::Registry::new(&self.config.state_root);
+            if let Err(why) = crate::registry::follow::follow(&registry, key, &moved.to) {
+                report.detail = Some(format!(
+                    "cannot write conversation {} into the record ({why}); not touched",
+                    moved.to
+                ));
+                return Respawn::Done(report);
+            }
         }
         // On disk before the signal: if we die from here, the next run completes it.
         let journal = Journal::under(&self.config.state_root);

@@ -7,6 +7,7 @@
 use crate::apply::drain::{self, Waiting};
 use crate::apply::lock::{ApplyLock, LockError};
 use crate::apply::roll::Roller;
+use crate::apply::screen::{self, HookVerdict};
 use crate::apply::scrub::scrub;
 use crate::apply::{interrupt, Mode, Report, RollOptions, SessionReport};
 use crate::desired::policy::Policy;
@@ -184,9 +185,13 @@ pub fn apply(
     let respawning = |s: &SessionPlan| sink.respawning(s);
     let root = ctx.config.state_root.clone();
     let now_anyway = options.drain.now;
-    let in_turn: &crate::apply::roll::SafePointCheck =
-        &move |s: &SessionPlan| drain::between_turns(&root, s, now_anyway);
     let batch = Batcher::new(&ctx.tmux);
+    let last_look = |s: &SessionPlan| match drain::hooks_now(&root, s) {
+        HookVerdict::Ended(why) => Err((crate::apply::Outcome::Skipped, why)),
+        _ if now_anyway => Ok(()),
+        hooks => screen::last_look(&batch, s, hooks),
+    };
+    let in_turn: &crate::apply::roll::SafePointCheck = &last_look;
     let roller = Roller {
         safe_point: Some(in_turn),
         config: &ctx.config,

@@ -168,6 +168,28 @@ fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) ->
     Some(residue)
 }
 
+/// The conversation is the one the person is in: when the live harness
+/// (this pid, this start) last reported another id than the record's, the
+/// plan carries that id as the one to resume, and says it moved.
+fn follow_conversation(
+    mut plan: SessionPlan,
+    pane: Option<&crate::observed::Pane>,
+    observation: &Observation,
+) -> SessionPlan {
+    let reported = pane
+        .filter(|p| !p.dead)
+        .and_then(|p| observation.activities.get(&p.pid))
+        .and_then(|a| a.conversation.clone())
+        .filter(|id| crate::registry::is_valid_session_id(id));
+    if let (Some(to), Some(record)) = (reported, plan.record.as_mut()) {
+        if record.session_id.as_deref() != Some(to.as_str()) {
+            let from = record.session_id.replace(to.clone());
+            plan.conversation_moved = Some(super::model::ConversationMoved { from, to });
+        }
+    }
+    plan
+}
+
 fn plan_managed(
     policy: &Policy,
     session: &ManagedSession,
@@ -197,6 +219,7 @@ fn plan_managed(
         record: Some(session.facts.clone()),
         ..SessionPlan::new(kind, session.tmux_target.clone(), probe)
     };
+    let base = follow_conversation(base, pane, observation);
     if !session.record_live {
         return skipped(base, Reason::RecordClosed);
     }

@@ -21,6 +21,7 @@ pub mod saved;
 pub use change::{Change, ChangeCase};
 pub use compute::{compute, ManagedSession, Targets};
 pub use model::{
-    Action, ArgsChange, ArgsField, EnvReading, Plan, SafePoint, SessionKind, SessionPlan, Summary,
+    Action, ArgsChange, ArgsField, ConversationMoved, EnvReading, Plan, SafePoint, SessionKind,
+    SessionPlan, Summary,
 };
 pub use reason::Reason;

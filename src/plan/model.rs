@@ -146,6 +146,11 @@ pub struct SessionPlan {
     /// verified its replacement (the intent journal under the state root).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_respawn: Option<crate::registry::journal::InterruptedRespawn>,
+    /// The live harness reported another conversation than the record's:
+    /// the person ran `/clear` or an in-app `/resume`. A roll resumes (and
+    /// confirms) `to`, and writes it into the record first, keeping `from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_moved: Option<ConversationMoved>,
     /// Which record this session is (null for an unmanaged one). Not in the
     /// JSON: `ref` and `standing` say it there, and a saved plan is only
     /// compared with a fresh one, never acted on.
@@ -175,6 +180,15 @@ pub enum SafePoint {
     LeaveEnded,
 }
 
+/// A conversation the person moved to inside one harness process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConversationMoved {
+    /// The record's conversation (null when it names none).
+    pub from: Option<String>,
+    /// The one the live harness last reported starting.
+    pub to: String,
+}
+
 impl SessionPlan {
     /// A session with nothing decided yet: no pane, no drift, no record.
     /// Every other construction starts here (`..SessionPlan::new(..)`), so
@@ -200,6 +214,7 @@ impl SessionPlan {
             record_fingerprint: None,
             left_alone: None,
             interrupted_respawn: None,
+            conversation_moved: None,
             key: None,
             record: None,
         }

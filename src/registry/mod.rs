@@ -6,6 +6,7 @@
 //! format, and [`store`] reads and writes the files. The intent journal
 //! ([`journal`]) sits beside the records: what a roll in flight meant to do.
 
+pub mod follow;
 pub mod identity;
 pub mod journal;
 pub mod key;

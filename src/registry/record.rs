@@ -71,11 +71,19 @@ impl WorkItemField {
 /// shared record; [`LaunchFields`] is the other. They are two parts, not
 /// one, because a work item writes its own `url` and `pullRequests` between
 /// them, and the bytes on disk keep that order.
+/// How many earlier conversations a record keeps.
+pub const PREVIOUS_CONVERSATIONS_KEPT: usize = 20;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionFields {
     pub harness: String,
     pub harness_session_id: Option<String>,
+    /// The conversations this session was in before its current one, oldest
+    /// first: the person's `/clear` or in-app `/resume` moved it on, and the
+    /// record followed ([`SessionFields::follow_conversation`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previous_harness_session_ids: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub status: Status,
     pub created_at: Option<String>,
@@ -91,6 +99,7 @@ impl SessionFields {
         SessionFields {
             harness: harness.into(),
             harness_session_id: None,
+            previous_harness_session_ids: Vec::new(),
             cwd: None,
             status,
             created_at: None,
@@ -98,6 +107,26 @@ impl SessionFields {
             tmux_target: None,
             recent_deliveries: Vec::new(),
         }
+    }
+
+    /// Makes `id` the session's conversation, keeping the one it replaces
+    /// (at most [`PREVIOUS_CONVERSATIONS_KEPT`], newest last). False when
+    /// it already was.
+    pub fn follow_conversation(&mut self, id: &str) -> bool {
+        if self.harness_session_id.as_deref() == Some(id) {
+            return false;
+        }
+        if let Some(old) = self.harness_session_id.replace(id.to_owned()) {
+            self.previous_harness_session_ids
+                .retain(|p| *p != old && p != id);
+            self.previous_harness_session_ids.push(old);
+            let over = self
+                .previous_harness_session_ids
+                .len()
+                .saturating_sub(PREVIOUS_CONVERSATIONS_KEPT);
+            self.previous_harness_session_ids.drain(..over);
+        }
+        true
     }
 
     /// The recorded tmux target as tmux spells it, or `None` when the record

@@ -254,6 +254,16 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
     for change in &session.args_changes {
         let _ = writeln!(out, "    {}", render_args_change(change, style));
     }
+    if let Some(moved) = &session.conversation_moved {
+        let _ = writeln!(
+            out,
+            "    {} {} → {}  {}",
+            style.dim("conversation"),
+            moved.from.as_deref().unwrap_or("(none)"),
+            moved.to,
+            style.dim("(moved in the harness: /clear or /resume; a roll resumes the new one)")
+        );
+    }
 }
 
 /// What the plan says it does with a session: painted words for the usual

@@ -420,3 +420,164 @@ fn an_ended_session_is_planned_left_alone_even_with_now() {
     assert_eq!(row["outcome"], "skipped", "{report}");
     assert!(!signalled(&w, &s), "the person's exit was overruled");
 }
+
+/// Escape in the middle of a turn fires no hook: the hooks keep saying
+/// busy. The drain looks at the held pane, sees no running turn twice, and
+/// rolls it within the drain instead of deferring it for good.
+#[test]
+fn an_interrupted_turn_is_rolled_within_the_drain() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let old = w.pane(&s.name).unwrap();
+    let apply = spawn(
+        &w,
+        &[
+            "apply",
+            "--auto-approve",
+            "--json",
+            "--drain-timeout",
+            "20s",
+        ],
+    );
+    wait_for(
+        || w.events_named("apply.started").len() == 1,
+        "the roll started",
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!signalled(&w, &s), "a running turn was interrupted");
+    let interrupted = Instant::now();
+    type_line(&w, &s, "/interrupt");
+    let out = apply.wait_with_output().unwrap();
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(15),
+        "rolled within the drain, not at its end"
+    );
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    let now = w.pane(&s.name).unwrap();
+    assert_ne!(now.pid, old.pid);
+    assert_eq!(
+        environ(now.pid).get("EXTRA").map(String::as_str),
+        Some("two")
+    );
+}
+
+/// A `!` command fires no `UserPromptSubmit`: the hooks say idle while it
+/// runs. The roll's last look at the pane sees `esc to interrupt` and holds
+/// the session until the command ends; it is never ended mid-command.
+#[test]
+fn a_bang_command_is_not_ended_by_a_roll() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    let started = Instant::now();
+    type_line(&w, &s, "/bang 6");
+    wait_for(
+        || {
+            let screen = stdout(&w.tmux(&["capture-pane", "-p", "-t", &format!("={}:", s.name)]));
+            screen.contains("esc to interrupt")
+        },
+        "the command runs",
+    );
+    assert_eq!(
+        plan_row(&w, &s)["activity"],
+        "idle",
+        "the hooks cannot tell"
+    );
+    let out = w.the_loop(&[
+        "apply",
+        "--auto-approve",
+        "--json",
+        "--drain-timeout",
+        "30s",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert!(
+        started.elapsed() >= Duration::from_secs(6),
+        "the roll waited for the command to end"
+    );
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    // The command ran to its end before the harness was signalled.
+    let transcript = w.transcript_text(&s);
+    let done = transcript
+        .find("\"type\":\"bang-done\"")
+        .expect("the command ended");
+    let signal = transcript.find("\"type\":\"signal\"").expect("signalled");
+    assert!(done < signal, "{transcript}");
+}
+
+/// `/clear` starts another conversation in the same harness process. The
+/// roll follows the person there: it never resumes the conversation from
+/// before the clear; while the new one has no transcript (nothing typed
+/// since) it leaves the session alone and says why; once it has one, it
+/// writes it into the record (keeping the old id), resumes and confirms it.
+#[test]
+fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/clear");
+    wait_for(
+        || !plan_row(&w, &s)["conversation_moved"].is_null(),
+        "the plan sees the new conversation",
+    );
+    let row = plan_row(&w, &s);
+    let moved = &row["conversation_moved"];
+    assert_eq!(moved["from"], s.session_id.as_str(), "{row}");
+    let new_id = moved["to"].as_str().unwrap().to_owned();
+    assert_ne!(new_id, s.session_id);
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(
+        text.contains(&format!("conversation {} → {new_id}", s.session_id)),
+        "{text}"
+    );
+
+    // Nothing typed since the clear: no transcript to resume, so nothing is
+    // touched, and the old conversation is not brought back.
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "left_alone", "{report}");
+    assert!(
+        row["detail"].as_str().unwrap().contains(&new_id),
+        "{report}"
+    );
+    assert!(!signalled(&w, &s));
+
+    type_line(&w, &s, "something after the clear");
+    wait_for(
+        || plan_row(&w, &s)["left_alone"].is_null(),
+        "the new conversation has a transcript",
+    );
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "restarted", "{report}");
+    assert_eq!(row["conversation"], "confirmed", "{report}");
+    assert_eq!(row["harness_session_id"], new_id.as_str(), "{report}");
+    let now = w.pane(&s.name).unwrap();
+    let argv = cmdline(now.pid);
+    assert!(
+        argv.windows(2)
+            .any(|p| p[0] == "--resume" && p[1] == new_id),
+        "{argv:?}"
+    );
+    let record = w.record(&s.slug).unwrap();
+    assert_eq!(record["harnessSessionId"], new_id.as_str(), "{record}");
+    assert_eq!(
+        record["previousHarnessSessionIds"],
+        serde_json::json!([s.session_id]),
+        "{record}"
+    );
+    // Followed once: the next plan is clean.
+    assert!(plan_row(&w, &s)["conversation_moved"].is_null());
+}
