@@ -33,6 +33,15 @@ pub fn now_secs() -> Option<u64> {
         .map(|d| d.as_secs())
 }
 
+/// Milliseconds since the epoch now, as hook records carry them; 0 when the
+/// clock is before 1970.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// Reads a registry timestamp back: `YYYY-MM-DDTHH:MM:SS`, then optional
 /// fractional seconds, then `Z` or `+00:00`. Upstream writers add
 /// milliseconds; any other offset is refused rather than guessed at.

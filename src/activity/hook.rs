@@ -78,7 +78,7 @@ fn record(args: &[OsString]) {
     let Some((pid, start)) = harness_process() else {
         return;
     };
-    let at_ms = now_ms();
+    let at_ms = crate::clock::now_ms();
     let record = HookRecord {
         event,
         at_ms,
@@ -101,13 +101,6 @@ fn record(args: &[OsString]) {
     {
         store::sweep(&dir, now_secs);
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
-        .unwrap_or(0)
 }
 
 /// Reads stdin on a thread, so a pipe that is never closed cannot hold the

@@ -172,6 +172,11 @@ pub enum Activity {
     /// The person ended the harness (`/exit`, Ctrl-C twice, logout): its
     /// exit is their decision, and no roll respawns it.
     Ended,
+    /// The hooks say a turn runs, but the screen shows none: it was
+    /// interrupted (Escape, Ctrl-C, No on a dialog fire no hook). Between
+    /// turns, so a safe point. Never derived from the hooks alone: the
+    /// plan sets it after looking (`plan::gather`).
+    Interrupted,
 }
 
 impl Activity {
@@ -187,6 +192,7 @@ impl Activity {
             Activity::Waiting => "waiting",
             Activity::Unknown => "unknown",
             Activity::Ended => "ended",
+            Activity::Interrupted => "interrupted",
         }
     }
 }
@@ -257,7 +263,9 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
             HookEvent::PermissionRequest => Activity::Waiting,
             HookEvent::Notification => match state {
                 Activity::Busy | Activity::Waiting => Activity::Waiting,
-                Activity::Idle | Activity::Unknown | Activity::Ended => Activity::Idle,
+                Activity::Idle | Activity::Unknown | Activity::Ended | Activity::Interrupted => {
+                    Activity::Idle
+                }
             },
         };
         let in_turn = |a: Activity| matches!(a, Activity::Busy | Activity::Waiting);
@@ -305,7 +313,7 @@ impl HarnessActivity {
     pub fn busy_since_ms(&self) -> Option<u64> {
         match self.activity {
             Activity::Busy | Activity::Waiting => self.since_ms,
-            Activity::Idle | Activity::Unknown | Activity::Ended => None,
+            Activity::Idle | Activity::Unknown | Activity::Ended | Activity::Interrupted => None,
         }
     }
 }

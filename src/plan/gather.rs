@@ -4,7 +4,7 @@
 //! session's conversation can be resumed (the roll's own decision).
 
 use super::compute::{compute, Targets};
-use super::model::{Action, Plan};
+use super::model::{Action, Plan, SessionPlan};
 use crate::desired::policy::Policy;
 pub use crate::observed::harness::{read_harness, read_harness_environment, StillLauncher};
 pub use crate::observed::registered::managed_sessions;
@@ -51,6 +51,7 @@ pub fn plan_now(
         &crate::registry::journal::Journal::under(registry.root()).entries(),
     );
     annotate_resumability(&mut plan, registry, &observed);
+    annotate_interrupted(&mut plan, tmux, &observed);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     super::safe_point::annotate(
         &mut plan,
@@ -77,6 +78,42 @@ fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observ
         }
     }
     plan.summary = super::compute::summarise(&plan.sessions);
+}
+
+/// Marks `interrupted` the sessions whose hooks say a turn runs while their
+/// screen shows none. Only those sessions' panes are looked at, in one tmux
+/// client, and only once the hooks have been quiet for
+/// [`super::screen::LOOKS_APART`]: the screen has had that long to show a
+/// turn that had just begun (the drain, which holds sessions, looks twice).
+fn annotate_interrupted(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
+    let now_ms = crate::clock::now_ms();
+    let candidates: Vec<usize> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.activity.in_turn())
+        .filter(|(_, s)| {
+            let last = s
+                .pane_pid
+                .and_then(|pid| observed.activities.get(&pid))
+                .and_then(|a| a.last_ms);
+            super::screen::hooks_quiet(last, now_ms)
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let sessions: Vec<&SessionPlan> = candidates.iter().map(|i| &plan.sessions[*i]).collect();
+    let screens = super::screen::look(
+        &|commands| crate::runner::batch::run_each(tmux, &commands),
+        &sessions,
+    );
+    for (index, screen) in candidates.into_iter().zip(screens) {
+        if screen == crate::harness::turn_screen::TurnScreen::Between {
+            plan.sessions[index].activity = crate::activity::Activity::Interrupted;
+        }
+    }
 }
 
 /// Fewer resumability checks than this are not worth a thread.

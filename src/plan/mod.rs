@@ -17,6 +17,7 @@ pub mod residue;
 pub mod resumable;
 pub mod safe_point;
 pub mod saved;
+pub mod screen;
 
 pub use change::{Change, ChangeCase};
 pub use compute::{compute, ManagedSession, Targets};

@@ -65,7 +65,9 @@ pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> S
         _ if drain.now => SafePoint::RollNow,
         Activity::Busy => SafePoint::WaitBusy,
         Activity::Waiting => SafePoint::WaitWaiting,
-        Activity::Idle | Activity::Unknown | Activity::Ended => SafePoint::RollNow,
+        Activity::Idle | Activity::Unknown | Activity::Ended | Activity::Interrupted => {
+            SafePoint::RollNow
+        }
     }
 }
 

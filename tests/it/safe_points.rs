@@ -581,3 +581,30 @@ fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
     // Followed once: the next plan is clean.
     assert!(plan_row(&w, &s)["conversation_moved"].is_null());
 }
+
+/// After an interrupt the hooks still say busy; `plan` and `sessions list`
+/// look at the screen and say `interrupted`, and a short drain rolls it.
+#[test]
+fn an_interrupted_session_is_planned_and_listed_as_interrupted() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    type_line(&w, &s, "/interrupt");
+    wait_plan(&w, &s, "activity", "interrupted");
+    assert_eq!(plan_row(&w, &s)["apply_will"], "roll_now");
+    let list = json(&w.the_loop(&["sessions", "list", "--json"]));
+    let row = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == s.reference.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["activity"], "interrupted", "{list}");
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "5s"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    assert_eq!(session_in(&report, &s.reference)["outcome"], "restarted", "{report}");
+}

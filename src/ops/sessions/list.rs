@@ -129,6 +129,7 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
         .collect();
     rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
+    mark_interrupted(&mut rows, &view, &activities, &ctx.tmux);
     let corrupt_records = works
         .corrupt
         .into_iter()
@@ -239,6 +240,47 @@ fn unmanaged(
             pull_requests: Vec::new(),
         })
         .collect()
+}
+
+/// Rows whose hooks say a turn runs while the harness's screen shows none
+/// become `interrupted` (`plan::screen`): only those rows' panes are looked
+/// at, in one tmux client, once their hooks have been quiet a while.
+fn mark_interrupted(
+    rows: &mut [Listed],
+    view: &FleetView,
+    activities: &BTreeMap<i32, HarnessActivity>,
+    tmux: &crate::tmux::Tmux,
+) {
+    let FleetView::Answered(fleet) = view else {
+        return;
+    };
+    let now_ms = crate::clock::now_ms();
+    let candidates: Vec<(usize, &str)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.activity.is_some_and(Activity::in_turn))
+        .filter_map(|(i, r)| {
+            let pane = fleet.harness_pane(r.tmux_target.as_deref()?)?;
+            let last = activities.get(&pane.pid).and_then(|a| a.last_ms);
+            crate::plan::screen::hooks_quiet(last, now_ms).then_some((i, pane.pane_id.as_str()))
+        })
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let panes: Vec<(Option<&str>, Option<&str>)> = candidates
+        .iter()
+        .map(|(i, pane)| (Some(*pane), rows[*i].harness.as_deref()))
+        .collect();
+    let screens = crate::plan::screen::look_at(
+        &|commands| crate::runner::batch::run_each(tmux, &commands),
+        &panes,
+    );
+    for ((index, _), screen) in candidates.iter().zip(screens) {
+        if screen == crate::harness::turn_screen::TurnScreen::Between {
+            rows[*index].activity = Some(Activity::Interrupted);
+        }
+    }
 }
 
 /// What the harness in tmux session `session` is doing; `None` when no
