@@ -35,6 +35,11 @@ pub struct SessionFacts {
     /// respawned it; `apply` completes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted_respawn: Option<InterruptedRespawn>,
+    /// Why a roll would hold this stale session for now, and since when:
+    /// "busy since …", "waiting since …", "attached (N clients)". Null
+    /// when a roll would take it at once, or it is not stale.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
 }
 
 impl SessionFacts {
@@ -79,6 +84,20 @@ impl StatusReport {
 }
 
 pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
+
+/// Why a roll with `apply`'s defaults would hold a drifted session.
+fn held_words(planned: &crate::plan::SessionPlan) -> Option<String> {
+    if planned.activity.in_turn() {
+        Some(match &planned.busy_since {
+            Some(since) => format!("{} since {since}", planned.activity),
+            None => planned.activity.to_string(),
+        })
+    } else if planned.attached > 0 {
+        Some(format!("attached ({} client(s))", planned.attached))
+    } else {
+        None
+    }
+}
 
 /// Observes the fleet once and reports it. Prints nothing.
 pub fn status(ctx: &Context) -> StatusReport {
@@ -136,6 +155,9 @@ pub fn status(ctx: &Context) -> StatusReport {
                     since: e.since.clone(),
                 });
             SessionFacts {
+                held: planned
+                    .filter(|p| p.action == Action::Respawn)
+                    .and_then(held_words),
                 interrupted_respawn,
                 reference,
                 standing,

@@ -214,6 +214,11 @@ fn plan_managed(
             .and_then(|p| observation.activities.get(&p.pid))
             .map(|a| a.activity)
             .unwrap_or_default(),
+        busy_since: pane
+            .filter(|p| !p.dead)
+            .and_then(|p| observation.activities.get(&p.pid))
+            .and_then(|a| a.busy_since_ms())
+            .map(|ms| crate::clock::format_utc(ms / 1000)),
         record_fingerprint: Some(session.record_fingerprint),
         key: Some(session.key.clone()),
         record: Some(session.facts.clone()),

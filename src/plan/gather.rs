@@ -112,6 +112,7 @@ fn annotate_interrupted(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
     for (index, screen) in candidates.into_iter().zip(screens) {
         if screen == crate::harness::turn_screen::TurnScreen::Between {
             plan.sessions[index].activity = crate::activity::Activity::Interrupted;
+            plan.sessions[index].busy_since = None;
         }
     }
 }

@@ -110,6 +110,11 @@ pub struct SessionPlan {
     /// its own hooks: idle, busy, waiting or unknown (no hook data).
     #[serde(default)]
     pub activity: Activity,
+    /// When the running turn began (`YYYY-MM-DDTHH:MM:SSZ`), while the
+    /// hooks say `busy` or `waiting`: with `apply_will`, how long a roll has
+    /// had to hold this session and why. Null otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_since: Option<String>,
     /// What a roll does about this session's safe point: roll it now, wait
     /// for its turn to end, or leave it alone while a client is attached.
     /// Null for sessions no roll touches. `plan` assumes `apply`'s
@@ -215,6 +220,7 @@ impl SessionPlan {
             left_alone: None,
             interrupted_respawn: None,
             conversation_moved: None,
+            busy_since: None,
             key: None,
             record: None,
         }

@@ -379,9 +379,16 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
         Some(SafePoint::LeaveAttached) => ": deferred while attached (--include-attached rolls it)",
         Some(SafePoint::LeaveEnded) => ": left alone: the person ended its harness",
     };
+    let since = match &session.busy_since {
+        Some(since) if session.activity.in_turn() => format!(" since {since}"),
+        _ => String::new(),
+    };
     let _ = write!(
         out,
         "  {}",
-        style.dim_args(format_args!("[{}{attached}{will}]", session.activity))
+        style.dim_args(format_args!(
+            "[{}{since}{attached}{will}]",
+            session.activity
+        ))
     );
 }

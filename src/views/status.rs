@@ -40,6 +40,12 @@ pub fn render(report: &StatusReport) -> String {
         ),
     });
     for s in &report.sessions {
+        if let Some(why) = &s.held {
+            lines.push(format!(
+                "{}: stale, held at its safe point ({why}); `the-loop plan` says what a roll does",
+                s.label()
+            ));
+        }
         if let Some(i) = &s.interrupted_respawn {
             lines.push(format!(
                 "{}: interrupted respawn since {}: the harness was ended and pane {} never respawned; `the-loop apply` resumes conversation {}",

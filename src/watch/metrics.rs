@@ -9,6 +9,7 @@
 //! (refs would make one series per work item, which a fleet's Prometheus
 //! should not have to keep).
 
+use super::held::{held, ReasonLabels, REASONS};
 use crate::apply::{Outcome, SessionReport};
 use crate::observed::Probe;
 use crate::plan::{Action, Plan, SessionKind};
@@ -95,6 +96,8 @@ pub struct Metrics {
     rolls: Family<OutcomeLabels, Counter>,
     plan_ok: Gauge,
     last_plan: Gauge,
+    held: Family<ReasonLabels, Gauge>,
+    held_seconds: Family<ReasonLabels, Gauge>,
 }
 
 impl Default for Metrics {
@@ -136,6 +139,22 @@ impl Metrics {
             "Unix time of watch's last successful plan",
             last_plan.clone(),
         );
+        let held = Family::<ReasonLabels, Gauge>::default();
+        let held_seconds = Family::<ReasonLabels, Gauge>::default();
+        registry.register(
+            "sessions_held",
+            "Drifted sessions a roll leaves in place for now, by why (busy, waiting, attached)",
+            held.clone(),
+        );
+        registry.register(
+            "sessions_held_longest_seconds",
+            "How long the longest-held of them has been in its turn (0 when not known, as for attached)",
+            held_seconds.clone(),
+        );
+        for reason in REASONS {
+            held.get_or_create(&ReasonLabels { reason }).set(0);
+            held_seconds.get_or_create(&ReasonLabels { reason }).set(0);
+        }
         for state in STATES {
             sessions
                 .get_or_create(&StateLabels {
@@ -157,6 +176,8 @@ impl Metrics {
             rolls,
             plan_ok,
             last_plan,
+            held,
+            held_seconds,
         }
     }
 
@@ -185,6 +206,13 @@ impl Metrics {
         }
         let drifted = managed().filter(|s| s.action == Action::Respawn).count();
         self.drifted.set(gauge_value(drifted));
+        for (reason, count, longest) in held(&plan.sessions, now_epoch) {
+            let labels = ReasonLabels { reason };
+            self.held.get_or_create(&labels).set(gauge_value(count));
+            self.held_seconds
+                .get_or_create(&labels)
+                .set(i64::try_from(longest).unwrap_or(i64::MAX));
+        }
         self.plan_ok.set(1);
         self.last_plan
             .set(i64::try_from(now_epoch).unwrap_or(i64::MAX));

@@ -11,6 +11,7 @@
 
 pub mod debounce;
 pub mod decide;
+pub mod held;
 pub mod memory;
 pub mod metrics;
 pub mod reconcile;

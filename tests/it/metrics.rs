@@ -405,3 +405,42 @@ fn the_example_scrape_config_and_alert_rules_pass_promtool() {
     // The alerts fire when they should and only then.
     promtool_ok(&promtool, &["test", "rules", "the-loop.rules.test.yml"]);
 }
+
+/// A drifted session held at its safe point (its turn runs) is counted by
+/// why, and how long it has been held is exported for the alert rule.
+#[test]
+fn a_held_session_is_counted_with_how_long_it_is_held() {
+    let w = World::new();
+    let sessions = clean_fleet(&w);
+    let busy = &sessions[0];
+    w.tmux_ok(&[
+        "send-keys",
+        "-t",
+        &format!("={}:", busy.name),
+        "-l",
+        "/busy",
+    ]);
+    w.tmux_ok(&["send-keys", "-t", &format!("={}:", busy.name), "Enter"]);
+    rotate(&w);
+    let (watch, addr) = start_watch(&w, &["--interval", "1", "--debounce-ms", "200"]);
+    let text = wait_for_sample(
+        addr,
+        "the_loop_sessions_held{reason=\"busy\"}",
+        1.0,
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        sample(&text, "the_loop_sessions_held{reason=\"attached\"}"),
+        Some(0.0),
+        "{text}"
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let later = scrape(addr);
+    let held_for = sample(
+        &later,
+        "the_loop_sessions_held_longest_seconds{reason=\"busy\"}",
+    )
+    .unwrap();
+    assert!(held_for >= 1.0, "{later}");
+    assert_no_canary(watch.text().as_bytes(), CANARIES, "the watch log");
+}

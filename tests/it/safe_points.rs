@@ -606,5 +606,55 @@ fn an_interrupted_session_is_planned_and_listed_as_interrupted() {
     let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "5s"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let report = json(&out);
-    assert_eq!(session_in(&report, &s.reference)["outcome"], "restarted", "{report}");
+    assert_eq!(
+        session_in(&report, &s.reference)["outcome"],
+        "restarted",
+        "{report}"
+    );
+}
+
+/// Held is visible: `plan`, `status` and `sessions list` say why a stale
+/// session is held and since when.
+#[test]
+fn a_held_session_says_why_and_since_when() {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    let row = plan_row(&w, &s);
+    let since = row["busy_since"].as_str().expect("busy since").to_owned();
+    assert!(since.starts_with("20") && since.ends_with('Z'), "{row}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(
+        text.contains(&format!("[busy since {since}: waits for its turn to end]")),
+        "{text}"
+    );
+    let status = w.the_loop(&["status"]);
+    let shown = stdout(&status);
+    assert!(
+        shown.contains(&format!(
+            "{}: stale, held at its safe point (busy since {since})",
+            s.reference
+        )),
+        "{shown}"
+    );
+    let status = json(&w.the_loop(&["status", "--json"]));
+    let held = status["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == s.reference.as_str())
+        .unwrap()["held"]
+        .clone();
+    assert_eq!(held, format!("busy since {since}").as_str(), "{status}");
+    let list = json(&w.the_loop(&["sessions", "list", "--json"]));
+    let row = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == s.reference.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(row["busy_since"], since.as_str(), "{list}");
 }

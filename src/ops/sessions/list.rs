@@ -70,6 +70,10 @@ pub struct Listed {
     /// or one that does not call them) or tmux did not answer; null when no
     /// harness runs (no target, or the session is absent or dead).
     pub activity: Option<Activity>,
+    /// When the running turn began, while `activity` is `busy` or
+    /// `waiting`: how long a roll would have to hold this session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_since: Option<String>,
     /// How many tmux clients are attached to the session (a person may be
     /// watching it); 0 when it is absent or tmux did not answer.
     pub attached: u32,
@@ -130,6 +134,7 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
     rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
     mark_interrupted(&mut rows, &view, &activities, &ctx.tmux);
+    mark_busy_since(&mut rows, &view, &activities);
     let corrupt_records = works
         .corrupt
         .into_iter()
@@ -178,6 +183,7 @@ fn row(
         activity: target
             .as_deref()
             .and_then(|t| activity(view, activities, t)),
+        busy_since: None,
         attached: target.as_deref().map_or(0, |t| view.attached(t)),
         tmux_target: target,
         status: Some(record.status()),
@@ -228,6 +234,7 @@ fn unmanaged(
             status: None,
             live: Some(fleet.probe(name)),
             activity: activity(view, activities, name),
+            busy_since: None,
             attached: fleet.attached(name),
             model: None,
             effort: None,
@@ -240,6 +247,29 @@ fn unmanaged(
             pull_requests: Vec::new(),
         })
         .collect()
+}
+
+/// Each row in a turn gets when that turn began, from its harness's hooks.
+fn mark_busy_since(
+    rows: &mut [Listed],
+    view: &FleetView,
+    activities: &BTreeMap<i32, HarnessActivity>,
+) {
+    let FleetView::Answered(fleet) = view else {
+        return;
+    };
+    for row in rows
+        .iter_mut()
+        .filter(|r| r.activity.is_some_and(Activity::in_turn))
+    {
+        row.busy_since = row
+            .tmux_target
+            .as_deref()
+            .and_then(|t| fleet.harness_pane(t))
+            .and_then(|pane| activities.get(&pane.pid))
+            .and_then(HarnessActivity::busy_since_ms)
+            .map(|ms| crate::clock::format_utc(ms / 1000));
+    }
 }
 
 /// Rows whose hooks say a turn runs while the harness's screen shows none

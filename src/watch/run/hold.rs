@@ -16,6 +16,13 @@ impl Watch {
         drifted: &[&SessionPlan],
         to_roll: &mut BTreeSet<String>,
     ) -> usize {
+        // The person ended it: not held, and never rolled (`apply` would
+        // skip it too); nothing to wait for.
+        to_roll.retain(|label| {
+            !drifted
+                .iter()
+                .any(|s| s.label() == label && s.apply_will == Some(SafePoint::LeaveEnded))
+        });
         let held: Vec<&SessionPlan> = drifted
             .iter()
             .copied()
@@ -34,7 +41,12 @@ impl Watch {
                     "{}: {}; rolled {}",
                     s.label(),
                     if s.activity.in_turn() {
-                        format!("{} (its turn is running)", s.activity)
+                        match &s.busy_since {
+                            Some(since) => {
+                                format!("{} since {since} (its turn is running)", s.activity)
+                            }
+                            None => format!("{} (its turn is running)", s.activity),
+                        }
                     } else {
                         format!("{} tmux client(s) attached", s.attached)
                     },
