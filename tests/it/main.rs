@@ -41,6 +41,7 @@ mod prepare;
 mod prespawn;
 mod read_ahead;
 mod real_claude;
+mod real_claude_turns;
 mod registry;
 mod remain_on_exit;
 mod residue;

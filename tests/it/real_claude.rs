@@ -17,7 +17,7 @@ use the_loop::activity::{store, Activity, HookEvent};
 const OLD: &str = "tok-OLD-canary-r3al";
 const NEW: &str = "tok-NEW-canary-r3al";
 
-fn real_claude() -> Option<PathBuf> {
+pub(crate) fn real_claude() -> Option<PathBuf> {
     let installed = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(".ci/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
     let found = std::env::var_os("THE_LOOP_REAL_CLAUDE")
@@ -38,7 +38,7 @@ fn real_claude() -> Option<PathBuf> {
 }
 
 /// Like `wait_for`, with the time a real CLI needs to start offline.
-fn wait_long(mut check: impl FnMut() -> bool, what: &str) {
+pub(crate) fn wait_long(mut check: impl FnMut() -> bool, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     while Instant::now() < deadline {
         if check() {
@@ -49,7 +49,7 @@ fn wait_long(mut check: impl FnMut() -> bool, what: &str) {
     panic!("timed out waiting: {what}");
 }
 
-fn screen(w: &World, name: &str) -> String {
+pub(crate) fn screen(w: &World, name: &str) -> String {
     String::from_utf8_lossy(
         &w.tmux(&["capture-pane", "-p", "-t", &format!("={name}:")])
             .stdout,

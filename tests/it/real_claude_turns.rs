@@ -1,0 +1,408 @@
+//! Safe points on the real Claude Code (the pinned CLI, `.ci/run`), driven as
+//! a person drives it: Escape in the middle of a turn, `/clear`, a `!`
+//! command, Ctrl-C to exit during a held roll, and No or Esc on a real
+//! permission dialog. Offline the model never runs a turn for long or asks
+//! for a tool, so the CLI is pointed (`ANTHROPIC_BASE_URL`) at a local
+//! stand-in of the Messages API (`support/messages-api`) that streams a
+//! slow answer or asks for one `Bash` tool use.
+
+use crate::real_claude::{real_claude, screen, wait_long};
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use the_loop::activity::{store, Activity};
+
+const OLD: &str = "tok-OLD-turns-canary";
+const NEW: &str = "tok-NEW-turns-canary";
+
+/// One real session started through the-loop, with its API stand-in.
+struct Real {
+    w: World,
+    name: String,
+    id: String,
+    config_dir: PathBuf,
+    cwd: PathBuf,
+    api: Child,
+}
+
+impl Drop for Real {
+    fn drop(&mut self) {
+        let _ = self.api.kill();
+        let _ = self.api.wait();
+    }
+}
+
+/// Starts the API stand-in and waits for its port.
+fn messages_api(dir: &Path) -> (Child, u16) {
+    let port_file = dir.join("api.port");
+    let child = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/support/messages-api"
+        ))
+        .arg(&port_file)
+        .arg(dir.join("api.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs tests/it/support/messages-api");
+    let mut port = None;
+    wait_long(
+        || {
+            port = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|p| p.trim().parse().ok());
+            port.is_some()
+        },
+        "the Messages API stand-in listens",
+    );
+    (child, port.unwrap())
+}
+
+/// A session of the real CLI, at its prompt; `manual` starts it in manual
+/// permission mode (the user's setting), answering the one-time auto-mode
+/// menu with No as a person would.
+fn real_session(manual: bool) -> Option<Real> {
+    let claude = real_claude()?;
+    let w = World::new();
+    let (api, port) = messages_api(&w.root());
+    let config_dir = w.root().join("claude-config");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    std::fs::write(
+        config_dir.join(".claude.json"),
+        r#"{"hasCompletedOnboarding": true}"#,
+    )
+    .unwrap();
+    if manual {
+        std::fs::write(
+            config_dir.join("settings.json"),
+            r#"{"permissions": {"defaultMode": "default"}}"#,
+        )
+        .unwrap();
+    }
+    let base_url = format!("http://127.0.0.1:{port}");
+    w.start_server_holding(&[
+        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("ANTHROPIC_BASE_URL", &base_url),
+        ("ANTHROPIC_AUTH_TOKEN", "stand-in-token"),
+    ]);
+    w.write_config("  credentials: [ANTHROPIC_API_KEY]\n  deliver: [EXTRA_TOKEN]\n");
+    w.write_raw_config(&format!(
+        "{}  harnessBinary:\n    claude: {}\n",
+        std::fs::read_to_string(&w.config_path).unwrap(),
+        claude.display()
+    ));
+    w.write_env(&format!("EXTRA_TOKEN={OLD}\n"));
+    let cwd = w.work.join("repo");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = w.the_loop(&[
+        "sessions",
+        "start",
+        "github:octo/repo#1",
+        "--cwd",
+        cwd.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let real = Real {
+        name: started["tmux_target"].as_str().unwrap().to_owned(),
+        id: started["harness_session_id"].as_str().unwrap().to_owned(),
+        config_dir,
+        cwd,
+        api,
+        w,
+    };
+    if manual {
+        wait_long(
+            || screen(&real.w, &real.name).contains("No, keep manual mode"),
+            "the auto-mode menu",
+        );
+        real.keys(&["Down"]);
+        std::thread::sleep(Duration::from_millis(300));
+        real.keys(&["Enter"]);
+        wait_long(
+            || screen(&real.w, &real.name).contains("manual mode on"),
+            "manual mode",
+        );
+    }
+    wait_long(|| screen(&real.w, &real.name).contains('❯'), "the prompt");
+    Some(real)
+}
+
+impl Real {
+    fn pid(&self) -> i32 {
+        self.w.pane(&self.name).expect("the pane").pid
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let target = format!("={}:", self.name);
+        let mut args = vec!["send-keys", "-t", &target];
+        args.extend_from_slice(keys);
+        self.w.tmux_ok(&args);
+    }
+
+    /// Types a line as a person does: the text, a pause, then Enter (the TUI
+    /// takes a fast Enter for part of a paste).
+    fn type_line(&self, text: &str) {
+        let target = format!("={}:", self.name);
+        self.w.tmux_ok(&["send-keys", "-t", &target, "-l", text]);
+        std::thread::sleep(Duration::from_millis(500));
+        self.keys(&["Enter"]);
+    }
+
+    fn screen(&self) -> String {
+        screen(&self.w, &self.name)
+    }
+
+    fn transcript(&self, id: &str) -> PathBuf {
+        self.config_dir
+            .join("projects")
+            .join(the_loop::harness::project_dir_name(
+                &self.cwd.canonicalize().unwrap(),
+            ))
+            .join(format!("{id}.jsonl"))
+    }
+
+    fn activity(&self) -> Activity {
+        store::read_one(&self.w.state, self.pid()).activity
+    }
+
+    fn rotate(&self) {
+        self.w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
+    }
+
+    fn apply(&self, drain: &str) -> Child {
+        let mut command = self.w.the_loop_command(&[
+            "apply",
+            "--auto-approve",
+            "--json",
+            "--drain-timeout",
+            drain,
+        ]);
+        command.stdout(Stdio::piped()).stderr(Stdio::piped());
+        command.spawn().unwrap()
+    }
+
+    /// The roll has planned and holds the session.
+    fn wait_held(&self) {
+        wait_for(
+            || self.w.events_named("apply.started").len() == 1,
+            "the roll started",
+        );
+        std::thread::sleep(Duration::from_millis(1500));
+    }
+
+    fn rolled_onto_the_new_value(&self, out: &std::process::Output, old_pid: i32) {
+        assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
+        assert_no_canary(&out.stderr, &[OLD, NEW], "apply stderr");
+        assert_eq!(code(out), Some(0), "{}", explain(out));
+        let report = json(out);
+        let row = session_in(&report, "github:octo/repo#1");
+        assert_eq!(row["outcome"], "restarted", "{report}");
+        assert_eq!(row["conversation"], "confirmed", "{report}");
+        let now = self.pid();
+        assert_ne!(now, old_pid);
+        assert_eq!(
+            environ(now).get("EXTRA_TOKEN").map(String::as_str),
+            Some(NEW)
+        );
+    }
+}
+
+/// Escape in the middle of a turn fires no hook; the roll sees the screen
+/// and rolls the session within the drain.
+#[test]
+fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
+    let Some(real) = real_session(false) else {
+        return;
+    };
+    real.type_line("please be slow");
+    wait_long(
+        || real.screen().contains("esc to interrupt"),
+        "a running turn",
+    );
+    wait_long(|| real.activity() == Activity::Busy, "the hooks say busy");
+    real.rotate();
+    let old = real.pid();
+    let apply = real.apply("60s");
+    real.wait_held();
+    assert_eq!(real.pid(), old, "a running turn was ended");
+    let pressed = Instant::now();
+    real.keys(&["Escape"]);
+    let out = apply.wait_with_output().unwrap();
+    assert!(
+        pressed.elapsed() < Duration::from_secs(30),
+        "rolled within the drain, not at its end"
+    );
+    real.rolled_onto_the_new_value(&out, old);
+}
+
+/// `/clear` moves the person to a new conversation; the roll resumes that
+/// one, writes it into the record and confirms it.
+#[test]
+fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
+    let Some(real) = real_session(false) else {
+        return;
+    };
+    real.type_line("remember the word zebra");
+    wait_long(
+        || std::fs::read_to_string(real.transcript(&real.id)).is_ok_and(|t| t.contains("zebra")),
+        "the first conversation's transcript",
+    );
+    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    real.type_line("/clear");
+    let pid = real.pid();
+    let mut new_id = String::new();
+    wait_long(
+        || {
+            let now = store::read_one(&real.w.state, pid);
+            match now.conversation {
+                Some(id) if id != real.id => {
+                    new_id = id;
+                    true
+                }
+                _ => false,
+            }
+        },
+        "SessionStart(clear) with a new id",
+    );
+    real.type_line("now remember the word giraffe");
+    wait_long(
+        || std::fs::read_to_string(real.transcript(&new_id)).is_ok_and(|t| t.contains("giraffe")),
+        "the new conversation's transcript",
+    );
+    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    real.rotate();
+    let out = real.apply("30s").wait_with_output().unwrap();
+    real.rolled_onto_the_new_value(&out, pid);
+    let report = json(&out);
+    assert_eq!(
+        session_in(&report, "github:octo/repo#1")["harness_session_id"],
+        new_id.as_str(),
+        "{report}"
+    );
+    let record = real.w.record("github-octo-repo-1").unwrap();
+    assert_eq!(record["harnessSessionId"], new_id.as_str(), "{record}");
+    assert_eq!(
+        record["previousHarnessSessionIds"],
+        serde_json::json!([real.id]),
+        "{record}"
+    );
+    wait_long(
+        || real.screen().contains("remember the word giraffe"),
+        "the post-clear conversation on screen after the resume",
+    );
+    assert!(!real.screen().contains("zebra"), "{}", real.screen());
+}
+
+/// A `!` command fires no `UserPromptSubmit`; the roll's last look sees
+/// `esc to interrupt` and waits for the command to end.
+#[test]
+fn a_bang_command_is_not_ended_by_a_roll() {
+    let Some(real) = real_session(false) else {
+        return;
+    };
+    // A conversation to resume: a bare `!` command writes no transcript.
+    real.type_line("remember the word zebra");
+    wait_long(
+        || std::fs::read_to_string(real.transcript(&real.id)).is_ok_and(|t| t.contains("zebra")),
+        "the conversation's transcript",
+    );
+    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    let done = real.w.root().join("bang-done");
+    let target = format!("={}:", real.name);
+    real.w.tmux_ok(&["send-keys", "-t", &target, "-l", "!"]);
+    std::thread::sleep(Duration::from_millis(500));
+    real.type_line(&format!("sleep 8 && touch {}", done.display()));
+    wait_long(
+        || real.screen().contains("esc to interrupt"),
+        "the command runs",
+    );
+    assert_ne!(real.activity(), Activity::Busy, "the hooks cannot tell");
+    real.rotate();
+    let old = real.pid();
+    let out = real.apply("60s").wait_with_output().unwrap();
+    assert!(
+        done.is_file(),
+        "the command was ended before it finished: {}",
+        explain(&out)
+    );
+    real.rolled_onto_the_new_value(&out, old);
+}
+
+/// Ctrl-C during a held roll: the first interrupts the turn, the next two
+/// exit Claude Code (`SessionEnd` reason `prompt_input_exit`). The person's
+/// exit stands: the session is not respawned.
+#[test]
+fn ctrl_c_to_exit_during_a_held_roll_is_not_undone() {
+    let Some(real) = real_session(false) else {
+        return;
+    };
+    real.type_line("please be slow");
+    wait_long(
+        || real.screen().contains("esc to interrupt"),
+        "a running turn",
+    );
+    wait_long(|| real.activity() == Activity::Busy, "the hooks say busy");
+    real.rotate();
+    let old = real.pid();
+    let apply = real.apply("60s");
+    real.wait_held();
+    for _ in 0..3 {
+        real.keys(&["C-c"]);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = apply.wait_with_output().unwrap();
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, "github:octo/repo#1");
+    assert_eq!(row["outcome"], "skipped", "{report}");
+    assert_eq!(
+        row["detail"], "ended by the user; not respawned",
+        "{report}"
+    );
+    if let Some(pane) = real.w.pane(&real.name) {
+        assert!(pane.pid == old || pane.dead, "respawned: {pane:?}");
+    }
+}
+
+/// A real permission dialog answered No, or cancelled with Esc, fires no
+/// hook: the hooks keep saying `waiting`. The roll sees the screen and
+/// rolls the session within the drain; the tool never ran.
+#[test]
+fn no_or_esc_on_a_permission_dialog_and_the_session_is_rolled() {
+    for answer in ["No", "Escape"] {
+        let Some(real) = real_session(true) else {
+            return;
+        };
+        real.type_line("tool please");
+        wait_long(
+            || real.screen().contains("Do you want to proceed?"),
+            "the permission dialog",
+        );
+        wait_long(
+            || real.activity() == Activity::Waiting,
+            "the hooks say waiting",
+        );
+        real.rotate();
+        let old = real.pid();
+        let apply = real.apply("60s");
+        real.wait_held();
+        assert_eq!(real.pid(), old, "a dialog was ended");
+        match answer {
+            // "4. No" in the dialog's list.
+            "No" => real.keys(&["4"]),
+            _ => real.keys(&["Escape"]),
+        }
+        let out = apply.wait_with_output().unwrap();
+        real.rolled_onto_the_new_value(&out, old);
+        assert!(
+            !real.w.root().join("tool-ran").exists(),
+            "{answer}: the tool ran"
+        );
+    }
+}
