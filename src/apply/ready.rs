@@ -4,8 +4,9 @@
 //! have started a fresh conversation, or stopped at a dialog. The proof is
 //! the new harness process's own `SessionStart` hook with source `resume`
 //! and the recorded conversation id (see `docs/safe-points.md`). Without it
-//! the pane's screen is read once for a known blocking screen, whose name,
-//! never its text, is reported.
+//! the pane's screen is read each second for a known blocking screen, whose
+//! name, never its text, is reported; with it, once, since a harness may
+//! report its resume and still stop at a menu.
 
 use super::report::{Conversation, Outcome, SessionReport};
 use super::roll::Roller;
@@ -24,6 +25,11 @@ use std::time::{Duration, Instant};
 /// second, and one that never reports (no hooks) costs this once per roll,
 /// for all its sessions together.
 pub const MIN_WINDOW: Duration = Duration::from_secs(10);
+
+/// How long a confirmed harness's screen is still watched for a menu that
+/// comes up after its report (the auto-mode menu, 0.3 s after on a quiet
+/// machine). Paid once per roll, for all its sessions together.
+pub const SETTLE: Duration = Duration::from_millis(1500);
 
 /// How often a session still without its report has its screen read, so a
 /// dialog is named within about this long rather than at the window's end.
@@ -49,6 +55,9 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     let waker = Waker::new(&store::dir(root));
     let deadline = Instant::now() + window.max(MIN_WINDOW);
     let mut next_screen = Instant::now();
+    // Confirmed sessions still being watched for a menu, with when their
+    // watch ends.
+    let mut settling: Vec<(usize, Instant)> = Vec::new();
     loop {
         pending.retain(|i| {
             let report = &mut reports[*i];
@@ -64,9 +73,30 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
                 && store::process_start(pid).is_some();
             if confirmed {
                 report.conversation = Some(Conversation::Confirmed);
+                settling.push((*i, Instant::now() + SETTLE));
             }
             !confirmed
         });
+        // A harness can report its resume and still stop at a screen that
+        // waits for a person: the auto-mode menu comes up about 0.3 s after
+        // `SessionStart` on the real CLI. Each confirmed pane is watched
+        // for [`SETTLE`] more.
+        if !settling.is_empty() {
+            let indices: Vec<usize> = settling.iter().map(|(i, _)| *i).collect();
+            let screens = screens_of(roller, &indices, reports);
+            let now = Instant::now();
+            settling = settling
+                .into_iter()
+                .zip(screens)
+                .filter_map(|((i, until), screen)| match screen {
+                    Some(screen) => {
+                        block(roller, &mut reports[i], screen);
+                        None
+                    }
+                    None => (now < until).then_some((i, until)),
+                })
+                .collect();
+        }
         if Instant::now() >= next_screen && !pending.is_empty() {
             next_screen = Instant::now() + SCREEN_EVERY;
             let screens = screens_of(roller, &pending, reports);
@@ -84,7 +114,7 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
                 .collect();
         }
         let left = deadline.saturating_duration_since(Instant::now());
-        if pending.is_empty() || left.is_zero() {
+        if (pending.is_empty() && settling.is_empty()) || left.is_zero() {
             break;
         }
         waker.wait(left.min(Duration::from_millis(250)));

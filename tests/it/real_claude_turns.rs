@@ -406,3 +406,33 @@ fn no_or_esc_on_a_permission_dialog_and_the_session_is_rolled() {
         );
     }
 }
+
+/// The one-time "Make auto mode your default permission mode?" menu (the
+/// user's settings name a manual mode) comes up after `SessionStart` has
+/// fired: a roll that stopped there is `blocked`, not `confirmed`.
+#[test]
+fn a_respawn_stopped_at_the_auto_mode_menu_is_blocked() {
+    let Some(real) = real_session(false) else {
+        return;
+    };
+    real.type_line("remember the word zebra");
+    wait_long(
+        || std::fs::read_to_string(real.transcript(&real.id)).is_ok_and(|t| t.contains("zebra")),
+        "the conversation's transcript",
+    );
+    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    // The person sets a manual mode as their default meanwhile.
+    std::fs::write(
+        real.config_dir.join("settings.json"),
+        r#"{"permissions": {"defaultMode": "default"}}"#,
+    )
+    .unwrap();
+    real.rotate();
+    let out = real.apply("30s").wait_with_output().unwrap();
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, "github:octo/repo#1");
+    assert_eq!(row["outcome"], "blocked", "{report}");
+    assert_eq!(row["detail"], "stopped at the auto-mode menu", "{report}");
+    assert_eq!(row["conversation"], "unconfirmed", "{report}");
+}

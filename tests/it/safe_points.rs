@@ -86,7 +86,8 @@ fn a_busy_session_is_not_interrupted_and_is_rolled_the_moment_its_turn_ends() {
     assert_eq!(row["apply_will"], "wait_busy", "{row}");
     let text = stdout(&w.the_loop(&["plan"]));
     assert!(
-        text.contains("will be respawned  [busy: waits for its turn to end]"),
+        text.contains("will be respawned  [busy since 20")
+            && text.contains("Z: waits for its turn to end]"),
         "{text}"
     );
     let old = w.pane(&s.name).unwrap();
@@ -205,7 +206,7 @@ fn now_interrupts_a_running_turn_and_says_so() {
         explain(&out)
     );
     assert!(
-        stdout(&out).contains("[busy: rolls now]"),
+        stdout(&out).contains("[busy since 20") && stdout(&out).contains("Z: rolls now]"),
         "apply's plan shows what --now does: {}",
         stdout(&out)
     );
