@@ -539,6 +539,21 @@ fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
         text.contains(&format!("conversation {} → {new_id}", s.session_id)),
         "{text}"
     );
+    // sessions list names the conversation the person is in.
+    let list = json(&w.the_loop(&["sessions", "list", "--json"]));
+    let listed = list["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ref"] == s.reference.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(listed["conversation_id"], new_id.as_str(), "{list}");
+    assert_eq!(
+        listed["recorded_conversation_id"],
+        s.session_id.as_str(),
+        "{list}"
+    );
 
     // Nothing typed since the clear: no transcript to resume, so nothing is
     // touched, and the old conversation is not brought back.

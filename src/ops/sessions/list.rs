@@ -88,8 +88,14 @@ pub struct Listed {
     /// Seconds since `last_event_at`; null when unknown or in the future.
     pub last_event_seconds: Option<u64>,
     pub cwd: Option<PathBuf>,
-    /// The harness conversation id (what a respawn resumes).
+    /// The harness conversation id (what a respawn resumes): the one the
+    /// live harness last started (after a `/clear` or an in-app `/resume`),
+    /// else the record's.
     pub conversation_id: Option<String>,
+    /// The record's conversation, when the live harness has moved on from
+    /// it; the next roll writes the new one into the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_conversation_id: Option<String>,
     /// Refs of the pull requests linked to the work item.
     pub pull_requests: Vec<String>,
 }
@@ -134,7 +140,7 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
     rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
     mark_interrupted(&mut rows, &view, &activities, &ctx.tmux);
-    mark_busy_since(&mut rows, &view, &activities);
+    mark_live_facts(&mut rows, &view, &activities);
     let corrupt_records = works
         .corrupt
         .into_iter()
@@ -195,6 +201,7 @@ fn row(
         last_event_at,
         cwd: record.cwd().map(PathBuf::from),
         conversation_id: record.harness_session_id().map(String::from),
+        recorded_conversation_id: None,
         pull_requests: record.pull_request_refs(),
     }
 }
@@ -244,13 +251,15 @@ fn unmanaged(
             last_event_seconds: None,
             cwd: None,
             conversation_id: None,
+            recorded_conversation_id: None,
             pull_requests: Vec::new(),
         })
         .collect()
 }
 
-/// Each row in a turn gets when that turn began, from its harness's hooks.
-fn mark_busy_since(
+/// Each managed row names the conversation its live harness is in, and
+/// each row in a turn gets when that turn began, from its harness's hooks.
+fn mark_live_facts(
     rows: &mut [Listed],
     view: &FleetView,
     activities: &BTreeMap<i32, HarnessActivity>,
@@ -258,6 +267,20 @@ fn mark_busy_since(
     let FleetView::Answered(fleet) = view else {
         return;
     };
+    for row in rows.iter_mut().filter(|r| r.status.is_some()) {
+        let live = row
+            .tmux_target
+            .as_deref()
+            .and_then(|t| fleet.harness_pane(t))
+            .filter(|pane| !pane.dead)
+            .and_then(|pane| activities.get(&pane.pid))
+            .filter(|a| activity_store::process_start(a.pid) == Some(a.start))
+            .and_then(|a| a.conversation.clone())
+            .filter(|id| crate::registry::is_valid_session_id(id));
+        if let Some(live) = live.filter(|id| row.conversation_id.as_ref() != Some(id)) {
+            row.recorded_conversation_id = row.conversation_id.replace(live);
+        }
+    }
     for row in rows
         .iter_mut()
         .filter(|r| r.activity.is_some_and(Activity::in_turn))
