@@ -18,7 +18,7 @@ pub mod deliver;
 pub mod key;
 pub mod links;
 pub mod probe;
-pub mod queue;
+pub use crate::registry::queue;
 pub mod ready;
 pub mod respawn;
 pub mod spawn;

@@ -7,7 +7,15 @@ use super::{Registry, SessionKey};
 /// Makes `id` the record's conversation, keeping the earlier one in
 /// `previousHarnessSessionIds`. `Ok(false)` when it already was, or when
 /// the record is gone (then nothing is rolled from it anyway).
+/// Written in the session's turn ([`super::queue`]), as every lifecycle
+/// verb writes a record, so a delivery's write cannot undo it.
 pub fn follow(registry: &Registry, key: &SessionKey, id: &str) -> Result<bool, String> {
+    let _turn = super::queue::wait_turn(
+        registry.root(),
+        &key.tmux_name(),
+        super::queue::DEFAULT_WAIT,
+    )
+    .map_err(|e| e.to_string())?;
     let moved = match key {
         SessionKey::WorkItem(r) => {
             let Some(mut record) = registry.load_work_item(r).map_err(|e| e.to_string())? else {

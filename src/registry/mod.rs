@@ -10,6 +10,7 @@ pub mod follow;
 pub mod identity;
 pub mod journal;
 pub mod key;
+pub mod queue;
 pub mod record;
 pub mod refs;
 pub mod store;
