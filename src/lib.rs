@@ -32,6 +32,7 @@ pub mod secret;
 pub mod services;
 pub mod style;
 pub mod tmux;
+pub mod typed_text;
 pub mod views;
 pub mod watch;
 pub mod web_terminal;

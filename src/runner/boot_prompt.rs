@@ -14,10 +14,14 @@ pub fn prompts_dir(state_root: &Path) -> PathBuf {
     state_root.join("run").join("prompts")
 }
 
-/// Writes `text` to a new private file under the state root.
+/// Writes `text` to a new private file under the state root, as the
+/// harness must read it: outside input, through the one rule for text
+/// typed into a harness (`crate::typed_text`), so a first prompt of
+/// `/exit` or `!cmd` is a prompt, not a command.
 pub fn write(state_root: &Path, text: &str) -> std::io::Result<PathBuf> {
     let path = prompts_dir(state_root).join(format!("{}.txt", uuid::Uuid::new_v4()));
-    crate::fsutil::write_atomic(&path, text.as_bytes(), 0o600)?;
+    let typed = crate::typed_text::TypedText::from_outside(text);
+    crate::fsutil::write_atomic(&path, typed.as_str().as_bytes(), 0o600)?;
     Ok(path)
 }
 

@@ -33,6 +33,7 @@ const LAYERS: &[&[&str]] = &[
         "secret",
         "style",
         "tmux",
+        "typed_text",
     ],
     &["registry", "events", "activity", "desired"],
     &["observed", "harness"],

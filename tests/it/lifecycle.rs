@@ -275,14 +275,15 @@ fn a_failed_delivery_to_a_live_session_does_not_record_its_id() {
 fn a_delivery_whose_submit_failed_is_only_submitted_on_retry() {
     let w = world();
     let s = w.started_session("github:octo/repo#6", "github-octo-repo-6");
-    // A tmux that pastes the text (`paste-buffer -p`) but refuses the
-    // submit (a `paste-buffer` without `-p`).
+    // A tmux that pastes the text (`paste-buffer … -p`, the command that
+    // `if-shell` runs when the pane is in no mode) but refuses the submit
+    // (a `paste-buffer` without `-p`).
     let wrapper = w.install_bin_settled(
         "tmux",
         &format!(
             "#!/bin/bash\n\
-             case \" $* \" in *' paste-buffer '*) case \" $* \" in *' -p '*) ;; \
-             *) echo 'submit refused' >&2; exit 1;; esac;; esac\n\
+             for word in \"$@\"; do case \"$word\" in 'paste-buffer '*) case \"$word\" in *' -p') ;; \
+             *) echo 'submit refused' >&2; exit 1;; esac;; esac; done\n\
              exec '{}' \"$@\"\n",
             real_tmux().display()
         ),
@@ -1331,4 +1332,26 @@ fn a_respawn_holds_the_policy_environment_and_nothing_leaks() {
     for (path, bytes) in w.state_files() {
         assert_no_canary(&bytes, &[CANARY], &path.display().to_string());
     }
+}
+
+/// A boot prompt is typed text too: the same rule as a paste, so a first
+/// prompt of `/exit` with an escape in it reaches the harness as a prompt.
+#[test]
+fn a_boot_prompt_is_data_like_any_delivery() {
+    let w = world();
+    let s = w.started_session("github:octo/repo#8", "github-octo-repo-8");
+    let old = w.pane(&s.name).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(old.pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    wait_for(
+        || w.pane(&s.name).is_some_and(|p| p.dead),
+        "the pane is retained dead",
+    );
+    let out = deliver(&w, &s.reference, "/exit\u{1b}[201~now", "boot-1");
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(json(&out)["route"], "respawned");
+    assert_eq!(w.boot_prompts(&s), ["› /exit␛[201~now"]);
 }

@@ -53,5 +53,6 @@ mod start_faults;
 mod texts;
 mod tmux_call_count;
 mod tmux_compat;
+mod typed_text;
 mod watch;
 mod web_terminal;

@@ -171,6 +171,21 @@ impl Real {
         store::read_one(&self.w.state, self.pid()).activity
     }
 
+    /// A first exchange, so the conversation has its transcript (the CLI
+    /// writes it once a turn has been answered, and a roll leaves a session
+    /// without one alone).
+    fn converse(&self) {
+        self.type_line("remember the word zebra");
+        wait_long(
+            || {
+                std::fs::read_to_string(self.transcript(&self.id))
+                    .is_ok_and(|t| t.contains("zebra"))
+            },
+            "the conversation's transcript",
+        );
+        wait_long(|| self.activity() == Activity::Idle, "the turn ended");
+    }
+
     fn rotate(&self) {
         self.w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
     }
@@ -220,6 +235,7 @@ fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
     let Some(real) = real_session(false) else {
         return;
     };
+    real.converse();
     real.type_line("please be slow");
     wait_long(
         || real.screen().contains("esc to interrupt"),
@@ -307,12 +323,7 @@ fn a_bang_command_is_not_ended_by_a_roll() {
         return;
     };
     // A conversation to resume: a bare `!` command writes no transcript.
-    real.type_line("remember the word zebra");
-    wait_long(
-        || std::fs::read_to_string(real.transcript(&real.id)).is_ok_and(|t| t.contains("zebra")),
-        "the conversation's transcript",
-    );
-    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    real.converse();
     let done = real.w.root().join("bang-done");
     let target = format!("={}:", real.name);
     real.w.tmux_ok(&["send-keys", "-t", &target, "-l", "!"]);
@@ -379,6 +390,7 @@ fn no_or_esc_on_a_permission_dialog_and_the_session_is_rolled() {
         let Some(real) = real_session(true) else {
             return;
         };
+        real.converse();
         real.type_line("tool please");
         wait_long(
             || real.screen().contains("Do you want to proceed?"),
@@ -415,12 +427,7 @@ fn a_respawn_stopped_at_the_auto_mode_menu_is_blocked() {
     let Some(real) = real_session(false) else {
         return;
     };
-    real.type_line("remember the word zebra");
-    wait_long(
-        || std::fs::read_to_string(real.transcript(&real.id)).is_ok_and(|t| t.contains("zebra")),
-        "the conversation's transcript",
-    );
-    wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    real.converse();
     // The person sets a manual mode as their default meanwhile.
     std::fs::write(
         real.config_dir.join("settings.json"),
