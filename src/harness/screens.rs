@@ -105,10 +105,11 @@ pub fn blocking_screen(screen: &str) -> Option<BlockingScreen> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
+    /// A screen captured from the real CLI (`tests/it/fixtures/screens/`).
+    pub(crate) fn fixture(name: &str) -> String {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/it/fixtures/screens")
             .join(name);

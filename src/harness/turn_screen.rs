@@ -69,12 +69,7 @@ fn is_rule(line: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn fixture(name: &str) -> String {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/it/fixtures/screens")
-            .join(name);
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
+    use crate::harness::screens::tests::fixture;
 
     #[test]
     fn real_claude_code_screens_tell_the_turn() {

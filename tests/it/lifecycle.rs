@@ -362,15 +362,7 @@ fn a_retained_dead_session_is_cleared_verified_and_respawned() {
     let w = world();
     let s = w.started_session("github:octo/repo#7", "github-octo-repo-7");
     let old = w.pane(&s.name).unwrap();
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(old.pid),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    wait_for(
-        || w.pane(&s.name).is_some_and(|p| p.dead),
-        "the pane is retained dead",
-    );
+    end_harness_leaving_a_dead_pane(&w, &s, old.pid);
 
     let out = deliver(&w, &s.reference, "wake up", "dead-1");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
@@ -539,12 +531,7 @@ fn a_dead_occupant_that_cannot_be_cleared_drops_the_delivery_and_keeps_its_id() 
     let w = world();
     let s = w.started_session("github:octo/repo#13", "github-octo-repo-13");
     let pid = w.pane(&s.name).unwrap().pid;
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "dead pane");
+    end_harness_leaving_a_dead_pane(&w, &s, pid);
     // A real refusal: kill-session is aliased to a command that does not exist.
     break_command(&w, 91, "kill-session");
 
@@ -718,12 +705,7 @@ fn a_first_start_never_spawns_over_a_live_session_and_clears_a_dead_one() {
     assert_eq!(code(&deliver(&w, &s.reference, "dotted", "dot-1")), Some(0));
     assert_eq!(wait_for_inputs(&w, &s, 1), [pasted("dotted")]);
 
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
-    wait_for(|| w.pane(&s.name).is_some_and(|p| p.dead), "dead pane");
+    end_harness_leaving_a_dead_pane(&w, &s, pid);
     let again = w.started_session(&s.reference, &s.slug);
     assert_eq!(
         again.session_id, s.session_id,
@@ -1341,8 +1323,18 @@ fn a_boot_prompt_is_data_like_any_delivery() {
     let w = world();
     let s = w.started_session("github:octo/repo#8", "github-octo-repo-8");
     let old = w.pane(&s.name).unwrap();
+    end_harness_leaving_a_dead_pane(&w, &s, old.pid);
+    let out = deliver(&w, &s.reference, "/exit\u{1b}[201~now", "boot-1");
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(json(&out)["route"], "respawned");
+    assert_eq!(w.boot_prompts(&s), ["› /exit␛[201~now"]);
+}
+
+/// SIGTERMs the session's harness (`pid`) as a crash would, and waits for its
+/// pane to be retained dead.
+fn end_harness_leaving_a_dead_pane(w: &World, s: &LegacySession, pid: i32) {
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(old.pid),
+        nix::unistd::Pid::from_raw(pid),
         nix::sys::signal::Signal::SIGTERM,
     )
     .unwrap();
@@ -1350,8 +1342,4 @@ fn a_boot_prompt_is_data_like_any_delivery() {
         || w.pane(&s.name).is_some_and(|p| p.dead),
         "the pane is retained dead",
     );
-    let out = deliver(&w, &s.reference, "/exit\u{1b}[201~now", "boot-1");
-    assert_eq!(code(&out), Some(0), "{}", explain(&out));
-    assert_eq!(json(&out)["route"], "respawned");
-    assert_eq!(w.boot_prompts(&s), ["› /exit␛[201~now"]);
 }

@@ -88,25 +88,10 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
         ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
         ("DISABLE_AUTOUPDATER", "1"),
     ]);
-    w.write_config("  credentials: [ANTHROPIC_API_KEY]\n  deliver: [EXTRA_TOKEN]\n");
-    w.write_raw_config(&format!(
-        "{}  harnessBinary:\n    claude: {}\n",
-        std::fs::read_to_string(&w.config_path).unwrap(),
-        claude.display()
-    ));
-    w.write_env(&format!("EXTRA_TOKEN={OLD}\n"));
+    w.configure_harness(&claude, OLD);
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
-    let out = w.the_loop(&[
-        "sessions",
-        "start",
-        "github:octo/repo#1",
-        "--cwd",
-        cwd.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let started = w.start_session("github:octo/repo#1", &cwd);
     let name = started["tmux_target"].as_str().unwrap().to_owned();
     let id = started["harness_session_id"].as_str().unwrap().to_owned();
     let first = w.pane(&name).expect("a pane");

@@ -89,25 +89,10 @@ fn real_session(manual: bool) -> Option<Real> {
         ("ANTHROPIC_BASE_URL", &base_url),
         ("ANTHROPIC_AUTH_TOKEN", "stand-in-token"),
     ]);
-    w.write_config("  credentials: [ANTHROPIC_API_KEY]\n  deliver: [EXTRA_TOKEN]\n");
-    w.write_raw_config(&format!(
-        "{}  harnessBinary:\n    claude: {}\n",
-        std::fs::read_to_string(&w.config_path).unwrap(),
-        claude.display()
-    ));
-    w.write_env(&format!("EXTRA_TOKEN={OLD}\n"));
+    w.configure_harness(&claude, OLD);
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
-    let out = w.the_loop(&[
-        "sessions",
-        "start",
-        "github:octo/repo#1",
-        "--cwd",
-        cwd.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let started = w.start_session("github:octo/repo#1", &cwd);
     let real = Real {
         name: started["tmux_target"].as_str().unwrap().to_owned(),
         id: started["harness_session_id"].as_str().unwrap().to_owned(),
@@ -186,6 +171,16 @@ impl Real {
         wait_long(|| self.activity() == Activity::Idle, "the turn ended");
     }
 
+    /// A turn that runs for minutes, seen on screen and by the hooks.
+    fn start_slow_turn(&self) {
+        self.type_line("please be slow");
+        wait_long(
+            || self.screen().contains("esc to interrupt"),
+            "a running turn",
+        );
+        wait_long(|| self.activity() == Activity::Busy, "the hooks say busy");
+    }
+
     fn rotate(&self) {
         self.w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
     }
@@ -236,12 +231,7 @@ fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
         return;
     };
     real.converse();
-    real.type_line("please be slow");
-    wait_long(
-        || real.screen().contains("esc to interrupt"),
-        "a running turn",
-    );
-    wait_long(|| real.activity() == Activity::Busy, "the hooks say busy");
+    real.start_slow_turn();
     real.rotate();
     let old = real.pid();
     let apply = real.apply("60s");
@@ -353,12 +343,8 @@ fn ctrl_c_to_exit_during_a_held_roll_is_not_undone() {
     let Some(real) = real_session(false) else {
         return;
     };
-    real.type_line("please be slow");
-    wait_long(
-        || real.screen().contains("esc to interrupt"),
-        "a running turn",
-    );
-    wait_long(|| real.activity() == Activity::Busy, "the hooks say busy");
+    real.converse();
+    real.start_slow_turn();
     real.rotate();
     let old = real.pid();
     let apply = real.apply("60s");

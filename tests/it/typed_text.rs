@@ -32,16 +32,8 @@ fn raw_session() -> Raw {
     ));
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
-    let out = w.the_loop(&[
-        "sessions",
-        "start",
-        "github:octo/repo#1",
-        "--cwd",
-        cwd.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", explain(&out));
-    let name = json(&out)["tmux_target"].as_str().unwrap().to_owned();
+    let started = w.start_session("github:octo/repo#1", &cwd);
+    let name = started["tmux_target"].as_str().unwrap().to_owned();
     wait_for(
         || {
             stdout(&w.tmux(&["capture-pane", "-p", "-t", &format!("={name}:")]))

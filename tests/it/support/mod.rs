@@ -644,7 +644,8 @@ impl World {
         self.started_session_in(reference, slug, &cwd)
     }
 
-    pub fn started_session_in(&self, reference: &str, slug: &str, cwd: &Path) -> LegacySession {
+    /// `sessions start REF --cwd CWD --json`, which must succeed; its report.
+    pub fn start_session(&self, reference: &str, cwd: &Path) -> serde_json::Value {
         let out = self.the_loop(&[
             "sessions",
             "start",
@@ -659,7 +660,24 @@ impl World {
             stdout(&out),
             stderr(&out)
         );
-        let started: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The config and env file the real-CLI tests share: `EXTRA_TOKEN`
+    /// delivered (holding `token`), `ANTHROPIC_API_KEY` withheld, and the
+    /// harness binary at `claude`.
+    pub fn configure_harness(&self, claude: &Path, token: &str) {
+        self.write_config("  credentials: [ANTHROPIC_API_KEY]\n  deliver: [EXTRA_TOKEN]\n");
+        self.write_raw_config(&format!(
+            "{}  harnessBinary:\n    claude: {}\n",
+            std::fs::read_to_string(&self.config_path).unwrap(),
+            claude.display()
+        ));
+        self.write_env(&format!("EXTRA_TOKEN={token}\n"));
+    }
+
+    pub fn started_session_in(&self, reference: &str, slug: &str, cwd: &Path) -> LegacySession {
+        let started = self.start_session(reference, cwd);
         let session = LegacySession {
             reference: reference.into(),
             slug: slug.into(),
