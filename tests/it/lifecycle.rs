@@ -1322,8 +1322,18 @@ fn a_respawn_holds_the_policy_environment_and_nothing_leaks() {
 fn a_boot_prompt_is_data_like_any_delivery() {
     let w = world();
     let s = w.started_session("github:octo/repo#8", "github-octo-repo-8");
+    // A crash (SIGKILL: no handler to wait for on a loaded machine) leaves the
+    // pane dead; the delivery respawns it with the text as its first prompt.
     let old = w.pane(&s.name).unwrap();
-    end_harness_leaving_a_dead_pane(&w, &s, old.pid);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(old.pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_for(
+        || w.pane(&s.name).is_some_and(|p| p.dead),
+        "the pane is retained dead",
+    );
     let out = deliver(&w, &s.reference, "/exit\u{1b}[201~now", "boot-1");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     assert_eq!(json(&out)["route"], "respawned");
