@@ -4,7 +4,7 @@
 //! session's conversation can be resumed (the roll's own decision).
 
 use super::compute::{compute, Targets};
-use super::model::{Action, Plan, SessionPlan};
+use super::model::{Action, Plan};
 use crate::desired::policy::Policy;
 pub use crate::observed::harness::{read_harness, read_harness_environment, StillLauncher};
 pub use crate::observed::registered::managed_sessions;
@@ -81,39 +81,32 @@ fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observ
 }
 
 /// Marks `interrupted` the sessions whose hooks say a turn runs while their
-/// screen shows none. Only those sessions' panes are looked at, in one tmux
-/// client, and only once the hooks have been quiet for
-/// [`super::screen::LOOKS_APART`]: the screen has had that long to show a
-/// turn that had just begun (the drain, which holds sessions, looks twice).
+/// screen shows none ([`super::screen::interrupted`]).
 fn annotate_interrupted(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
-    let now_ms = crate::clock::now_ms();
-    let candidates: Vec<usize> = plan
+    let in_turn: Vec<(usize, &str, Option<&str>, Option<u64>)> = plan
         .sessions
         .iter()
         .enumerate()
         .filter(|(_, s)| s.activity.in_turn())
-        .filter(|(_, s)| {
+        .filter_map(|(i, s)| {
             let last = s
                 .pane_pid
                 .and_then(|pid| observed.activities.get(&pid))
                 .and_then(|a| a.last_ms);
-            super::screen::hooks_quiet(last, now_ms)
+            let harness = s.record.as_ref().map(|r| r.harness.as_str());
+            Some((i, s.pane_id.as_deref()?, harness, last))
         })
-        .map(|(i, _)| i)
         .collect();
-    if candidates.is_empty() {
-        return;
-    }
-    let sessions: Vec<&SessionPlan> = candidates.iter().map(|i| &plan.sessions[*i]).collect();
-    let screens = super::screen::look(
-        &|commands| crate::runner::batch::run_each(tmux, &commands),
-        &sessions,
-    );
-    for (index, screen) in candidates.into_iter().zip(screens) {
-        if screen == crate::harness::turn_screen::TurnScreen::Between {
-            plan.sessions[index].activity = crate::activity::Activity::Interrupted;
-            plan.sessions[index].busy_since = None;
-        }
+    let facts: Vec<_> = in_turn.iter().map(|(_, p, h, l)| (*p, *h, *l)).collect();
+    let found = super::screen::interrupted(tmux, &facts);
+    let marked: Vec<usize> = in_turn
+        .iter()
+        .zip(found)
+        .filter_map(|((index, ..), yes)| yes.then_some(*index))
+        .collect();
+    for index in marked {
+        plan.sessions[index].activity = crate::activity::Activity::Interrupted;
+        plan.sessions[index].busy_since = None;
     }
 }
 

@@ -72,6 +72,37 @@ pub fn hooks_quiet(last_ms: Option<u64>, now_ms: u64) -> bool {
     last_ms.is_some_and(|last| now_ms.saturating_sub(last) >= apart)
 }
 
+/// Which of these harnesses, each in a turn by its hooks (its pane id, its
+/// harness's name, its hooks' last event), shows no turn on screen: it was
+/// interrupted. Only those whose hooks have been quiet for [`LOOKS_APART`]
+/// are looked at, all in one tmux client; the others read `false`. What
+/// `plan` and `sessions list` call `interrupted`.
+pub fn interrupted(
+    tmux: &crate::tmux::Tmux,
+    in_turn: &[(&str, Option<&str>, Option<u64>)],
+) -> Vec<bool> {
+    let now_ms = crate::clock::now_ms();
+    let quiet: Vec<usize> = (0..in_turn.len())
+        .filter(|i| hooks_quiet(in_turn[*i].2, now_ms))
+        .collect();
+    let mut found = vec![false; in_turn.len()];
+    if quiet.is_empty() {
+        return found;
+    }
+    let panes: Vec<(Option<&str>, Option<&str>)> = quiet
+        .iter()
+        .map(|i| (Some(in_turn[*i].0), in_turn[*i].1))
+        .collect();
+    let screens = look_at(
+        &|commands| crate::runner::batch::run_each(tmux, &commands),
+        &panes,
+    );
+    for (i, screen) in quiet.into_iter().zip(screens) {
+        found[i] = screen == TurnScreen::Between;
+    }
+    found
+}
+
 /// What a roll does with a held session now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Held {

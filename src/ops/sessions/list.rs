@@ -296,8 +296,7 @@ fn mark_live_facts(
 }
 
 /// Rows whose hooks say a turn runs while the harness's screen shows none
-/// become `interrupted` (`plan::screen`): only those rows' panes are looked
-/// at, in one tmux client, once their hooks have been quiet a while.
+/// become `interrupted` ([`crate::plan::screen::interrupted`]).
 fn mark_interrupted(
     rows: &mut [Listed],
     view: &FleetView,
@@ -307,32 +306,25 @@ fn mark_interrupted(
     let FleetView::Answered(fleet) = view else {
         return;
     };
-    let now_ms = crate::clock::now_ms();
-    let candidates: Vec<(usize, &str)> = rows
+    let in_turn: Vec<(usize, &str, Option<&str>, Option<u64>)> = rows
         .iter()
         .enumerate()
         .filter(|(_, r)| r.activity.is_some_and(Activity::in_turn))
         .filter_map(|(i, r)| {
             let pane = fleet.harness_pane(r.tmux_target.as_deref()?)?;
             let last = activities.get(&pane.pid).and_then(|a| a.last_ms);
-            crate::plan::screen::hooks_quiet(last, now_ms).then_some((i, pane.pane_id.as_str()))
+            Some((i, pane.pane_id.as_str(), r.harness.as_deref(), last))
         })
         .collect();
-    if candidates.is_empty() {
-        return;
-    }
-    let panes: Vec<(Option<&str>, Option<&str>)> = candidates
+    let facts: Vec<_> = in_turn.iter().map(|(_, p, h, l)| (*p, *h, *l)).collect();
+    let found = crate::plan::screen::interrupted(tmux, &facts);
+    let marked: Vec<usize> = in_turn
         .iter()
-        .map(|(i, pane)| (Some(*pane), rows[*i].harness.as_deref()))
+        .zip(found)
+        .filter_map(|((index, ..), yes)| yes.then_some(*index))
         .collect();
-    let screens = crate::plan::screen::look_at(
-        &|commands| crate::runner::batch::run_each(tmux, &commands),
-        &panes,
-    );
-    for ((index, _), screen) in candidates.iter().zip(screens) {
-        if screen == crate::harness::turn_screen::TurnScreen::Between {
-            rows[*index].activity = Some(Activity::Interrupted);
-        }
+    for index in marked {
+        rows[index].activity = Some(Activity::Interrupted);
     }
 }
 
