@@ -171,6 +171,18 @@ impl Real {
         wait_long(|| self.activity() == Activity::Idle, "the turn ended");
     }
 
+    /// A conversation with a turn running for minutes, the env file rotated,
+    /// and a roll (drain 60 s) holding the session: the old pid and the roll.
+    fn roll_held_in_a_turn(&self) -> (i32, Child) {
+        self.converse();
+        self.start_slow_turn();
+        self.rotate();
+        let old = self.pid();
+        let apply = self.apply("60s");
+        self.wait_held();
+        (old, apply)
+    }
+
     /// A turn that runs for minutes, seen on screen and by the hooks.
     fn start_slow_turn(&self) {
         self.type_line("please be slow");
@@ -230,12 +242,7 @@ fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
     let Some(real) = real_session(false) else {
         return;
     };
-    real.converse();
-    real.start_slow_turn();
-    real.rotate();
-    let old = real.pid();
-    let apply = real.apply("60s");
-    real.wait_held();
+    let (old, apply) = real.roll_held_in_a_turn();
     assert_eq!(real.pid(), old, "a running turn was ended");
     let pressed = Instant::now();
     real.keys(&["Escape"]);
@@ -343,12 +350,7 @@ fn ctrl_c_to_exit_during_a_held_roll_is_not_undone() {
     let Some(real) = real_session(false) else {
         return;
     };
-    real.converse();
-    real.start_slow_turn();
-    real.rotate();
-    let old = real.pid();
-    let apply = real.apply("60s");
-    real.wait_held();
+    let (old, apply) = real.roll_held_in_a_turn();
     for _ in 0..3 {
         real.keys(&["C-c"]);
         std::thread::sleep(Duration::from_millis(200));
