@@ -6,7 +6,7 @@
 
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, LazyLock};
 
 /// Set once a stop signal arrives; a roll starts no new respawn after it.
@@ -75,18 +75,51 @@ pub fn requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// After a panic mid-roll, says where the sessions it had touched stand.
-/// The default hook runs first; panics never carry values.
+/// Respawns whose harness is being (or has been) ended and whose pane is
+/// not respawned yet: the window the intent journal exists for.
+static ENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// Held by a roll from just before it signals a harness until the pane is
+/// respawned (or the roll gives up on it); while any is held, a panic says
+/// the intent journal holds the respawn. Dropped on every way out,
+/// unwinding included, so the count cannot outlive the window.
+#[must_use = "the respawn counts as in flight only while this is held"]
+pub struct RespawnInFlight(());
+
+impl RespawnInFlight {
+    pub fn begin() -> RespawnInFlight {
+        ENDING.fetch_add(1, Ordering::SeqCst);
+        RespawnInFlight(())
+    }
+}
+
+impl Drop for RespawnInFlight {
+    fn drop(&mut self) {
+        ENDING.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What a panic adds to the default report: a word about the intent
+/// journal, only while a respawn is in flight (a panic elsewhere, say in
+/// `watch`'s metrics server, is reported as itself and nothing more).
+fn panic_note() -> Option<&'static str> {
+    (ENDING.load(Ordering::SeqCst) > 0).then_some(
+        "the-loop: a respawn whose harness was already ended is recorded in the intent journal; \
+         `the-loop plan` shows it and `the-loop apply` completes it",
+    )
+}
+
+/// After a panic mid-respawn, says where the session it had touched stands.
+/// The default hook runs first (it names the thread); panics never carry values.
 fn report_panics() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let default = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             default(info);
-            crate::errln!(
-                "the-loop: a respawn whose harness was already ended is recorded in the intent journal; \
-                 `the-loop plan` shows it and `the-loop apply` completes it"
-            );
+            if let Some(note) = panic_note() {
+                crate::errln!("{note}");
+            }
         }));
     });
 }
@@ -99,5 +132,29 @@ fn report_panics() {
 pub fn crash_point(point: &str) {
     if std::env::var_os("THE_LOOP_TEST_CRASH_AT").is_some_and(|p| p == point) {
         panic!("THE_LOOP_TEST_CRASH_AT: crashed {point}, as a test asked");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_journal_is_named_only_while_a_respawn_is_in_flight() {
+        // Other tests of this binary may hold one meanwhile; count from here.
+        let before = ENDING.load(Ordering::SeqCst);
+        let held = RespawnInFlight::begin();
+        assert!(panic_note().is_some_and(|n| n.contains("intent journal")));
+        assert_eq!(ENDING.load(Ordering::SeqCst), before + 1);
+        let unwound = std::panic::catch_unwind(move || {
+            let _held = held;
+            std::panic::resume_unwind(Box::new("a bug"));
+        });
+        assert!(unwound.is_err());
+        assert_eq!(
+            ENDING.load(Ordering::SeqCst),
+            before,
+            "released by the unwind"
+        );
     }
 }

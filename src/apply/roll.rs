@@ -204,6 +204,8 @@ impl Roller<'_> {
         // activity file is the ended harness's, once it has gone.
         let started_at = crate::activity::store::process_start(pid);
         let grace = self.config.routing.tmux.harness_kill_grace;
+        // Until the pane is respawned, a panic names the journal entry.
+        let _in_flight = crate::apply::interrupt::RespawnInFlight::begin();
         let ending = end_gracefully(&handle, grace);
         self.events.emit(Event::SessionHarnessTerminated {
             subject: subject.clone(),
@@ -282,6 +284,8 @@ impl Roller<'_> {
         pane_id: String,
         ready: Ready,
     ) -> Respawn {
+        // A journaled dead pane (this roll's, or an earlier run's to complete).
+        let _in_flight = crate::apply::interrupt::RespawnInFlight::begin();
         let place = respawn::Place::DeadPane {
             pane_id: &pane_id,
             tmux: self.tmux,

@@ -3,8 +3,8 @@
 //!
 //! The names are a public contract (DESIGN.md, "Operator tooling
 //! contracts"). The exposition is written by the `prometheus-client` crate in
-//! the Prometheus text format (0.0.4) and served by `tiny_http`; nothing here
-//! formats it by hand. Only counts, states and outcome words are exported:
+//! the Prometheus text format (0.0.4), nothing here formats it by hand, and
+//! [`super::metrics_server`] serves it, bounded against hostile clients. Only counts, states and outcome words are exported:
 //! no label carries a value, a name from the env file, or a session's ref
 //! (refs would make one series per work item, which a fleet's Prometheus
 //! should not have to keep).
@@ -18,7 +18,6 @@ use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// Every probe state, so each series exists (at 0) from the first scrape.
@@ -246,91 +245,6 @@ fn gauge_value(count: usize) -> i64 {
     i64::try_from(count).unwrap_or(i64::MAX)
 }
 
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
-#[error("--metrics-listen: cannot listen on {addr}: {reason}")]
-#[diagnostic(
-    code(the_loop::watch::metrics_listen),
-    help("pass a free local address and port, for example `--metrics-listen 127.0.0.1:9464`")
-)]
-pub struct ListenError {
-    pub addr: SocketAddr,
-    pub reason: String,
-}
-
-/// Binds `addr` and serves `GET /metrics` on a thread of its own until the
-/// process exits. Returns the bound address (port 0 picks a free one).
-pub fn serve(addr: SocketAddr, metrics: Metrics) -> Result<SocketAddr, ListenError> {
-    let server = tiny_http::Server::http(addr).map_err(|err| ListenError {
-        addr,
-        reason: listen_reason(err.as_ref()),
-    })?;
-    let bound = server.server_addr().to_ip().ok_or_else(|| ListenError {
-        addr,
-        reason: "not an IP address".into(),
-    })?;
-    std::thread::Builder::new()
-        .name("metrics".into())
-        .spawn(move || {
-            for request in server.incoming_requests() {
-                let response = respond(&metrics, request.method(), request.url());
-                // A scraper that hung up is its own problem; keep serving.
-                let _ = request.respond(response);
-            }
-        })
-        .map_err(|err| ListenError {
-            addr,
-            reason: format!("cannot start the server thread ({})", err.kind()),
-        })?;
-    Ok(bound)
-}
-
-/// The io error's kind in words (the OS's own text can vary; the kind does not).
-fn listen_reason(err: &(dyn std::error::Error + 'static)) -> String {
-    match err
-        .downcast_ref::<std::io::Error>()
-        .map(std::io::Error::kind)
-    {
-        Some(std::io::ErrorKind::AddrInUse) => "the address is already in use".into(),
-        Some(std::io::ErrorKind::AddrNotAvailable) => {
-            "the address is not available on this host".into()
-        }
-        Some(std::io::ErrorKind::PermissionDenied) => {
-            "permission denied (ports below 1024 need privileges)".into()
-        }
-        Some(kind) => kind.to_string(),
-        None => err.to_string(),
-    }
-}
-
-type Response = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
-
-fn respond(metrics: &Metrics, method: &tiny_http::Method, url: &str) -> Response {
-    let path = url.split('?').next().unwrap_or(url);
-    if path != "/metrics" {
-        return tiny_http::Response::from_string("not found; metrics are at /metrics\n")
-            .with_status_code(404);
-    }
-    if !matches!(method, tiny_http::Method::Get | tiny_http::Method::Head) {
-        return tiny_http::Response::from_string("only GET is served\n").with_status_code(405);
-    }
-    match metrics.encode() {
-        Ok(text) => {
-            let response = tiny_http::Response::from_string(text);
-            match tiny_http::Header::from_bytes(
-                &b"Content-Type"[..],
-                prometheus_client::encoding::prometheus_text::CONTENT_TYPE.as_bytes(),
-            ) {
-                Ok(header) => response.with_header(header),
-                // Cannot happen for these constants; the body is still valid.
-                Err(()) => response,
-            }
-        }
-        Err(_) => {
-            tiny_http::Response::from_string("cannot encode the metrics\n").with_status_code(500)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -447,14 +361,5 @@ mod tests {
         let text = m.encode().unwrap();
         assert_eq!(sample(&text, "the_loop_sessions_drifted"), Some(0.0));
         assert_eq!(sample(&text, "the_loop_plan_ok"), Some(1.0));
-    }
-
-    #[test]
-    fn a_port_in_use_is_a_clear_error_not_a_panic() {
-        let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = taken.local_addr().unwrap();
-        let err = serve(addr, Metrics::new()).unwrap_err();
-        assert_eq!(err.reason, "the address is already in use");
-        assert!(err.to_string().contains(&addr.to_string()), "{err}");
     }
 }

@@ -7,13 +7,15 @@
 //! [`debounce`], [`decide`] and [`report`] are pure; [`memory`] and
 //! [`crate::services::watch_lock`] hold the little state `watch` keeps under the state root;
 //! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop;
-//! [`metrics`] serves what the loop saw to Prometheus.
+//! [`metrics`] keeps what the loop saw for Prometheus, and [`metrics_server`]
+//! serves it.
 
 pub mod debounce;
 pub mod decide;
 pub mod held;
 pub mod memory;
 pub mod metrics;
+pub mod metrics_server;
 pub mod reconcile;
 pub mod report;
 pub mod run;

@@ -10,7 +10,8 @@
 use super::debounce::Debouncer;
 use super::decide::{self, assess, desired_fingerprint, Decision, Drifted};
 use super::memory::Memory;
-use super::metrics::{self, Metrics};
+use super::metrics::Metrics;
+use super::metrics_server;
 use super::reconcile::{self, Snapshot};
 use super::report;
 use crate::apply::lock::LockError;
@@ -107,7 +108,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     let metrics = Metrics::new();
     // Bound before the first cycle, so a bad address fails at once.
     let metrics_at = match options.metrics_listen {
-        Some(addr) => Some(metrics::serve(addr, metrics.clone())?),
+        Some(addr) => Some(metrics_server::serve(addr, metrics.clone())?),
         None => None,
     };
     // File events and stop signals arrive on one channel, so the loop

@@ -31,6 +31,7 @@ mod lifecycle;
 mod list_attach;
 mod load;
 mod metrics;
+mod metrics_attack;
 mod operator_cli;
 mod packaging;
 mod panes;

@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const RETIRED: &str = "xoxb-RETIRED-canary-m3tr";
-const ROTATED: &str = "xoxb-ROTATED-canary-m3tr";
-const CANARIES: &[&str] = &[RETIRED, ROTATED];
+pub(super) const RETIRED: &str = "xoxb-RETIRED-canary-m3tr";
+pub(super) const ROTATED: &str = "xoxb-ROTATED-canary-m3tr";
+pub(super) const CANARIES: &[&str] = &[RETIRED, ROTATED];
 const DELIVER: &str = "  deliver: [SLACK_BOT_TOKEN]\n";
 
 /// A program this test needs from the system, or None after a loud SKIP.
@@ -37,13 +37,13 @@ fn tool(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// A running process killed when the test ends, its output in a file.
-struct Background {
-    child: Child,
+pub(super) struct Background {
+    pub(super) child: Child,
     log: PathBuf,
 }
 
 impl Background {
-    fn start(mut command: Command, log: PathBuf) -> Background {
+    pub(super) fn start(mut command: Command, log: PathBuf) -> Background {
         let out = std::fs::File::create(&log).unwrap();
         let child = command
             .stdin(Stdio::null())
@@ -54,11 +54,11 @@ impl Background {
         Background { child, log }
     }
 
-    fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    fn wait_for_log(&self, needle: &str, within: Duration) -> String {
+    pub(super) fn wait_for_log(&self, needle: &str, within: Duration) -> String {
         let start = Instant::now();
         loop {
             let text = self.text();
@@ -82,7 +82,7 @@ impl Drop for Background {
 }
 
 /// `watch` with `args` and metrics on a free port; returns it and the address.
-fn start_watch(w: &World, args: &[&str]) -> (Background, SocketAddr) {
+pub(super) fn start_watch(w: &World, args: &[&str]) -> (Background, SocketAddr) {
     let mut all = vec!["watch", "--metrics-listen", "127.0.0.1:0"];
     all.extend_from_slice(args);
     let mut command = w.the_loop_command(&all);
@@ -98,12 +98,12 @@ fn start_watch(w: &World, args: &[&str]) -> (Background, SocketAddr) {
 }
 
 /// One HTTP/1.1 GET; returns the status line, the headers and the body.
-fn get(addr: SocketAddr, path: &str) -> (String, String, String) {
+pub(super) fn get(addr: SocketAddr, path: &str) -> (String, String, String) {
     try_get(addr, path).unwrap_or_else(|err| panic!("GET http://{addr}{path}: {err}"))
 }
 
 /// A GET that may find nobody listening yet.
-fn try_get(addr: SocketAddr, path: &str) -> std::io::Result<(String, String, String)> {
+pub(super) fn try_get(addr: SocketAddr, path: &str) -> std::io::Result<(String, String, String)> {
     let mut stream = TcpStream::connect(addr)?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     write!(
@@ -118,13 +118,13 @@ fn try_get(addr: SocketAddr, path: &str) -> std::io::Result<(String, String, Str
 }
 
 /// The value of one series in an exposition, `name{labels} value`.
-fn sample(text: &str, series: &str) -> Option<f64> {
+pub(super) fn sample(text: &str, series: &str) -> Option<f64> {
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
 }
 
-fn scrape(addr: SocketAddr) -> String {
+pub(super) fn scrape(addr: SocketAddr) -> String {
     let (status, headers, body) = get(addr, "/metrics");
     assert!(status.contains(" 200 "), "{status}\n{headers}\n{body}");
     assert!(
@@ -152,7 +152,7 @@ fn wait_for_sample(addr: SocketAddr, series: &str, want: f64, within: Duration) 
 }
 
 /// Two sessions holding the delivered token, rolled clean by hand.
-fn clean_fleet(w: &World) -> Vec<LegacySession> {
+pub(super) fn clean_fleet(w: &World) -> Vec<LegacySession> {
     w.write_config(DELIVER);
     w.write_env(&format!("SLACK_BOT_TOKEN={RETIRED}\n"));
     w.start_server_holding(&[("SLACK_BOT_TOKEN", RETIRED)]);
@@ -169,7 +169,7 @@ fn clean_fleet(w: &World) -> Vec<LegacySession> {
     sessions
 }
 
-fn rotate(w: &World) {
+pub(super) fn rotate(w: &World) {
     let tmp = w.root().join(".env.swp");
     std::fs::write(&tmp, format!("SLACK_BOT_TOKEN={ROTATED}\n")).unwrap();
     std::fs::rename(&tmp, &w.env_path).unwrap();
