@@ -5,7 +5,8 @@
 //! symlink: a link planted at `apply.lock` or `events.jsonl` would otherwise
 //! make the-loop write over whatever it points at. Nothing here ever opens a
 //! FIFO or a device blocking: a FIFO planted where a record belongs would
-//! otherwise hang a start forever.
+//! otherwise hang a start forever. Reading goes through
+//! [`crate::bounded_read`], which uses the reads below.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -34,7 +35,8 @@ pub enum SpecialFile {
 }
 
 impl SpecialFile {
-    fn of(t: std::fs::FileType) -> Option<SpecialFile> {
+    /// What a file of type `t` is, when it is not a regular file.
+    pub fn of(t: std::fs::FileType) -> Option<SpecialFile> {
         if t.is_file() {
             None
         } else if t.is_dir() {
@@ -50,7 +52,8 @@ impl SpecialFile {
         }
     }
 
-    fn into_error(self) -> io::Error {
+    /// This refusal as an [`io::Error`] that [`not_regular`] recognises.
+    pub fn into_error(self) -> io::Error {
         io::Error::new(io::ErrorKind::InvalidInput, self)
     }
 }
@@ -150,27 +153,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads a whole regular file; `NotFound` when there is none. The open
-/// never blocks (a FIFO is refused after it), and a link is followed only
-/// for reading, which cannot harm its target.
-pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if let Some(special) = SpecialFile::of(meta.file_type()) {
-        return Err(special.into_error());
-    }
-    // One byte more than the size, so the read that finds the end needs no
-    // room of its own; a file that grew meanwhile is still read whole.
-    let known = usize::try_from(meta.len()).unwrap_or(usize::MAX);
-    let size = known.saturating_add(1);
-    read_short_ends(&file, size.min(MAX_FIRST_BUFFER), known)
-}
-
 /// Beyond this a first buffer is not reserved up front: the read grows it.
-const MAX_FIRST_BUFFER: usize = 1 << 20;
+pub const MAX_FIRST_BUFFER: usize = 1 << 20;
 
 /// Reads `file` from where it stands to its end into a buffer of
 /// `capacity` bytes first. `File::read_to_end` would ask the file's size
@@ -182,7 +166,7 @@ const MAX_FIRST_BUFFER: usize = 1 << 20;
 /// (rustix's `spare_capacity`): the generic `read_to_end` would zero it
 /// first, and at a plan's 3,000 reads that was about 12 MB of `memset`.
 pub fn read_whole(file: &File, capacity: usize) -> io::Result<Vec<u8>> {
-    read_into(file, capacity, None)
+    read_into(file, capacity, None, usize::MAX)
 }
 
 /// [`read_whole`] for a file that hands over all it has in one read when the
@@ -193,14 +177,42 @@ pub fn read_whole(file: &File, capacity: usize) -> io::Result<Vec<u8>> {
 /// kernel copies out of the other process's memory page by page, still use
 /// [`read_whole`] and read to an empty answer.
 pub fn read_short_ends(file: &File, capacity: usize, size: usize) -> io::Result<Vec<u8>> {
-    read_into(file, capacity, Some(size))
+    read_into(file, capacity, Some(size), usize::MAX)
 }
 
-fn read_into(file: &File, capacity: usize, short_ends_after: Option<usize>) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::with_capacity(capacity.max(64));
+/// [`read_short_ends`] that stops once `limit` bytes are in: the buffer
+/// never holds more, whatever the file holds or keeps producing.
+pub fn read_at_most(
+    file: &File,
+    capacity: usize,
+    size: usize,
+    limit: usize,
+) -> io::Result<Vec<u8>> {
+    read_into(file, capacity, Some(size), limit)
+}
+
+fn read_into(
+    file: &File,
+    capacity: usize,
+    short_ends_after: Option<usize>,
+    limit: usize,
+) -> io::Result<Vec<u8>> {
+    // `with_capacity` gives exactly what it is asked for, so the spare room
+    // a read fills never reaches past `limit`.
+    let mut bytes = Vec::with_capacity(capacity.max(64).min(limit));
     loop {
+        if bytes.len() >= limit {
+            return Ok(bytes);
+        }
         if bytes.len() == bytes.capacity() {
-            bytes.reserve(bytes.len());
+            let more = bytes.len().min(limit - bytes.len());
+            if limit == usize::MAX {
+                bytes.reserve(more);
+            } else {
+                let mut bigger = Vec::with_capacity(bytes.len() + more);
+                bigger.extend_from_slice(&bytes);
+                bytes = bigger;
+            }
         }
         let asked = bytes.capacity() - bytes.len();
         match rustix::io::read(file, rustix::buffer::spare_capacity(&mut bytes)) {
@@ -296,8 +308,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("pipe");
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-        let e = read_regular(&fifo).unwrap_err();
-        assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
         let e = open_append(&fifo, PRIVATE_FILE).unwrap_err();
         assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
         let e = write_atomic(&fifo, b"x", PRIVATE_FILE).unwrap_err();
@@ -334,7 +344,12 @@ mod tests {
             let read = read_whole(&File::open(&big).unwrap(), capacity).unwrap();
             assert_eq!(read, bytes, "first buffer {capacity}");
         }
-        assert_eq!(read_regular(&big).unwrap(), bytes);
+        // Never more than the limit, whatever the first buffer.
+        for (capacity, limit) in [(0, 1), (64, 1000), (100_001, 65_537), (8, 100_000)] {
+            let read = read_at_most(&File::open(&big).unwrap(), capacity, 100_000, limit).unwrap();
+            assert_eq!(read, bytes[..limit], "buffer {capacity}, limit {limit}");
+            assert!(read.capacity() <= limit, "{}", read.capacity());
+        }
         // A /proc file reads 0 as its size and is still read whole.
         let own = std::fs::read("/proc/self/cmdline").unwrap();
         let read = read_whole(&File::open("/proc/self/cmdline").unwrap(), 8).unwrap();
@@ -352,7 +367,6 @@ mod tests {
             let read = read_short_ends(&File::open(&path).unwrap(), capacity, size).unwrap();
             assert_eq!(read, bytes, "buffer {capacity}, size {size}");
         }
-        assert_eq!(read_regular(&path).unwrap(), bytes);
         let stat = std::fs::read("/proc/self/stat").unwrap();
         let read = read_short_ends(&File::open("/proc/self/stat").unwrap(), 4096, 0).unwrap();
         // The same process, a moment later: the fields up to its state agree.

@@ -9,6 +9,7 @@
 pub mod activity;
 pub mod announce;
 pub mod apply;
+pub mod bounded_read;
 pub mod cli;
 pub mod clock;
 pub mod console;

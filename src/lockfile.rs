@@ -17,9 +17,16 @@
 
 use crate::fsutil;
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{self, Read, Seek, Write};
+use std::io::{self, Seek, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+
+/// A lock file's text from where it stands: a line or a counter, read
+/// within [`crate::bounded_read::STATE_TEXT`].
+fn read_text(file: &File) -> io::Result<String> {
+    let bytes = crate::bounded_read::read_file(file, &crate::bounded_read::STATE_TEXT)?;
+    String::from_utf8(bytes).map_err(|_| io::ErrorKind::InvalidData.into())
+}
 
 /// An exclusive lock, held until this is dropped (the file closes).
 #[derive(Debug)]
@@ -64,16 +71,15 @@ impl LockFile {
         Self::try_file(file)
     }
 
-    fn try_file(mut file: File) -> Result<LockFile, LockError> {
+    fn try_file(file: File) -> Result<LockFile, LockError> {
         match file.try_lock() {
             Ok(()) => Ok(LockFile { file }),
             Err(TryLockError::WouldBlock) => {
-                let mut text = String::new();
                 // Best-effort: the holder may be rewriting it right now.
-                let holder = match file.read_to_string(&mut text) {
-                    Ok(_) if !text.trim().is_empty() => Some(text.trim().to_owned()),
-                    _ => None,
-                };
+                let holder = read_text(&file)
+                    .ok()
+                    .map(|text| text.trim().to_owned())
+                    .filter(|text| !text.is_empty());
                 Err(LockError::Held { holder })
             }
             Err(TryLockError::Error(e)) => Err(LockError::Io(e)),
@@ -99,9 +105,7 @@ impl LockFile {
     pub fn text(&self) -> io::Result<String> {
         let mut file = &self.file;
         file.rewind()?;
-        let mut text = String::new();
-        file.read_to_string(&mut text)?;
-        Ok(text)
+        read_text(file)
     }
 
     /// Replaces the file's text: who holds the lock, for a refused caller

@@ -47,7 +47,11 @@ impl Platform {
     }
 
     pub fn detect() -> Platform {
-        let os_release = std::fs::read_to_string("/etc/os-release").ok();
+        let os_release = crate::bounded_read::read_string(
+            std::path::Path::new("/etc/os-release"),
+            &crate::bounded_read::SYSTEM_FILE,
+        )
+        .ok();
         Platform::from_os_release(os_release.as_deref(), cfg!(target_os = "macos"))
     }
 }

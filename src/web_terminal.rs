@@ -53,7 +53,9 @@ pub fn ttyd_args(settings: &WebTerminal) -> Vec<String> {
 /// The pid in the pidfile, when that process is alive and is a the-loop
 /// web terminal (a pid reused by something else does not count).
 pub fn running_pid(state_root: &Path) -> Option<i32> {
-    let text = std::fs::read_to_string(pidfile(state_root)).ok()?;
+    let text =
+        crate::bounded_read::read_string(&pidfile(state_root), &crate::bounded_read::STATE_TEXT)
+            .ok()?;
     let pid: i32 = text.trim().parse().ok().filter(|p| *p > 0)?;
     let cmdline = crate::proc_env::cmdline(pid).ok()?;
     let ours = cmdline.iter().any(|w| w == SUBCOMMAND);

@@ -90,10 +90,16 @@ pub fn read_all(state_root: &Path) -> BTreeMap<i32, HarnessActivity> {
 }
 
 /// One activity file, as the records of the newest process under `pid`.
+/// Only its tail is read ([`crate::bounded_read::ACTIVITY_TAIL`]), never a
+/// FIFO or a link: the newest records are all that is needed of it.
 fn read_file(path: &Path, pid: i32) -> Option<HarnessActivity> {
-    let bytes = crate::fsutil::read_regular(path).ok()?;
+    let bytes = crate::bounded_read::read_tail(path, &crate::bounded_read::ACTIVITY_TAIL).ok()?;
     activity_of(pid, &parse(&bytes))
 }
+
+// A file the hook wrote (started over past `MAX_FILE_BYTES`, plus one
+// line) fits the tail that is read whole.
+const _: () = assert!(MAX_FILE_BYTES + 4096 <= crate::bounded_read::ACTIVITY_TAIL.cap);
 
 /// What the live process `pid` is doing, from a [`read_all`] map: `Unknown`
 /// when it recorded nothing, or when the records under its pid are an

@@ -325,12 +325,24 @@ pub fn render_for_roundtrip(entries: &[EnvEntry]) -> String {
 }
 
 impl EnvFile {
-    /// Reads and parses the file at `path`. Errors name the path, never the text.
+    /// Reads and parses the file at `path`: a regular file (or a link to
+    /// one) within [`crate::bounded_read::ENV_FILE`]. Errors name the path,
+    /// never the text.
     pub fn load(path: &Path) -> Result<EnvFile, EnvFileError> {
-        let bytes = std::fs::read(path).map_err(|e| EnvFileError::Read {
-            path: path.to_owned(),
-            kind: e.kind(),
-        })?;
+        let limit = &crate::bounded_read::ENV_FILE;
+        let bytes =
+            crate::bounded_read::read(path, limit).map_err(
+                |e| match crate::bounded_read::refusal(&e) {
+                    Some(reason) => EnvFileError::Refused {
+                        path: path.to_owned(),
+                        reason,
+                    },
+                    None => EnvFileError::Read {
+                        path: path.to_owned(),
+                        kind: e.kind(),
+                    },
+                },
+            )?;
         let entries = parse(&bytes).map_err(|e| EnvFileError::Syntax {
             path: path.to_owned(),
             line: e.line,

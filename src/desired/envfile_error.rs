@@ -99,6 +99,11 @@ pub enum EnvFileError {
         path: PathBuf,
         kind: std::io::ErrorKind,
     },
+    /// Not a regular file (a FIFO, a device), or over its size cap: refused
+    /// without reading it. `reason` names kinds and sizes only.
+    #[error("cannot read env file {path}: {reason}")]
+    #[diagnostic(code(the_loop::envfile::refused))]
+    Refused { path: PathBuf, reason: String },
     #[error("env file {path}:{line}:{column}: {kind}")]
     #[diagnostic(code(the_loop::envfile::syntax), help("{}; {}", kind.hint(), FORMAT_HELP))]
     Syntax {

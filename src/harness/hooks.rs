@@ -109,7 +109,8 @@ pub fn write(
     let mut bytes = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     // Unchanged content is not rewritten: every launch calls this.
-    if crate::fsutil::read_regular(&path).ok().as_deref() != Some(&bytes[..]) {
+    let now = crate::bounded_read::read(&path, &crate::bounded_read::STATE_TEXT);
+    if now.ok().as_deref() != Some(&bytes[..]) {
         crate::fsutil::write_atomic(&path, &bytes, 0o600)?;
     }
     Ok(vec![SETTINGS_FLAG.into(), path.into()])

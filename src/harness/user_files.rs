@@ -147,10 +147,13 @@ pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<
             kind: e.kind(),
         }
     };
-    let existing = match std::fs::read(&target) {
+    let existing = match crate::bounded_read::read(&target, &crate::bounded_read::USER_SETTINGS) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io("read it")(e)),
+        Err(e) => match crate::bounded_read::refusal(&e) {
+            Some(why) => return Err(EditError::Refused { path: target, why }),
+            None => return Err(io("read it")(e)),
+        },
     };
     let text = match merge(existing.as_deref()) {
         Merged::Unchanged => return Ok(false),

@@ -18,6 +18,9 @@ pub enum SavedPlanError {
         path: PathBuf,
         kind: std::io::ErrorKind,
     },
+    /// Not a regular file, or over [`crate::bounded_read::SAVED_PLAN`].
+    #[error("cannot read plan {path}: {reason}")]
+    Refused { path: PathBuf, reason: String },
     #[error(
         "{path} is not a plan written by `the-loop plan --out` (line {line}, column {column})"
     )]
@@ -53,9 +56,17 @@ pub fn write(plan: &Plan, path: &Path) -> Result<(), SavedPlanError> {
 }
 
 pub fn read(path: &Path) -> Result<Plan, SavedPlanError> {
-    let bytes = std::fs::read(path).map_err(|e| SavedPlanError::Read {
-        path: path.into(),
-        kind: e.kind(),
+    let bytes = crate::bounded_read::read(path, &crate::bounded_read::SAVED_PLAN).map_err(|e| {
+        match crate::bounded_read::refusal(&e) {
+            Some(reason) => SavedPlanError::Refused {
+                path: path.into(),
+                reason,
+            },
+            None => SavedPlanError::Read {
+                path: path.into(),
+                kind: e.kind(),
+            },
+        }
     })?;
     let value: serde_json::Value =
         serde_json::from_slice(&bytes).map_err(|e| SavedPlanError::Parse {

@@ -63,9 +63,10 @@ impl Journal {
         }
     }
 
-    /// `None` for a name that could climb out of the directory; tmux names
-    /// the-loop builds never can, but a record's `tmuxTarget` is input.
-    fn path(&self, tmux_target: &str) -> Option<PathBuf> {
+    /// Where the entry for `tmux_target` is kept. `None` for a name that
+    /// could climb out of the directory; tmux names the-loop builds never
+    /// can, but a record's `tmuxTarget` is input.
+    pub fn path(&self, tmux_target: &str) -> Option<PathBuf> {
         let safe = !tmux_target.is_empty()
             && !tmux_target.starts_with('.')
             && !tmux_target.contains(['/', '\0']);
@@ -86,9 +87,10 @@ impl Journal {
         crate::fsutil::write_atomic(&path, &bytes, 0o600)
     }
 
+    /// The entry for `tmux_target`; `None` when there is none or it cannot
+    /// be read (said as [`Journal::entries`] says it).
     pub fn load(&self, tmux_target: &str) -> Option<Entry> {
-        let bytes = std::fs::read(self.path(tmux_target)?).ok()?;
-        serde_json::from_slice(&bytes).ok()
+        read_entry(&self.path(tmux_target)?)
     }
 
     /// Removes the entry; a missing one is already cleared.
@@ -118,17 +120,27 @@ impl Journal {
                 let name = name.to_string_lossy();
                 !name.starts_with('.') && name.ends_with(".json")
             })
-            .filter_map(|e| {
-                let parsed = std::fs::read(e.path())
-                    .ok()
-                    .and_then(|b| serde_json::from_slice::<Entry>(&b).ok());
-                if parsed.is_none() {
-                    tracing::warn!(path = %e.path().display(), "unreadable intent journal entry");
-                }
-                parsed
-            })
+            .filter_map(|e| read_entry(&e.path()))
             .collect();
         entries.sort_by(|a, b| a.tmux_target.cmp(&b.tmux_target));
         entries
     }
+}
+
+/// One entry, read without blocking and within its cap
+/// ([`crate::bounded_read::JOURNAL_ENTRY`]: a FIFO, a link or a huge file
+/// is refused, never read); `None`, with a warning naming the file and
+/// why, when it cannot be read or parsed.
+fn read_entry(path: &Path) -> Option<Entry> {
+    let limit = &crate::bounded_read::JOURNAL_ENTRY;
+    let why = match crate::bounded_read::read(path, limit) {
+        Ok(bytes) => match serde_json::from_slice::<Entry>(&bytes) {
+            Ok(entry) => return Some(entry),
+            Err(_) => "it does not parse as an entry".to_owned(),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => crate::bounded_read::describe(&e),
+    };
+    tracing::warn!(path = %path.display(), "unreadable intent journal entry: {why}");
+    None
 }

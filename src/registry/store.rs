@@ -198,10 +198,16 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RegistryError + '_ {
 
 /// Reads and parses one record; `None` when the file does not exist.
 fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RegistryError> {
-    let bytes = match crate::fsutil::read_regular(path) {
+    let bytes = match crate::bounded_read::read(path, &crate::bounded_read::RECORD) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(io_error(path)(e)),
+        Err(e) => match crate::bounded_read::too_large(&e) {
+            Some(over) => {
+                let (path, reason) = (path.to_path_buf(), over.to_string());
+                return Err(RegistryError::Corrupt { path, reason });
+            }
+            None => return Err(io_error(path)(e)),
+        },
     };
     serde_json::from_slice(&bytes)
         .map(Some)

@@ -34,13 +34,14 @@ pub fn discard(path: &Path) {
 /// (already taken, or cleaned up) starts the harness without a prompt
 /// rather than not at all.
 pub fn take(path: &Path) -> Option<OsString> {
-    match std::fs::read(path) {
+    match crate::bounded_read::read(path, &crate::bounded_read::BOOT_PROMPT) {
         Ok(bytes) => {
             let _ = std::fs::remove_file(path);
             (!bytes.is_empty()).then(|| OsString::from_vec(bytes))
         }
         Err(err) => {
-            tracing::warn!(path = %path.display(), error = %err.kind(), "boot prompt file unreadable; starting without it");
+            let error = crate::bounded_read::describe(&err);
+            tracing::warn!(path = %path.display(), %error, "boot prompt file unreadable; starting without it");
             None
         }
     }

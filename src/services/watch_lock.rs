@@ -43,7 +43,7 @@ pub struct WatchGuard {
 }
 
 fn read_pid(path: &Path) -> Option<i32> {
-    std::fs::read_to_string(path)
+    crate::bounded_read::read_string(path, &crate::bounded_read::STATE_TEXT)
         .ok()?
         .trim()
         .parse()

@@ -70,11 +70,12 @@ impl Memory {
     /// unreadable one is reported and treated as empty.
     pub fn load(state_root: &Path) -> Memory {
         let file = path(state_root);
-        let bytes = match std::fs::read(&file) {
+        let bytes = match crate::bounded_read::read(&file, &crate::bounded_read::WATCH_MEMORY) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Memory::default(),
             Err(e) => {
-                tracing::warn!(path = %file.display(), error = %e.kind(), "cannot read the watch memory; starting without it");
+                let error = crate::bounded_read::describe(&e);
+                tracing::warn!(path = %file.display(), %error, "cannot read the watch memory; starting without it");
                 return Memory::default();
             }
         };

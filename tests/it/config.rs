@@ -685,9 +685,10 @@ fn a_missing_or_unreadable_file_is_a_read_error() {
         config::load(&missing),
         Err(ConfigError::Read { kind: std::io::ErrorKind::NotFound, path }) if path == missing
     ));
+    // A directory is refused without being read, and said to be one.
     assert!(matches!(
         config::load(fixture.dir.path()),
-        Err(ConfigError::Read { .. })
+        Err(ConfigError::Refused { reason, .. }) if reason.contains("a directory")
     ));
 }
 

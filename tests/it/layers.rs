@@ -22,6 +22,7 @@ use syn::visit::Visit;
 const LAYERS: &[&[&str]] = &[
     // Base: no knowledge of sessions, plans or rolls.
     &[
+        "bounded_read",
         "clock",
         "console",
         "fsutil",

@@ -5,7 +5,7 @@ use crate::ops::sessions::deliver::{deliver, DeliverOptions, Message};
 use crate::ops::Context;
 use crate::views::{delivery, Format};
 use clap::Args;
-use std::io::Read;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -64,25 +64,30 @@ impl MessageArgs {
         let raw = match (&self.message, &self.file) {
             (Some(text), _) => text.clone(),
             (None, Some(path)) if path.as_os_str() == "-" => {
-                let mut text = String::new();
-                std::io::stdin().read_to_string(&mut text).map_err(|e| {
-                    miette::miette!(
-                        code = "the_loop::deliver::stdin",
-                        "cannot read the message from stdin: {}",
-                        e.kind()
-                    )
-                })?;
-                text
+                let limit = &crate::bounded_read::MESSAGE;
+                crate::bounded_read::read_stream(std::io::stdin().lock(), limit)
+                    .and_then(|b| String::from_utf8(b).map_err(|_| ErrorKind::InvalidData.into()))
+                    .map_err(|e| {
+                        miette::miette!(
+                            code = "the_loop::deliver::stdin",
+                            "cannot read the message from stdin: {}",
+                            crate::bounded_read::describe(&e)
+                        )
+                    })?
             }
-            (None, Some(path)) => std::fs::read_to_string(path).map_err(|e| {
-                miette::miette!(
-                    code = "the_loop::deliver::file",
-                    help = "the file must exist and hold UTF-8 text",
-                    "cannot read the message file {}: {}",
-                    path.display(),
-                    e.kind()
-                )
-            })?,
+            (None, Some(path)) => {
+                crate::bounded_read::read_string(path, &crate::bounded_read::MESSAGE).map_err(
+                    |e| {
+                        miette::miette!(
+                            code = "the_loop::deliver::file",
+                            help = "the file must be a regular file of UTF-8 text, at most 1 MiB",
+                            "cannot read the message file {}: {}",
+                            path.display(),
+                            crate::bounded_read::describe(&e)
+                        )
+                    },
+                )?
+            }
             (None, None) => unreachable!("clap requires one"),
         };
         let text = raw.trim_end_matches(['\n', '\r']).to_owned();

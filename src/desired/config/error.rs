@@ -45,6 +45,12 @@ pub enum ConfigError {
         kind: std::io::ErrorKind,
     },
 
+    /// Not a regular file (a FIFO, a device), or over its size cap: refused
+    /// without reading it. `reason` names kinds and sizes only.
+    #[error("cannot read config {path}: {reason}")]
+    #[diagnostic(code(the_loop::config::refused))]
+    Refused { path: PathBuf, reason: String },
+
     /// A mistake in the file. `line` and `column` are 1-based; `key` is the
     /// dotted path (`routing.tmux.resumeProbeSeconds`, `env.deliver[2]`).
     #[error("{path}:{line}:{column}: {key}: {problem}")]

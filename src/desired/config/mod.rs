@@ -95,10 +95,19 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         })?
     };
     let path = crate::fsutil::absolute(&base, path);
-    let text = std::fs::read_to_string(&path).map_err(|error| ConfigError::Read {
-        path: path.clone(),
-        kind: error.kind(),
-    })?;
+    let text =
+        crate::bounded_read::read_string(&path, &crate::bounded_read::CONFIG).map_err(|error| {
+            match crate::bounded_read::refusal(&error) {
+                Some(reason) => ConfigError::Refused {
+                    path: path.clone(),
+                    reason,
+                },
+                None => ConfigError::Read {
+                    path: path.clone(),
+                    kind: error.kind(),
+                },
+            }
+        })?;
     let home = std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(PathBuf::from);

@@ -111,8 +111,19 @@ pub struct ListReport {
 pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> {
     // One tmux call for every row, registered or not.
     let view = fleet::observe(&ctx.tmux);
-    // One directory read for every row's activity.
-    let activities = activity_store::read_all(&ctx.config.state_root);
+    // The activity files of the harnesses running now, and no other: a
+    // file of a process that ended (or never ran) is never read.
+    let activities = match &view {
+        FleetView::Answered(fleet) => activity_store::live_activities(
+            &ctx.config.state_root,
+            fleet
+                .session_names()
+                .filter_map(|session| fleet.harness_pane(session))
+                .filter(|pane| !pane.dead)
+                .map(|pane| pane.pid),
+        ),
+        FleetView::Unknown(_) => BTreeMap::new(),
+    };
     let now = crate::clock::now_secs();
     let works = ctx.registry.work_items();
     let standing = ctx.registry.standing();
