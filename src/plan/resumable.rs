@@ -35,9 +35,17 @@ pub fn decide(
         // The pane is dead, so there is no environment to read: the
         // journal entry says where the conversation was before the signal.
         let verdict = facts_of(plan).and_then(|facts| {
-            let entry = Journal::under(registry.root())
+            let journal = Journal::under(registry.root());
+            let entry = journal
                 .load(&plan.tmux_target)
                 .ok_or("the interrupted respawn was completed meanwhile")?;
+            let file = journal.path(&plan.tmux_target).unwrap_or_default();
+            let harness = crate::harness::by_name(&facts.harness);
+            if let Some(why) =
+                super::interrupted::forged(&file, &entry, plan.pane_pid, &running, harness)
+            {
+                return Err(why);
+            }
             check_interrupted(facts, &entry)
         });
         return Some((identity, verdict));
@@ -48,4 +56,14 @@ pub fn decide(
     });
     let verdict = facts_of(plan).and_then(|facts| check(facts, session_env));
     Some((identity, verdict))
+}
+
+/// Whether a process holds `pid` now (one that is not ours to signal
+/// counts): what [`super::interrupted::forged`] asks of a journaled pid
+/// that is not the dead pane's.
+pub fn running(pid: i32) -> bool {
+    matches!(
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None),
+        Ok(()) | Err(nix::errno::Errno::EPERM)
+    )
 }

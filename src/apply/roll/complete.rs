@@ -6,6 +6,8 @@ use crate::apply::report::{Outcome, SessionReport};
 use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
 use crate::harness::resumable::Resumable;
+use crate::plan::interrupted::forged;
+use crate::plan::resumable::running;
 use crate::plan::SessionPlan;
 use crate::registry::journal::Journal;
 use crate::runner::spawn::session_panes;
@@ -21,20 +23,36 @@ impl Roller<'_> {
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
         let target = plan.tmux_target.as_str();
-        let Some(entry) = Journal::under(&self.config.state_root).load(target) else {
+        let journal = Journal::under(&self.config.state_root);
+        let Some(entry) = journal.load(target) else {
             report.detail =
                 Some("the interrupted respawn was completed meanwhile; not touched".into());
             return Respawn::Done(report);
         };
-        report.old_pid = Some(entry.old_pid);
-        let pane_id = entry.pane_id;
+        let pane_id = entry.pane_id.clone();
         let subject = Subject::planned(plan.reference.clone(), plan.standing.clone())
             .target(target)
             .pane(&pane_id);
-        // Only the dead pane the journal names: a live one is someone else's since.
-        match session_panes(self.tmux, target) {
-            Ok(panes) if panes.iter().any(|p| p.pane_id == pane_id && p.dead) => {}
-            Ok(_) => {
+        // Only the dead pane the journal names: a live one is someone else's
+        // since. The entry is read again here, so it is checked again; the
+        // old pid reported is tmux's for the dead pane, never the entry's.
+        let dead = session_panes(self.tmux, target).map(|panes| {
+            panes
+                .into_iter()
+                .find(|p| p.pane_id == pane_id && p.dead)
+                .map(|p| p.pid)
+        });
+        match dead {
+            Ok(Some(pid)) => {
+                let file = journal.path(target).unwrap_or_default();
+                let harness = Some(resumable.harness);
+                if let Some(why) = forged(&file, &entry, Some(pid), &running, harness) {
+                    report.detail = Some(why);
+                    return Respawn::Done(report);
+                }
+                report.old_pid = Some(pid);
+            }
+            Ok(None) => {
                 report.detail = Some(
                     "the pane is no longer the dead one the intent journal names; not touched"
                         .into(),
