@@ -23,6 +23,7 @@ mod events_schema;
 mod extreme_values;
 mod faults;
 mod fleet_ansible;
+mod hostile_files;
 mod identity;
 mod journal;
 mod launch_args;
