@@ -10,7 +10,7 @@ use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
 use crate::harness::resumable::Resumable;
 use crate::plan::gather::Observed;
-use crate::plan::resumable::decide;
+use crate::plan::ownership::decide;
 use crate::plan::safe_point::Mode;
 use crate::plan::{Action, Plan, SessionPlan};
 use crate::registry::journal::Journal;

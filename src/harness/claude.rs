@@ -94,7 +94,11 @@ fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
     if fresh && tail.len() >= 2 && tail[tail.len() - 2] == PROMPT_SEPARATOR {
         tail.truncate(tail.len() - 2);
     }
-    Some(ObservedLaunch { fresh, tail })
+    Some(ObservedLaunch {
+        fresh,
+        conversation: cmdline[at + 1].clone(),
+        tail,
+    })
 }
 
 /// Splits a tail into harness args, model and effort, reading the-loop's

@@ -101,6 +101,8 @@ pub trait Harness: std::fmt::Debug + Sync {
 pub struct ObservedLaunch {
     /// A new conversation rather than a resumed one.
     pub fresh: bool,
+    /// The conversation it was launched on.
+    pub conversation: String,
     /// Every word after the conversation choice, less a first prompt.
     pub tail: Vec<String>,
 }

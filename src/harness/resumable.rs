@@ -52,9 +52,9 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
         .clone()
         .filter(|c| c.is_absolute())
         .ok_or("unresumable: no absolute working directory is recorded")?;
-    if !cwd.is_dir() {
+    if let Some(problem) = directory_problem(&cwd) {
         return Err(format!(
-            "unresumable: the working directory {} is gone",
+            "unresumable: the working directory {} {problem}",
             cwd.display()
         ));
     }
@@ -73,6 +73,18 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
         args: facts.args.clone(),
         transcript,
     })
+}
+
+/// What is wrong with `path` as a working directory, in words that say
+/// what is really there; `None` when it is a directory.
+pub fn directory_problem(path: &std::path::Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => None,
+        Ok(meta) if meta.is_file() => Some("is a file, not a directory".into()),
+        Ok(_) => Some("is not a directory".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some("is gone".into()),
+        Err(e) => Some(format!("cannot be read ({})", e.kind())),
+    }
 }
 
 /// What completing an interrupted respawn needs, from the record as it is
@@ -121,4 +133,24 @@ pub fn harness_binary(
         .clone()
         .map(|p| p.into_os_string())
         .unwrap_or_else(|| harness.default_binary().into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directory_problem;
+
+    /// A working directory that became a file is said to be one, not "gone".
+    #[test]
+    fn a_working_directory_problem_says_what_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("was-a-dir");
+        std::fs::write(&file, "").unwrap();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let said = |p: &std::path::Path| directory_problem(p);
+        assert_eq!(said(dir.path()), None);
+        assert_eq!(said(&file).as_deref(), Some("is a file, not a directory"));
+        assert_eq!(said(&fifo).as_deref(), Some("is not a directory"));
+        assert_eq!(said(&dir.path().join("nope")).as_deref(), Some("is gone"));
+    }
 }

@@ -8,8 +8,11 @@
 //! A directory is deleted only when it lies strictly inside the configured
 //! `routing.workspace.root`; anything else is reported and left alone.
 
-use super::close::{end_session, CloseOptions, CloseReport, Disposition, TmuxResult};
+use super::close::{
+    end_session, proven_or_said, CloseOptions, CloseReport, Disposition, TmuxResult,
+};
 use super::key::{self, Record, SessionKey};
+use super::owner::NotOwned;
 pub use crate::events::session::CheckoutAction;
 pub use crate::events::session::Deferral;
 pub use crate::events::session::Verdict;
@@ -82,8 +85,14 @@ impl CleanupReport {
     }
 }
 
-/// The caller holds the item's turn.
-pub fn cleanup(ctx: &Context, r: &WorkItemRef, record: Option<&Record>) -> CleanupReport {
+/// The caller holds the item's turn. Refused, with nothing done, when any
+/// session it would end is not the one the records say
+/// ([`super::owner`]).
+pub fn cleanup(
+    ctx: &Context,
+    r: &WorkItemRef,
+    record: Option<&Record>,
+) -> Result<CleanupReport, NotOwned> {
     let key = SessionKey::WorkItem(r.clone());
     let mut report = CleanupReport {
         reference: r.to_string(),
@@ -112,10 +121,19 @@ pub fn cleanup(ctx: &Context, r: &WorkItemRef, record: Option<&Record>) -> Clean
     }
     endpoints.push((key.clone(), key::target_of(&key, record)));
     let mut seen = std::collections::BTreeSet::new();
+    endpoints.retain(|(_, target)| seen.insert(target.clone()));
+    // Every endpoint is proven before any is touched.
+    let mut proven = Vec::new();
     for (endpoint, target) in endpoints {
-        if !seen.insert(target.clone()) {
-            continue;
-        }
+        let endpoint_record = if endpoint == key {
+            record.cloned()
+        } else {
+            key::load(&ctx.registry, &endpoint).ok().flatten()
+        };
+        let owned = proven_or_said(ctx, &endpoint, endpoint_record.as_ref(), &target)?;
+        proven.push((endpoint, target, owned));
+    }
+    for (endpoint, target, owned) in proven {
         let mut closed = CloseReport {
             tmux_target: target.clone(),
             probe: Probe::Unknown,
@@ -124,7 +142,7 @@ pub fn cleanup(ctx: &Context, r: &WorkItemRef, record: Option<&Record>) -> Clean
             tmux: TmuxResult::Untouched,
             problems: Vec::new(),
         };
-        end_session(ctx, &endpoint, &target, kill, &mut closed);
+        end_session(ctx, &endpoint, &target, kill, owned, &mut closed);
         report.endpoints.push(EndpointReport {
             reference: endpoint.label(),
             tmux_target: target,
@@ -172,7 +190,7 @@ pub fn cleanup(ctx: &Context, r: &WorkItemRef, record: Option<&Record>) -> Clean
             })
             .collect(),
     });
-    report
+    Ok(report)
 }
 
 /// The record's working directory, and the conventional checkout location

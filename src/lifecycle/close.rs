@@ -5,7 +5,7 @@
 //! keystroke could resume), or killed.
 
 use super::key::{self, Record, SessionKey};
-use super::probe::probe;
+use super::owner::{prove, Intent, NotOwned, Owned, Proof};
 pub use crate::events::session::TmuxResult;
 use crate::events::TerminateResult;
 use crate::lifecycle::context::Context;
@@ -68,15 +68,17 @@ impl CloseReport {
 }
 
 /// Closes the record (when there is one and `close_record`), then ends the
-/// session. The caller holds the session's turn.
+/// session. The caller holds the session's turn. Refused, with nothing
+/// done, when the session the record names is not the record's own.
 pub fn close(
     ctx: &Context,
     key: &SessionKey,
     record: Option<&mut Record>,
     options: CloseOptions,
     close_record: bool,
-) -> CloseReport {
+) -> Result<CloseReport, NotOwned> {
     let target = key::target_of(key, record.as_deref());
+    let owned = proven_or_said(ctx, key, record.as_deref(), &target)?;
     let mut report = CloseReport {
         tmux_target: target.clone(),
         probe: Probe::Unknown,
@@ -100,33 +102,49 @@ pub fn close(
                 .push(format!("the record was not closed: {err}")),
         }
     }
-    end_session(ctx, key, &target, options, &mut report);
+    end_session(ctx, key, &target, options, owned, &mut report);
     for problem in &report.problems {
         tracing::warn!(session = %target, problem = %problem, "close");
     }
-    report
+    Ok(report)
 }
 
-/// The tmux half of a close: keep (ending the harness) or kill.
+/// [`prove`] for ending a session; a refusal is logged as the event a
+/// refused ending always was.
+pub fn proven_or_said(
+    ctx: &Context,
+    key: &SessionKey,
+    record: Option<&Record>,
+    target: &str,
+) -> Result<Owned, NotOwned> {
+    prove(ctx, key, record, target, Intent::End).inspect_err(|err| {
+        ctx.events.emit(terminated(
+            key,
+            target,
+            None,
+            Some((TerminateResult::Refused, Some(err.code()))),
+        ))
+    })
+}
+
+/// The tmux half of a close: keep (ending the harness) or kill. `owned`
+/// is the proof ([`prove`]) that the session is `key`'s; only the harness
+/// process it read is signalled.
 pub fn end_session(
     ctx: &Context,
     key: &SessionKey,
     target: &str,
     options: CloseOptions,
+    owned: Owned,
     report: &mut CloseReport,
 ) {
-    // Refused before tmux is asked anything about the target.
-    if let Err(err) = crate::runner::close::guard(target) {
-        report.problems.push(err.to_string());
-        ctx.events.emit(terminated(
-            key,
-            target,
-            None,
-            Some((TerminateResult::Refused, Some("not-a-loop-session"))),
-        ));
+    if owned.proof == Proof::Absent {
+        report.probe = Probe::Absent;
+        report.tmux = TmuxResult::Absent;
         return;
     }
-    report.probe = probe(&ctx.tmux, target).0;
+    // The listing the proof read: what was proven is what is acted on.
+    report.probe = owned.fleet.probe(target);
     match report.probe {
         Probe::Absent => {
             report.tmux = TmuxResult::Absent;
@@ -144,7 +162,8 @@ pub fn end_session(
     // A kill ends the harness gracefully first as well: Claude Code writes
     // its conversation out on SIGTERM, and a killed session loses it.
     if options.end_harness || options.disposition == Disposition::Kill {
-        match end_harness(&ctx.tmux, target, grace) {
+        let proven = owned.harness.as_ref().map(|h| (h.pid, h.start));
+        match end_harness(&ctx.tmux, target, grace, proven) {
             Ok(endings) => {
                 ctx.events
                     .emit(terminated(key, target, Some(endings.clone()), None));

@@ -28,7 +28,8 @@ pub fn path(registry: &Registry, r: &WorkItemRef) -> PathBuf {
 
 /// The last control command, when one is recorded for exactly this ref.
 pub fn last(registry: &Registry, r: &WorkItemRef) -> Option<String> {
-    let bytes = std::fs::read(path(registry, r)).ok()?;
+    let bytes =
+        crate::bounded_read::read(&path(registry, r), &crate::bounded_read::STATE_TEXT).ok()?;
     let control: Control = serde_json::from_slice(&bytes).ok()?;
     (control.reference == r.to_string()).then_some(control.last_control)
 }

@@ -65,6 +65,11 @@ impl Record {
         }
     }
 
+    /// What a respawn and the ownership check need from the record.
+    pub fn facts(&self) -> crate::registry::RecordFacts {
+        crate::registry::RecordFacts::of(self.session(), self.launch())
+    }
+
     pub fn status(&self) -> Status {
         self.session().status
     }
@@ -102,6 +107,12 @@ impl Record {
 
     pub fn cwd(&self) -> Option<&Path> {
         self.session().cwd.as_deref()
+    }
+
+    /// The launch arguments the record stored; `None` for an older record
+    /// that stored none (never checked for drift).
+    pub fn stored_launch_args(&self) -> Option<LaunchArgs> {
+        self.launch().stored()
     }
 
     pub fn launch_args(&self) -> LaunchArgs {

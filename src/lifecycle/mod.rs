@@ -17,6 +17,7 @@ pub mod decide;
 pub mod deliver;
 pub mod key;
 pub mod links;
+pub mod owner;
 pub mod probe;
 pub use crate::registry::queue;
 pub mod ready;

@@ -124,9 +124,9 @@ fn spawn_verified(
             )
         })?
         .to_path_buf();
-    if !cwd.is_dir() {
+    if let Some(problem) = crate::harness::resumable::directory_problem(&cwd) {
         return Err(AttemptError::Failed(format!(
-            "the recorded working directory {} is gone",
+            "the recorded working directory {} {problem}",
             cwd.display()
         )));
     }
@@ -136,6 +136,7 @@ fn spawn_verified(
         let facts = RecordFacts {
             harness: record.harness().to_owned(),
             session_id: record.harness_session_id().map(String::from),
+            previous_session_ids: Vec::new(),
             cwd: Some(cwd.clone()),
             args: args.clone(),
         };

@@ -8,6 +8,7 @@ pub mod harness;
 pub mod harness_pane;
 pub mod markers;
 pub mod observation;
+pub mod ownership;
 pub mod registered;
 pub mod residue;
 pub mod script;

@@ -288,28 +288,16 @@ fn plan_managed(
     }
 }
 
-/// Why the pane must be left alone when it runs another session's harness:
-/// its `THE_LOOP_WORK_ITEM` names a different work item than the record
-/// (two refs once met on one tmux name). Respawning it would end that
-/// conversation and resume this record's in its place.
+/// Why the pane must be left alone when it runs another session's harness
+/// (its `THE_LOOP_WORK_ITEM` names another work item): the first half of
+/// [`crate::observed::ownership`]; the rest is judged with resumability
+/// ([`super::ownership::decide`]), so a drift there is still shown.
 fn held_by_another(key: &SessionKey, env: &crate::observed::ProcessEnv) -> Option<Reason> {
+    use crate::observed::ownership::{held_by_another, Found};
     let held = env.get(crate::desired::policy::VAR_WORK_ITEM)?;
-    let held = held.expose_bytes();
-    let named = std::str::from_utf8(held)
-        .ok()
-        .and_then(|text| text.parse::<crate::registry::WorkItemRef>().ok())
-        .map(|r| r.to_string())
-        .unwrap_or_else(|| "an unparseable ref".into());
-    match key {
-        SessionKey::WorkItem(r) if r.to_string().as_bytes() == held => None,
-        SessionKey::WorkItem(_) => Some(Reason::HeldByAnother {
-            named,
-            standing: false,
-        }),
-        SessionKey::Standing(_) => Some(Reason::HeldByAnother {
-            named,
-            standing: true,
-        }),
+    match held_by_another(key, held.expose_bytes())? {
+        Found::HeldByAnother { named, standing } => Some(Reason::HeldByAnother { named, standing }),
+        _ => None,
     }
 }
 

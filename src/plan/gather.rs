@@ -68,7 +68,7 @@ pub fn plan_now(
 fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observation) {
     let left_alone = crate::parallel::map(&plan.sessions, CHECKS_PER_THREAD, |session| {
         (session.action != Action::Skip)
-            .then(|| super::resumable::decide(registry, session, observed))
+            .then(|| super::ownership::decide(registry, session, observed))
             .flatten()
             .and_then(|(_, verdict)| verdict.err())
     });

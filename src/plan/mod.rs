@@ -12,6 +12,7 @@ pub mod detached;
 pub mod gather;
 pub mod interrupted;
 pub mod model;
+pub mod ownership;
 pub mod reason;
 pub mod residue;
 pub mod resumable;

@@ -141,10 +141,11 @@ pub struct SessionPlan {
     /// record changed since.
     pub record_fingerprint: Option<Fingerprint>,
     /// Why `apply` (and `sessions restart`) will leave this session alone
-    /// although it is selected: its conversation cannot be resumed. Decided by
-    /// the same function the roll uses (`plan::resumable::decide`), so the
-    /// plan predicts what the roll does. Null when it can be resumed, and for
-    /// sessions no roll would touch.
+    /// although it is selected: its conversation cannot be resumed, or its
+    /// pane is not the record's own. Decided by the same function the roll
+    /// uses (`plan::ownership::decide`), so the plan predicts what the roll
+    /// does. Null when it can be resumed, and for sessions no roll would
+    /// touch.
     #[serde(default)]
     pub left_alone: Option<String>,
     /// Set when an earlier roll ended this session's harness and never

@@ -73,6 +73,8 @@ impl SessionKey {
 pub struct RecordFacts {
     pub harness: String,
     pub session_id: Option<String>,
+    /// The conversations the record followed from, oldest first.
+    pub previous_session_ids: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub args: LaunchArgs,
 }
@@ -83,9 +85,23 @@ impl RecordFacts {
         RecordFacts {
             harness: session.harness.clone(),
             session_id: session.harness_session_id.clone(),
+            previous_session_ids: session.previous_harness_session_ids.clone(),
             cwd: session.cwd.clone(),
             args: launch.args(),
         }
+    }
+}
+
+impl RecordFacts {
+    /// Every conversation the record names: its own, then the ones it
+    /// followed from, newest first.
+    pub fn conversations(&self) -> Vec<&str> {
+        let previous = self.previous_session_ids.iter().rev();
+        self.session_id
+            .iter()
+            .chain(previous)
+            .map(String::as_str)
+            .collect()
     }
 }
 

@@ -25,9 +25,18 @@ pub enum CloseError {
         target: String,
         why: crate::observed::fleet::NoHarnessPane,
     },
+    /// The harness pane's process is not the one the caller proved to be
+    /// the record's (it was restarted, or started, in between).
+    #[error("the harness in {target} changed since it was checked; nothing was signalled, run the command again")]
+    #[diagnostic(code(the_loop::close::changed))]
+    Changed { target: String },
     #[error(transparent)]
     Tmux(#[from] SpawnError),
 }
+
+/// The one harness process a caller proved to be the record's, by pid and
+/// start time (`None`: no live harness was there when it looked).
+pub type ProvenHarness = Option<(i32, Option<u64>)>;
 
 /// Refuses anything but an exact `loop-*` session name.
 pub fn guard(target: &str) -> Result<(), CloseError> {
@@ -53,6 +62,7 @@ pub fn end_harness(
     tmux: &Tmux,
     target: &str,
     grace: Duration,
+    proven: ProvenHarness,
 ) -> Result<Vec<PaneEnding>, CloseError> {
     guard(target)?;
     let panes = session_panes(tmux, target)?;
@@ -73,6 +83,25 @@ pub fn end_harness(
         .filter(|p| !p.dead && p.pid > 0)
         .filter_map(|p| Some((p.pane_id.clone(), ProcessHandle::open(p.pid).ok()?)))
         .collect();
+    // Checked through the handles: the process each names is the one whose
+    // start time is read here, and the only one a signal can reach.
+    let found = handles.first().map(|(_, handle)| {
+        let start = crate::proc_env::ProcStat::read(std::path::Path::new("/proc"), handle.pid())
+            .map(|stat| stat.start);
+        (handle.pid(), start)
+    });
+    let same = match (found, proven) {
+        (None, _) => true,
+        (Some((pid, start)), Some((proven_pid, proven_start))) => {
+            pid == proven_pid && (proven_start.is_none() || start == proven_start)
+        }
+        (Some(_), None) => false,
+    };
+    if !same {
+        return Err(CloseError::Changed {
+            target: target.to_owned(),
+        });
+    }
     let confirmed = session_panes(tmux, target)?;
     let mut endings = Vec::new();
     for (pane_id, handle) in handles {

@@ -400,7 +400,7 @@ impl Watch {
 /// The same resumability check `apply` runs before touching a session; a
 /// change in its answer is a change worth a retry.
 fn resumability(ctx: &Context, snapshot: &Snapshot, session: &SessionPlan) -> Result<(), String> {
-    match crate::plan::resumable::decide(&ctx.registry, session, &snapshot.observed) {
+    match crate::plan::ownership::decide(&ctx.registry, session, &snapshot.observed) {
         Some((_, verdict)) => verdict.map(|_| ()),
         None => Err("not a managed session".into()),
     }

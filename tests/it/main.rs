@@ -34,6 +34,7 @@ mod load;
 mod metrics;
 mod metrics_attack;
 mod operator_cli;
+mod ownership;
 mod packaging;
 mod panes;
 mod plan_core;

@@ -37,5 +37,5 @@ pub fn cleanup(
             None
         }
     };
-    Ok(release(ctx, &options.reference, record.as_ref()))
+    Ok(release(ctx, &options.reference, record.as_ref())?)
 }

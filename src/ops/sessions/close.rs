@@ -75,7 +75,7 @@ pub fn stop_session(
     let Some(mut record) = key::load(&ctx.registry, key)? else {
         return Err(not_registered());
     };
-    let close = close_session(ctx, key, Some(&mut record), options, true);
+    let close = close_session(ctx, key, Some(&mut record), options, true)?;
     Ok(Stopped { session, close })
 }
 
@@ -153,11 +153,11 @@ pub fn close(ctx: &Context, options: &CloseItemOptions) -> miette::Result<Closed
         queue::DEFAULT_WAIT,
     )?;
     let mut record = key::load(&ctx.registry, &key)?;
-    let close = close_session(ctx, &key, record.as_mut(), close_options, true);
+    let close = close_session(ctx, &key, record.as_mut(), close_options, true)?;
     let actor = options.actor.as_deref();
     let decision = closure_cleanup(actor, &ctx.config.routing.authorized_users);
     let (cleanup, cleanup_deferred) = match decision {
-        Ok(()) => (Some(cleanup(ctx, reference, record.as_ref())), None),
+        Ok(()) => (Some(cleanup(ctx, reference, record.as_ref())?), None),
         Err(reason) => {
             ctx.events.emit(crate::events::Event::CleanupDeferred {
                 subject: key.subject(),

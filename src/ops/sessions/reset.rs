@@ -130,7 +130,15 @@ fn reset_one(
         return Ok(reset);
     }
     // The record is deleted right after, so it is not rewritten as closed first.
-    let closed = close(ctx, key, Some(&mut record), options, false);
+    let closed = match close(ctx, key, Some(&mut record), options, false) {
+        Ok(closed) => closed,
+        Err(refused) => {
+            // One record that names another's session does not stop a
+            // reset of the others; it is left as it is, and said.
+            reset.problem = Some(refused.with_fix());
+            return Ok(reset);
+        }
+    };
     reset.probe = closed.probe;
     reset.ended_live_session = closed.ended_live_session();
     reset.close = Some(closed);

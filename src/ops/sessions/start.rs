@@ -243,6 +243,7 @@ fn choose_conversation(
     let facts = RecordFacts {
         harness: prior.session.harness.clone(),
         session_id: Some(recorded.clone()),
+        previous_session_ids: Vec::new(),
         cwd: recorded_cwd,
         args: LaunchArgs::default(),
     };

@@ -1,0 +1,73 @@
+//! The roll's decision whether to touch a planned session: it must be
+//! resumable ([`super::resumable::decide`]) and its pane must be the
+//! record's own ([`crate::observed::ownership`], the check every verb
+//! makes). Shared by `plan` (which predicts "left alone") and the roll
+//! (which acts), so the two never disagree. A drift in a pane that is not
+//! the record's is still shown as drift, left alone, so a plan never calls
+//! such a session clean.
+
+use super::SessionPlan;
+use crate::harness::resumable::Resumable;
+use crate::observed::ownership::{judge, Claimant, Claims};
+use crate::observed::{EnvRead, Observation};
+use crate::registry::{Registry, SessionKey};
+
+/// [`super::resumable::decide`], then whether the pane is the record's.
+pub fn decide(
+    registry: &Registry,
+    plan: &SessionPlan,
+    observed: &Observation,
+) -> Option<(SessionKey, Result<Resumable, String>)> {
+    let (key, verdict) = super::resumable::decide(registry, plan, observed)?;
+    let verdict = verdict.and_then(|resumable| {
+        its_own(plan, &key, observed)?;
+        Ok(resumable)
+    });
+    Some((key, verdict))
+}
+
+/// `Err` with the reason when the live harness in the plan's pane says it
+/// is not `key`'s, or the name rule refuses the pane.
+fn its_own(plan: &SessionPlan, key: &SessionKey, observed: &Observation) -> Result<(), String> {
+    let Some(facts) = plan.record.as_ref() else {
+        return Ok(());
+    };
+    let process = plan
+        .pane_pid
+        .and_then(|pid| Some((pid, observed.processes.get(&pid)?)));
+    let launched = process
+        .and_then(|(_, p)| p.argv.as_deref())
+        .zip(crate::harness::by_name(&facts.harness))
+        .and_then(|(argv, harness)| harness.read_launch(argv))
+        .map(|launch| launch.conversation);
+    let reported = process
+        .and_then(|(pid, _)| observed.activities.get(&pid))
+        .and_then(|a| a.conversation.as_deref());
+    let work_item = process.and_then(|(_, p)| match &p.env {
+        EnvRead::Read(env) => env.get(crate::desired::policy::VAR_WORK_ITEM),
+        EnvRead::Unverified(_) => None,
+    });
+    let claims = process.map(|_| Claims {
+        work_item: work_item.map(|v| v.expose_bytes()),
+        launched: launched.as_deref(),
+        reported,
+    });
+    let conversations = facts.conversations();
+    let claimant = Claimant {
+        key,
+        conversations: &conversations,
+        target: &plan.tmux_target,
+    };
+    let anothers = (plan.tmux_target != key.tmux_name())
+        .then(|| {
+            observed
+                .sessions
+                .iter()
+                .find(|other| other.key != *key && other.key.tmux_name() == plan.tmux_target)
+                .map(|other| other.label().to_owned())
+        })
+        .flatten();
+    judge(&claimant, anothers.as_deref(), claims.as_ref())
+        .map(|_| ())
+        .map_err(|found| format!("not this record's session: {found}"))
+}
