@@ -20,6 +20,9 @@ pub enum RollCommand {
     StandingRestart,
     #[serde(rename = "watch")]
     Watch,
+    // A delivery relaunching a session whose launch arguments drifted.
+    #[serde(rename = "sessions deliver")]
+    Deliver,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

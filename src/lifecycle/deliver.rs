@@ -14,6 +14,7 @@
 
 use super::decide::{on_delivery, Entry};
 use super::key::{self, Record, SessionKey};
+use super::owner::Intent;
 use super::probe::probe_harness;
 use super::queue;
 use super::respawn::{respawn, RespawnOutcome};
@@ -24,6 +25,7 @@ use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
 
+mod drifted;
 mod refusal;
 
 pub use crate::events::session::Route;
@@ -74,6 +76,24 @@ pub struct DeliveryReport {
     pub resumed: Option<bool>,
     pub harness_session_id: Option<String>,
     pub reason: Option<String>,
+    /// Set when the session's launch arguments had drifted and it was
+    /// relaunched (or not: `outcome` says) before the text was delivered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relaunch: Option<Relaunch>,
+    /// With [`Delivery::relaunch_drifted`]: the running harness's launch
+    /// drifted, and nothing was done, so the caller can relaunch it first.
+    #[serde(skip)]
+    pub args_drifted: Vec<crate::events::roll::ArgsChange>,
+}
+
+/// A relaunch before a delivery, by the roll engine.
+#[derive(Debug, Clone, Serialize)]
+pub struct Relaunch {
+    /// The roll's outcome for the session (`restarted`, `deferred`, …).
+    pub outcome: crate::apply::Outcome,
+    pub detail: Option<String>,
+    /// The launch arguments that had drifted.
+    pub args_changes: Vec<crate::events::roll::ArgsChange>,
 }
 
 pub struct Delivery<'a> {
@@ -83,6 +103,9 @@ pub struct Delivery<'a> {
     pub via_pull_request: Option<String>,
     /// How long a paste waits for the harness to be ready (see [`super::ready`]).
     pub ready_timeout: std::time::Duration,
+    /// Stop before pasting into a harness whose launch arguments drifted
+    /// from the record's, and say so in [`DeliveryReport::args_drifted`].
+    pub relaunch_drifted: bool,
 }
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
@@ -122,6 +145,8 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         resumed: None,
         harness_session_id: None,
         reason: None,
+        relaunch: None,
+        args_drifted: Vec::new(),
     };
     let dispatch = Dispatch {
         delivery_id: delivery.delivery_id.map(String::from),
@@ -151,25 +176,34 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         return Ok(refusal.apply(report, event));
     }
 
-    // Never paste into, or spawn under, a name that is not the-loop's own.
-    if let Err(err) = crate::runner::close::guard(&name) {
-        event(&|subject, dispatch| Event::DispatchFailed {
-            subject,
-            dispatch,
-            reason: "target-not-a-loop-session".into(),
-        });
-        return Ok(finish(
-            report,
-            Outcome::Failed,
-            &format!("{err}; fix the record's tmuxTarget or `the-loop sessions reset` it"),
-        ));
-    }
+    // Never paste into, or spawn under, a session that is not this record's.
+    let owned = match super::owner::prove(ctx, key, Some(&record), &name, Intent::Use) {
+        Ok(owned) => owned,
+        Err(refused) => {
+            event(&|subject, dispatch| Event::DispatchFailed {
+                subject,
+                dispatch,
+                reason: refused.code().into(),
+            });
+            return Ok(finish(report, Outcome::Failed, &refused.with_fix()));
+        }
+    };
     let target_recorded = record.tmux_target().is_some();
-    let (state, pane) = probe_harness(&ctx.tmux, &name);
+    // Decided from the listing the proof read: no second look to race.
+    let state = owned.fleet.probe(&name);
+    let pane = Some(owned.fleet.find_harness_pane(&name).cloned());
     let outcome = match on_delivery(target_recorded, state) {
         Entry::Paste => {
             let into = match (pane, state) {
                 (Some(Ok(p)), Probe::Live) if !p.dead => {
+                    if delivery.relaunch_drifted {
+                        report.args_drifted = drifted::args(ctx, &record, &owned);
+                        if !report.args_drifted.is_empty() {
+                            // Nothing done: the caller relaunches, then
+                            // delivers into the new process.
+                            return Ok(report);
+                        }
+                    }
                     if let Err(why) = super::ready::wait(&ctx.tmux, &p, delivery.ready_timeout) {
                         event(&|subject, dispatch| Event::DispatchFailed {
                             subject,

@@ -31,6 +31,7 @@ impl RollCommand {
             RollCommand::SessionsRestart => "sessions restart",
             RollCommand::StandingRestart => "standing restart",
             RollCommand::Watch => "watch",
+            RollCommand::Deliver => "sessions deliver",
         }
     }
 }

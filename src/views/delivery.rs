@@ -20,6 +20,24 @@ pub fn render(report: &DeliveryReport, format: Format) {
         .unwrap_or_default();
     let target = &report.tmux_target;
     let reason = report.reason.as_deref().unwrap_or("");
+    if let Some(relaunch) = &report.relaunch {
+        let drifted: Vec<String> = relaunch
+            .args_changes
+            .iter()
+            .map(|c| super::snake_name(c.name))
+            .collect();
+        let what = drifted.join(", ");
+        match relaunch.outcome {
+            crate::apply::Outcome::Restarted => crate::outln!(
+                "Relaunched {who} in tmux session {target} first: its launch arguments ({what}) had drifted; the conversation was resumed."
+            ),
+            outcome => crate::errln!(
+                "{who}'s launch arguments ({what}) drifted, but it was not relaunched ({}: {}); the message goes to the running harness.",
+                super::snake_name(outcome),
+                relaunch.detail.as_deref().unwrap_or("no detail")
+            ),
+        }
+    }
     match (report.outcome, report.route) {
         (Outcome::Delivered, Some(Route::Pasted)) => {
             crate::outln!("Delivered to {who}{via} in tmux session {target}.")

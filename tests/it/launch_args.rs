@@ -295,3 +295,73 @@ fn a_record_without_launch_arguments_is_left_alone() {
     assert_eq!(plan["sessions"][0]["action"], "none", "{plan}");
     assert_eq!(plan["sessions"][0]["args_changes"], serde_json::json!([]));
 }
+
+/// The next event relaunches a session whose launch arguments drifted
+/// (resuming its conversation, as a roll does) and is then delivered into
+/// the new process, never into the drifted one (issue 35).
+#[test]
+fn a_delivery_relaunches_a_session_whose_arguments_drifted_then_delivers() {
+    let w = World::new();
+    w.write_env("UNRELATED=1\n");
+    w.write_config_with_routing(MODELS);
+    let s = start(&w, &["--model", "opus", "--effort", "max"]);
+    let (before, _) = harness_argv(&w);
+    wait_for_harness(before.pid);
+    // The process runs `--effort max` while the record now asks for `high`.
+    w.edit_record(SLUG, |r| r["effort"] = "high".into());
+
+    let out = w.the_loop(&[
+        "sessions",
+        "deliver",
+        REF,
+        "--message",
+        "next event",
+        "--delivery-id",
+        "d-1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", explain(&out));
+    let report = json(&out);
+    assert_eq!(report["outcome"], "delivered", "{report}");
+    assert_eq!(report["route"], "pasted", "{report}");
+    assert_eq!(report["relaunch"]["outcome"], "restarted", "{report}");
+    assert_eq!(report["relaunch"]["args_changes"][0]["name"], "effort");
+
+    let (after, argv) = harness_argv(&w);
+    assert_ne!(
+        after.pid, before.pid,
+        "relaunched, not pasted into the drifted one"
+    );
+    assert_eq!(after.id, before.id, "in place");
+    assert!(has_pair(&argv, "--resume", &s.session_id), "{argv:?}");
+    assert!(has_pair(&argv, "--effort", "high"), "{argv:?}");
+    assert!(!alive(before.pid), "the drifted process is gone");
+    // The text reached the new process: the stand-in logs what it reads
+    // under the pid that read it.
+    wait_for(
+        || {
+            w.transcript_text(&s).lines().any(|l| {
+                l.contains("\"type\":\"input\"") && l.contains(&format!("\"pid\":{}", after.pid))
+            })
+        },
+        "the new process read the delivery",
+    );
+    let events = w.events_named("apply.started");
+    assert_eq!(events.last().unwrap()["command"], "sessions deliver");
+
+    // An undrifted session is pasted into as before, with no relaunch.
+    let out = w.the_loop(&[
+        "sessions",
+        "deliver",
+        REF,
+        "--message",
+        "again",
+        "--delivery-id",
+        "d-2",
+        "--json",
+    ]);
+    let report = json(&out);
+    assert_eq!(report["route"], "pasted", "{report}");
+    assert!(report.get("relaunch").is_none(), "{report}");
+    assert_eq!(w.pane(NAME).unwrap().pid, after.pid);
+}

@@ -43,14 +43,23 @@ pub(crate) fn into(
     message: &Message,
     via_pull_request: Option<String>,
 ) -> miette::Result<DeliveryReport> {
-    Ok(deliver::deliver(
-        ctx,
-        &Delivery {
-            key,
-            text: &message.text,
-            delivery_id: message.delivery_id.as_deref(),
-            ready_timeout: message.ready_timeout,
-            via_pull_request,
-        },
-    )?)
+    let delivery = |relaunch_drifted| Delivery {
+        key: key.clone(),
+        text: &message.text,
+        delivery_id: message.delivery_id.as_deref(),
+        ready_timeout: message.ready_timeout,
+        via_pull_request: via_pull_request.clone(),
+        relaunch_drifted,
+    };
+    let first = deliver::deliver(ctx, &delivery(true))?;
+    if first.args_drifted.is_empty() {
+        return Ok(first);
+    }
+    // The running harness drifted from its record's launch: relaunch it
+    // (the roll engine, outside the session's turn), then deliver into
+    // whatever runs there now.
+    let relaunch = super::relaunch::relaunch(ctx, &key, first.args_drifted, message.ready_timeout);
+    let mut report = deliver::deliver(ctx, &delivery(false))?;
+    report.relaunch = Some(relaunch);
+    Ok(report)
 }

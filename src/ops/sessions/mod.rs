@@ -7,5 +7,6 @@ pub mod deliver;
 pub mod link_pr;
 pub mod list;
 pub mod pause;
+pub mod relaunch;
 pub mod reset;
 pub mod start;
