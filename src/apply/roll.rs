@@ -19,7 +19,7 @@ use crate::runner::batch::Batcher;
 use crate::runner::prelaunch;
 use crate::runner::remain_on_exit;
 use crate::runner::respawn::{self, Ready};
-use crate::runner::signal::{end_gracefully, Ending, ProcessHandle};
+use crate::runner::signal::{end_gracefully, hang_up, Ending, ProcessHandle};
 use crate::runner::spawn::{panes_listed, session_panes, session_panes_command};
 use std::time::{Duration, Instant};
 
@@ -123,6 +123,17 @@ impl Roller<'_> {
                 return Respawn::Done(report);
             }
         };
+        // A harness beneath the shell of a pane `import` adopted: the shell
+        // is the pane's process, and it is ended after the harness.
+        let shell = match plan.pane_process.map(ProcessHandle::open) {
+            None => None,
+            Some(Ok(shell)) => Some(shell),
+            Some(Err(_)) => {
+                report.detail = Some("the pane changed since it was planned; not touched".into());
+                return Respawn::Done(report);
+            }
+        };
+        let pane_pid = plan.pane_process.unwrap_or(pid);
         // Asked in one wave with the option as it holds for this pane; it is
         // set (the loop's own setting on its own pane) only when it is not on.
         let [listed, option] = self.tmux.run_together([
@@ -133,7 +144,7 @@ impl Roller<'_> {
             Ok(panes)
                 if panes
                     .iter()
-                    .any(|p| p.pane_id == pane_id && p.pid == pid && !p.dead) => {}
+                    .any(|p| p.pane_id == pane_id && p.pid == pane_pid && !p.dead) => {}
             Ok(_) => {
                 report.detail = Some("the pane changed since it was planned; not touched".into());
                 return Respawn::Done(report);
@@ -219,6 +230,11 @@ impl Roller<'_> {
             journal.clear(target);
             report.detail = Some("the harness survived SIGKILL; not respawned".into());
             return Respawn::Done(report);
+        }
+        if let Some(shell) = &shell {
+            // The harness has ended; the shell it ran beneath goes with it
+            // (one that survived makes the respawn fail, and says so).
+            hang_up(shell, grace);
         }
         crate::apply::interrupt::crash_point("after-signal");
         if let Some(start) = started_at {

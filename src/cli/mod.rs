@@ -8,6 +8,7 @@ pub(crate) mod apply;
 pub(crate) mod complete;
 mod duration;
 mod exec;
+mod import;
 mod man;
 pub(crate) mod output;
 pub(crate) mod plan;
@@ -75,6 +76,28 @@ pub enum Command {
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
     )]
     Status(status::StatusArgs),
+    /// Bring a harness someone started by hand in a tmux pane under management.
+    ///
+    /// `the-loop plan` lists every harness running in a tmux pane that is
+    /// no session's of the-loop's, with its pane id and the stale or
+    /// withheld names it holds. `import` checks that the pane runs one
+    /// harness the-loop knows (claude), reads which conversation it is in
+    /// from the process itself (what it reports through the-loop's hooks,
+    /// else `--session-id ID` or `--resume ID` in its argv) and its working
+    /// directory (/proc/PID/cwd), and writes REF's record, as `sessions
+    /// start` would, naming the pane. The pane's tmux session takes the
+    /// record's name (loop-…): renamed when the pane is its only pane, else
+    /// the pane moves to a new session of that name. Nothing is signalled:
+    /// the next `apply` rolls it in place, resuming that conversation, and
+    /// verifies the new process.
+    ///
+    /// A harness whose conversation cannot be told for certain (a bare
+    /// `claude`, no hook report) is refused, never guessed at: restart it as
+    /// `claude --resume ID` and import again.
+    #[command(
+        after_help = "Examples:\n  the-loop plan                                 # lists harnesses it does not manage, by pane\n  the-loop import %3 github:octo/repo#15 --dry-run\n  the-loop import %3 github:octo/repo#15\n  the-loop apply                                # rolls it, resuming its conversation\n\nIf you are attached to that session, `apply` defers it (a safe point) until you detach, or pass --include-attached.\n\nExit codes: 0 imported (or, with --dry-run, importable); 1 refused or an error, nothing changed."
+    )]
+    Import(import::ImportArgs),
     /// Start, deliver to, pause, close, reset, clean up and attach to work-item sessions.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
@@ -168,6 +191,7 @@ pub fn run() -> ExitCode {
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
         Command::Status(args) => status::run(cli.config.as_deref(), args),
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
+        Command::Import(args) => import::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),

@@ -20,6 +20,14 @@ pub struct PlanArgs {
     /// Exit 2 when drift was observed, 0 when none, 1 on error (a CI gate).
     #[arg(long)]
     pub detailed_exitcode: bool,
+    /// Count harnesses the-loop does not manage (a `claude` a person started
+    /// in a pane of their own) that hold a stale or withheld name as drift:
+    /// with --detailed-exitcode they exit 2 until imported (`the-loop
+    /// import`) or ended. Off by default: `apply` cannot roll them, so a
+    /// gate that plans again after an apply would never pass. They are
+    /// listed either way.
+    #[arg(long)]
+    pub include_unmanaged: bool,
     /// Also write the plan (fingerprints only) to FILE for `apply --plan FILE`.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
@@ -63,6 +71,7 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     let policy = crate::desired::load_policy(&ctx.config, true)?;
     let targets = resolve_targets(&ctx, &args.targets)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    plan.unmanaged_counted = args.include_unmanaged;
     ctx.check_tmux(observed.tmux_version())?;
     // Freeing what 500 sessions' processes hold takes a millisecond or two:
     // on another core, while the plan is written.
@@ -89,7 +98,8 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
         }
     }
     let _ = freed.join();
-    Ok(if args.detailed_exitcode && plan.has_drift() {
+    let drift = plan.has_drift() || (args.include_unmanaged && plan.has_unmanaged_drift());
+    Ok(if args.detailed_exitcode && drift {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS

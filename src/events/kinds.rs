@@ -41,6 +41,21 @@ pub enum Event {
         harness_session_id: String,
         resumed: bool,
     },
+    /// `the-loop import` took a harness a person started under management:
+    /// the pane it runs in (`pane_id`), its pid, the conversation it is in
+    /// and where that was read (`hooks` or `argv`), the session it was in,
+    /// and how its session got the record's name (`kept`, `renamed`,
+    /// `moved`). Nothing was signalled.
+    #[serde(rename = "session.imported")]
+    SessionImported {
+        #[serde(flatten)]
+        subject: Subject,
+        pid: i32,
+        harness_session_id: String,
+        conversation_from: String,
+        from_session: String,
+        naming: String,
+    },
     /// A harness ended: by a roll (`pid`, `ending`), by a close (`panes`),
     /// or a close that did not end it (`result`, `reason`).
     #[serde(rename = "session.harness_terminated")]

@@ -54,6 +54,9 @@ impl Harness for ClaudeCode {
     fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch> {
         read_launch(argv)
     }
+    fn recognises(&self, argv: &[String]) -> bool {
+        recognises(argv)
+    }
     fn launch_tail(&self, args: &LaunchArgs) -> Vec<String> {
         let launch = Launch::Resume {
             session_id: String::new(),
@@ -99,6 +102,46 @@ fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
         conversation: cmdline[at + 1].clone(),
         tail,
     })
+}
+
+/// Programs that run a script named as their first argument: Claude Code
+/// installed with npm runs as `node …/cli.js`, a wrapper as `bash …/claude`.
+const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "bash", "sh", "dash", "zsh"];
+
+fn is_command_flag(word: &str) -> bool {
+    matches!(word, "-c" | "-e" | "--eval" | "-p" | "--print")
+}
+
+/// Whether an argv is Claude Code's: its program is named `claude` (the
+/// native build, a link to it, or a script of that name run through an
+/// interpreter), or an interpreter runs the npm package's `cli.js`.
+fn recognises(argv: &[String]) -> bool {
+    let file_name = |word: &String| {
+        std::path::Path::new(word)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(str::to_owned)
+    };
+    let Some(program) = argv.first().and_then(file_name) else {
+        return false;
+    };
+    if program == CLAUDE {
+        return true;
+    }
+    if !INTERPRETERS.contains(&program.as_str()) {
+        return false;
+    }
+    // The script is the first word that is not an option of the
+    // interpreter; `-c`/`-e` run a command string instead of a script.
+    let mut words = argv.iter().skip(1);
+    let Some(script) = words.find(|w| !w.starts_with('-') || is_command_flag(w)) else {
+        return false;
+    };
+    if is_command_flag(script) {
+        return false;
+    }
+    file_name(script).as_deref() == Some(CLAUDE)
+        || (script.ends_with("/cli.js") && script.contains("claude-code"))
 }
 
 /// Splits a tail into harness args, model and effort, reading the-loop's
@@ -217,6 +260,33 @@ mod tests {
             })
             .collect();
         insta::assert_debug_snapshot!(read);
+    }
+
+    #[test]
+    fn claude_code_is_recognised_by_its_argv_and_nothing_else_is() {
+        let argv = |line: &str| -> Vec<String> { line.split(' ').map(String::from).collect() };
+        for yes in [
+            "claude",
+            "/home/op/.local/bin/claude --resume abc",
+            "/opt/claude-code-linux-x64/claude --session-id abc --model opus",
+            "bash /tmp/w/bin/claude --session-id abc",
+            "/usr/bin/node --no-warnings /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js",
+        ] {
+            assert!(CLAUDE_CODE.recognises(&argv(yes)), "{yes}");
+        }
+        for no in [
+            "",
+            "bash",
+            "-bash",
+            "vim claude",
+            "less /tmp/claude",
+            "/usr/bin/the-loop exec --config /c.yaml --work-item github:o/r#1 -- claude --resume abc",
+            "sh -c claude --resume abc",
+            "node server.js",
+            "claude-helper --x",
+        ] {
+            assert!(!CLAUDE_CODE.recognises(&argv(no)), "{no}");
+        }
     }
 
     #[test]

@@ -76,6 +76,12 @@ pub trait Harness: std::fmt::Debug + Sync {
     /// argv shows no launch of the-loop's. Argument drift compares what
     /// this returns, never the raw argv.
     fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch>;
+    /// Whether a process with this argv (as `/proc` shows it) is this
+    /// harness itself, however it was started: by hand in an operator's
+    /// shell, through an interpreter, or by the-loop's launcher after its
+    /// exec. The launcher before its exec, a shell, an editor with a file
+    /// of the harness's name, or a child the harness runs are not.
+    fn recognises(&self, argv: &[String]) -> bool;
     /// The words [`Harness::argv`] puts after the conversation choice for
     /// `args`: what [`ObservedLaunch::tail`] holds for an unchanged launch.
     fn launch_tail(&self, args: &LaunchArgs) -> Vec<String>;
@@ -111,6 +117,15 @@ pub struct ObservedLaunch {
 /// `routing.harnessArgs.<name>` / `routing.harnessBinary.<name>` are looked up
 /// here by [`Harness::name`], so a new harness is one more entry.
 pub static HARNESSES: &[&dyn Harness] = &[&CLAUDE_CODE];
+
+/// The harness a process is, by its argv ([`Harness::recognises`]); `None`
+/// for any other process.
+pub fn recognise(argv: &[String]) -> Option<&'static dyn Harness> {
+    HARNESSES
+        .iter()
+        .copied()
+        .find(|harness| harness.recognises(argv))
+}
 
 /// The harness a record or the config names; `None` for one the-loop cannot
 /// host ([`refusal`] says why).

@@ -7,18 +7,85 @@
 //! [`crate::desired::policy::Policy::launched_here`]). Every other
 //! environment read to decide that is dropped at once, and nothing here
 //! ever signals a process.
+//!
+//! A process in a pane of some other session (a person's shell that
+//! exported the-loop's variables) is not detached from anything: it is kept
+//! with the pane it runs in. A harness there, and whatever runs beneath
+//! it, is not residue at all but a harness the-loop does not manage
+//! ([`super::unmanaged`]), listed on its own.
 
+use super::fleet::Fleet;
+use super::unmanaged::UnmanagedHarness;
 use super::{EnvRead, ProcessEnv};
 use crate::proc_env::{pid_dir, proc_root, ProcStat, ProcessDir};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// A process outside every pane that a launch under this config started.
+/// A process outside the-loop's panes that carries this config's
+/// identifiers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Detached {
     pub pid: i32,
     /// `/proc/<pid>/comm`: the process name, as the kernel keeps it.
     pub process: String,
     pub env: ProcessEnv,
+    /// The pane of another session it runs in; `None` for a process
+    /// outside every pane (detached).
+    pub pane: Option<PaneAt>,
+}
+
+/// A pane of a session that is not the-loop's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneAt {
+    pub session: String,
+    pub pane_id: String,
+}
+
+/// The panes the scan places processes by.
+#[derive(Debug, Clone, Default)]
+pub struct Panes {
+    /// `loop-*` panes' processes: what runs beneath them is the plan's to
+    /// compare, never residue.
+    pub ours: BTreeSet<i32>,
+    /// Every other pane's process, with where it is.
+    pub outside: BTreeMap<i32, PaneAt>,
+    /// Harnesses the-loop does not manage: listed on their own, so neither
+    /// they nor what runs beneath them are residue.
+    pub harnesses: BTreeSet<i32>,
+}
+
+impl Panes {
+    /// The listing's panes, and the harnesses found in the others'.
+    pub fn of(fleet: &Fleet, unmanaged: &[UnmanagedHarness]) -> Panes {
+        let ours: BTreeSet<i32> = fleet
+            .session_names()
+            .flat_map(|name| fleet.panes(name))
+            .map(|p| p.pid)
+            .collect();
+        let outside = fleet
+            .outside_panes()
+            .iter()
+            .map(|p| {
+                let at = PaneAt {
+                    session: p.session.clone(),
+                    pane_id: p.pane_id.clone(),
+                };
+                (p.pid, at)
+            })
+            .collect();
+        Panes {
+            ours,
+            outside,
+            harnesses: unmanaged.iter().map(|h| h.pid).collect(),
+        }
+    }
+
+    /// Every pane alike, none placed: a process in any pane is skipped.
+    pub fn all(pids: BTreeSet<i32>) -> Panes {
+        Panes {
+            ours: pids,
+            ..Panes::default()
+        }
+    }
 }
 
 /// One pass over every process's `/proc/<pid>/stat`.
@@ -126,29 +193,46 @@ fn command_name(stat: &[u8]) -> Option<&[u8]> {
     stat.get(open + 1..close)
 }
 
-/// Whether `pid` is one of `roots` or descends from one.
-fn under(pid: i32, roots: &BTreeSet<i32>, parents: &BTreeMap<i32, i32>) -> bool {
+/// Where a process is, for the scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    /// Outside every pane.
+    Detached,
+    /// In a pane of another session.
+    In(PaneAt),
+    /// In a `loop-*` pane, or a harness the-loop does not manage (or
+    /// beneath one): not the scan's.
+    Skipped,
+}
+
+/// Where `pid` is: the first pane process or unmanaged harness met on the
+/// way up its parents, itself included.
+fn place(pid: i32, panes: &Panes, parents: &BTreeMap<i32, i32>) -> Place {
     let mut at = pid;
     // Bounded: a pid chain is never longer than the process table.
     for _ in 0..=parents.len() {
-        if roots.contains(&at) {
-            return true;
+        if panes.ours.contains(&at) || panes.harnesses.contains(&at) {
+            return Place::Skipped;
+        }
+        if let Some(pane) = panes.outside.get(&at) {
+            return Place::In(pane.clone());
         }
         match parents.get(&at) {
             Some(&parent) if parent > 0 && parent != at => at = parent,
-            _ => return false,
+            _ => return Place::Detached,
         }
     }
-    false
+    Place::Detached
 }
 
-/// Every process outside the panes (`pane_pids` and their descendants, which
-/// the plan compares on its own) and outside this process's own lineage,
-/// whose environment `ours` accepts. `parents` is [`parents`], read a moment
-/// before: a process started since is not looked at until the next scan.
+/// Every process outside the-loop's panes (whose processes the plan
+/// compares on its own), outside the harnesses it does not manage and
+/// outside this process's own lineage, whose environment `ours` accepts.
+/// `parents` is [`parents`], read a moment before: a process started since
+/// is not looked at until the next scan.
 pub fn scan(
     parents: &BTreeMap<i32, i32>,
-    pane_pids: &BTreeSet<i32>,
+    panes: &Panes,
     ours: &dyn Fn(&ProcessEnv) -> bool,
 ) -> Vec<Detached> {
     let mut lineage = BTreeSet::new();
@@ -158,9 +242,14 @@ pub fn scan(
     }
     let mut found = Vec::new();
     for &pid in parents.keys() {
-        if lineage.contains(&pid) || under(pid, pane_pids, parents) {
+        if lineage.contains(&pid) {
             continue;
         }
+        let pane = match place(pid, panes, parents) {
+            Place::Skipped => continue,
+            Place::Detached => None,
+            Place::In(pane) => Some(pane),
+        };
         // Opened once: every read below is of this one process even if
         // its pid is reused meanwhile.
         let Ok(dir) = ProcessDir::open(pid) else {
@@ -175,7 +264,12 @@ pub fn scan(
         let process = std::fs::read_to_string(pid_dir(pid).join("comm"))
             .map(|c| c.trim_end().to_owned())
             .unwrap_or_else(|_| "?".into());
-        found.push(Detached { pid, process, env });
+        found.push(Detached {
+            pid,
+            process,
+            env,
+            pane,
+        });
     }
     found
 }
@@ -222,10 +316,39 @@ mod tests {
 
     #[test]
     fn descent_is_followed_and_bounded() {
-        let parents = BTreeMap::from([(10, 1), (11, 10), (12, 11), (20, 1), (30, 30)]);
-        let roots = BTreeSet::from([10]);
-        assert!(under(12, &roots, &parents));
-        assert!(!under(20, &roots, &parents));
-        assert!(!under(30, &roots, &parents), "a self-parent loop ends");
+        let parents = BTreeMap::from([
+            (10, 1),
+            (11, 10),
+            (12, 11),
+            (20, 1),
+            (30, 30),
+            (40, 1),
+            (41, 40),
+            (42, 41),
+            (43, 40),
+        ]);
+        let at = PaneAt {
+            session: "mywork".into(),
+            pane_id: "%4".into(),
+        };
+        let panes = Panes {
+            ours: BTreeSet::from([10]),
+            outside: BTreeMap::from([(40, at.clone())]),
+            harnesses: BTreeSet::from([41]),
+        };
+        assert_eq!(place(12, &panes, &parents), Place::Skipped);
+        assert_eq!(place(20, &panes, &parents), Place::Detached);
+        assert_eq!(
+            place(30, &panes, &parents),
+            Place::Detached,
+            "a self-parent loop ends"
+        );
+        assert_eq!(
+            place(42, &panes, &parents),
+            Place::Skipped,
+            "beneath a harness"
+        );
+        assert_eq!(place(43, &panes, &parents), Place::In(at.clone()));
+        assert_eq!(place(40, &panes, &parents), Place::In(at));
     }
 }

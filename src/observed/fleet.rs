@@ -1,5 +1,6 @@
 //! The fleet: every pane of every `loop-*` session, from one
-//! `tmux list-panes -a` call.
+//! `tmux list-panes -a` call, and beside them the panes of every other
+//! session, where a person may run a harness the-loop does not manage.
 
 pub use super::harness_pane::{NoHarnessPane, Pane, PaneCommand};
 use crate::tmux::{means_no_server, Tmux};
@@ -50,6 +51,13 @@ impl Probe {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fleet {
     sessions: BTreeMap<String, Vec<Pane>>,
+    /// The panes of every other session, in tmux's order: an operator's.
+    /// Never compared, signalled or counted as a session; looked into only
+    /// for harnesses the-loop does not manage ([`super::unmanaged`]).
+    outside: Vec<Pane>,
+    /// The harness pane a record names (`tmuxPane`, written by `the-loop
+    /// import`), by session: it wins over what the start commands say.
+    adopted: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,22 +70,50 @@ pub enum FleetView {
 impl Fleet {
     pub fn from_panes(panes: impl IntoIterator<Item = Pane>) -> Self {
         let mut sessions: BTreeMap<String, Vec<Pane>> = BTreeMap::new();
-        for pane in panes
-            .into_iter()
-            .filter(|p| p.session.starts_with(SESSION_PREFIX))
-        {
-            sessions.entry(pane.session.clone()).or_default().push(pane);
+        let mut outside = Vec::new();
+        for pane in panes {
+            if pane.session.starts_with(SESSION_PREFIX) {
+                sessions.entry(pane.session.clone()).or_default().push(pane);
+            } else {
+                outside.push(pane);
+            }
         }
-        Fleet { sessions }
+        Fleet {
+            sessions,
+            outside,
+            adopted: BTreeMap::new(),
+        }
+    }
+
+    /// Takes `pane` for `session`'s harness pane, as its record says.
+    pub fn adopt(&mut self, session: &str, pane: &str) {
+        self.adopted.insert(session.to_owned(), pane.to_owned());
+    }
+
+    /// The pane a record names for `session`'s harness, when the session
+    /// lists it.
+    pub fn adopted_pane(&self, session: &str) -> Option<&Pane> {
+        let id = self.adopted.get(session)?;
+        self.panes(session).iter().find(|p| &p.pane_id == id)
+    }
+
+    /// The panes of sessions that are not `loop-*` sessions.
+    pub fn outside_panes(&self) -> &[Pane] {
+        &self.outside
+    }
+
+    /// Every pane tmux listed: the `loop-*` sessions' and the others'.
+    pub fn all_panes(&self) -> impl Iterator<Item = &Pane> {
+        self.sessions.values().flatten().chain(&self.outside)
     }
 
     pub fn session_names(&self) -> impl Iterator<Item = &str> {
         self.sessions.keys().map(String::as_str)
     }
 
-    /// The pid of every pane tmux listed, managed or not.
+    /// The pid of every pane tmux listed, managed or not, `loop-*` or not.
     pub fn pane_pids(&self) -> impl Iterator<Item = i32> + '_ {
-        self.sessions.values().flatten().map(|p| p.pid)
+        self.all_panes().map(|p| p.pid)
     }
 
     pub fn panes(&self, session: &str) -> &[Pane] {
@@ -90,9 +126,13 @@ impl Fleet {
         self.find_harness_pane(session).ok()
     }
 
-    /// [`Fleet::harness_pane`], saying why when there is none.
+    /// [`Fleet::harness_pane`], saying why when there is none. The pane a
+    /// record names ([`Fleet::adopt`]) wins when the session lists it.
     pub fn find_harness_pane(&self, session: &str) -> Result<&Pane, NoHarnessPane> {
-        super::harness_pane::find(self.panes(session))
+        match self.adopted_pane(session) {
+            Some(pane) => Ok(pane),
+            None => super::harness_pane::find(self.panes(session)),
+        }
     }
 
     /// Clients attached to the session; 0 when it is not listed.
@@ -224,6 +264,29 @@ mod tests {
                 .unwrap()
                 .pane_id,
             "%8"
+        );
+    }
+
+    #[test]
+    fn other_sessions_panes_are_kept_apart_and_a_recorded_pane_wins() {
+        let out = "work\t%1\t100\t0\t1\t\n\
+                   loop-x\t%2\t200\t0\t0\t\n\
+                   loop-x\t%3\t201\t0\t0\tsleep 100\n";
+        let mut fleet = Fleet::from_panes(parse_list_panes(out));
+        assert_eq!(fleet.session_names().collect::<Vec<_>>(), ["loop-x"]);
+        assert_eq!(fleet.outside_panes().len(), 1);
+        assert_eq!(fleet.outside_panes()[0].pane_id, "%1");
+        let mut pids: Vec<i32> = fleet.pane_pids().collect();
+        pids.sort_unstable();
+        assert_eq!(pids, [100, 200, 201]);
+        assert_eq!(fleet.harness_pane("loop-x").unwrap().pane_id, "%3");
+        fleet.adopt("loop-x", "%2");
+        assert_eq!(fleet.harness_pane("loop-x").unwrap().pane_id, "%2");
+        fleet.adopt("loop-x", "%9");
+        assert_eq!(
+            fleet.harness_pane("loop-x").unwrap().pane_id,
+            "%3",
+            "a recorded pane the session does not list is not taken"
         );
     }
 

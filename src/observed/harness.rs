@@ -123,6 +123,20 @@ fn read_opened_process(
     })
 }
 
+/// A process already known by its argv to be a harness, beneath the shell
+/// of a pane `import` adopted: no launcher check, since its parent is that
+/// shell, whose image a harness run as a script shares.
+pub fn read_recognised(pid: i32) -> HarnessProcess {
+    match ProcessDir::open(pid) {
+        Ok(process) => HarnessProcess {
+            env: process.environ(),
+            argv: process.cmdline().ok(),
+            start: process.stat().map(|stat| stat.start),
+        },
+        Err(reason) => HarnessProcess::of_env(EnvRead::Unverified(reason)),
+    }
+}
+
 /// [`read_process_in`], with the launcher read as an unverified environment.
 pub fn read_process_or_unverified(
     pid: i32,

@@ -13,6 +13,7 @@ pub mod registered;
 pub mod residue;
 pub mod script;
 pub mod session_loop;
+pub mod unmanaged;
 
 pub use crate::proc_env::{EnvRead, ProcessEnv};
 pub use fleet::{Fleet, FleetView, Pane, Probe};

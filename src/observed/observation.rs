@@ -8,13 +8,14 @@
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
 use super::harness::{
-    read_in_parallel, read_opened_or_unverified, read_process_or_unverified, HarnessProcess,
-    ParentImages,
+    read_in_parallel, read_opened_or_unverified, read_process_or_unverified, read_recognised,
+    HarnessProcess, ParentImages,
 };
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
 use super::script;
 use super::session_loop;
+use super::unmanaged::{self, UnmanagedHarness};
 use super::{EnvRead, ProcessEnv};
 use crate::proc_env::{ProcStat, ProcessDir};
 use crate::registry::{CorruptRecord, Registry};
@@ -39,9 +40,17 @@ pub struct Observation {
     /// Processes outside every pane launched under this config; `None`
     /// when not asked for.
     pub detached: Option<Vec<Detached>>,
-    /// What each live managed harness is doing, by pid, from its hooks
-    /// (one read of `<state root>/activity/`); a pid absent here is `unknown`.
+    /// What each live managed harness (and each unmanaged one) is doing,
+    /// by pid, from its hooks (one read of `<state root>/activity/`); a pid
+    /// absent here is `unknown`.
     pub activities: BTreeMap<i32, crate::activity::HarnessActivity>,
+    /// Harnesses in panes no record's harness pane is; `None` when not
+    /// asked for.
+    pub unmanaged: Option<Vec<UnmanagedHarness>>,
+    /// For each pane a record adopted (`tmuxPane`) whose own process is not
+    /// a harness (the shell a person started it from): the harness beneath
+    /// it, `None` when there is not exactly one. By the pane's pid.
+    pub beneath: BTreeMap<i32, Option<i32>>,
 }
 
 /// What to read besides the records and the pane listing.
@@ -59,6 +68,8 @@ pub struct Wanted<'a> {
     /// Scan `/proc` for detached processes whose environment this accepts
     /// (the policy's "launched under this config").
     pub detached: Option<&'a (dyn Fn(&ProcessEnv) -> bool + Sync)>,
+    /// Look for harnesses in every pane that is no record's harness pane.
+    pub unmanaged: bool,
 }
 
 impl Observation {
@@ -77,6 +88,18 @@ impl Observation {
             residue: None,
             detached: None,
             activities: BTreeMap::new(),
+            unmanaged: None,
+            beneath: BTreeMap::new(),
+        }
+    }
+
+    /// The pid of the harness in a managed session's harness pane: the
+    /// pane's own process, or the harness beneath it for a pane a record
+    /// adopted; `None` when such a pane runs no harness of its own.
+    pub fn harness_pid(&self, pane_pid: i32) -> Option<i32> {
+        match self.beneath.get(&pane_pid) {
+            Some(beneath) => *beneath,
+            None => Some(pane_pid),
         }
     }
 
@@ -117,23 +140,24 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         // While the records are read and tmux answers, every process's
         // parent is read (the detached scan needs them), and every tmux
         // pane's process is read in the same pass, until tmux has answered.
-        let early = (wanted.detached.is_some() || wanted.environments).then(|| {
-            scope.spawn(|| {
-                let mut ahead = BTreeMap::new();
-                let table = if wanted.environments {
-                    detached::process_table_visiting(|pid, process, stat| {
-                        let open = !answered.load(Ordering::Relaxed);
-                        if open {
-                            ahead.insert(pid, reader.read_opened(process, stat));
-                        }
-                        open
-                    })
-                } else {
-                    detached::process_table()
-                };
-                (table, ahead)
-            })
-        });
+        let early =
+            (wanted.detached.is_some() || wanted.environments || wanted.unmanaged).then(|| {
+                scope.spawn(|| {
+                    let mut ahead = BTreeMap::new();
+                    let table = if wanted.environments {
+                        detached::process_table_visiting(|pid, process, stat| {
+                            let open = !answered.load(Ordering::Relaxed);
+                            if open {
+                                ahead.insert(pid, reader.read_opened(process, stat));
+                            }
+                            open
+                        })
+                    } else {
+                        detached::process_table()
+                    };
+                    (table, ahead)
+                })
+            });
         // The listing's call names no session, so it goes before the
         // records are read: tmux answers while they are.
         let markers = Markers::new().gated(session_loop::condition(&wanted.watched));
@@ -141,7 +165,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             tmux.start_without_input(residue::query_args(&markers, Some(LIST_PANES_FORMAT), &[]))
         });
         let (sessions, corrupt) = managed_sessions(registry);
-        let (fleet, layers) = match listing {
+        let (mut fleet, layers) = match listing {
             Some(listing) => {
                 // Every record's session, closed ones too: a closed gate
                 // clears each one tmux has, and the rest are dropped.
@@ -154,6 +178,13 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             None => (fleet::observe(tmux), None),
         };
         answered.store(true, Ordering::Relaxed);
+        if let FleetView::Answered(listed) = &mut fleet {
+            for session in &sessions {
+                if let Some(pane) = &session.pane {
+                    listed.adopt(&session.tmux_target, pane);
+                }
+            }
+        }
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
         let (table, ahead) = early
             .map(|early| {
@@ -162,29 +193,54 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
                     .unwrap_or_else(|_| (detached::process_table(), BTreeMap::new()))
             })
             .unwrap_or_default();
+        let children = unmanaged::children(&table.parents);
+        let (beneath, unmanaged) = match &fleet {
+            FleetView::Answered(listed) => {
+                let beneath = if wanted.environments {
+                    unmanaged::beneath_adopted(listed, &sessions, &children)
+                } else {
+                    BTreeMap::new()
+                };
+                let managed = unmanaged::managed_panes(listed, &sessions);
+                let found = wanted
+                    .unmanaged
+                    .then(|| unmanaged::scan(listed, &managed, &children));
+                (beneath, found)
+            }
+            FleetView::Unknown(_) => (BTreeMap::new(), None),
+        };
         // The detached scan reads other processes than the panes': beside them.
         let detached = match (wanted.detached, &fleet) {
             (Some(ours), FleetView::Answered(listed)) => {
-                let panes = listed.pane_pids().collect();
+                let panes = detached::Panes::of(listed, unmanaged.as_deref().unwrap_or_default());
                 Some(scope.spawn(move || detached::scan(&table.parents, &panes, ours)))
             }
             _ => None,
         };
-        let live = live_harness_pids(&fleet, &sessions);
+        let live = live_harness_pids(&fleet, &sessions, &beneath);
         // Each managed session's live harness, as read ahead or read now.
         // Unmanaged `loop-*` sessions' processes are never compared: what
         // was read ahead of them, and of every other pane, is dropped here.
         let processes = if wanted.environments {
-            taken_or_read(live.clone(), ahead, |pid| reader.read(pid))
+            let beneath: BTreeSet<i32> = beneath.values().flatten().copied().collect();
+            taken_or_read(live.clone(), ahead, |pid| match beneath.contains(&pid) {
+                true => read_recognised(pid),
+                false => reader.read(pid),
+            })
         } else {
             Default::default()
         };
         let detached = detached.map(|scan| scan.join().unwrap_or_default());
         // Each pid's start time as read with its environment, when it was.
+        let unmanaged_pids = unmanaged
+            .iter()
+            .flatten()
+            .map(|found| (found.pid, found.start));
         let activities = crate::activity::store::live_activities_of(
             registry.root(),
             live.into_iter()
-                .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start))),
+                .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start)))
+                .chain(unmanaged_pids),
         );
         Observation {
             sessions,
@@ -194,6 +250,8 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             residue,
             detached,
             activities,
+            unmanaged,
+            beneath,
         }
     })
 }
@@ -258,14 +316,22 @@ fn complete_layers(
     ResidueView::Observed(layers)
 }
 
-/// The pid of each managed session's live harness pane.
-fn live_harness_pids(fleet: &FleetView, sessions: &[ManagedSession]) -> Vec<i32> {
+/// The pid of each managed session's live harness: its harness pane's
+/// process, or the harness beneath a pane a record adopted.
+fn live_harness_pids(
+    fleet: &FleetView,
+    sessions: &[ManagedSession],
+    beneath: &BTreeMap<i32, Option<i32>>,
+) -> Vec<i32> {
     sessions
         .iter()
         .filter(|s| fleet.probe(&s.tmux_target) == Probe::Live)
         .filter_map(|s| fleet.harness_pane(&s.tmux_target))
         .filter(|p| !p.dead)
-        .map(|pane| pane.pid)
+        .filter_map(|pane| match beneath.get(&pane.pid) {
+            Some(harness) => *harness,
+            None => Some(pane.pid),
+        })
         .collect()
 }
 

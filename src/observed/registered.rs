@@ -18,6 +18,9 @@ pub struct ManagedSession {
     /// The launch arguments the record stored, if it stored any (older
     /// records did not, and are never checked for argv drift).
     pub recorded_args: Option<crate::harness::LaunchArgs>,
+    /// The pane the record names as its harness's (`tmuxPane`, written by
+    /// `the-loop import`); `None` for a session the-loop started.
+    pub pane: Option<String>,
     /// [`SessionKey::label`], kept so targets and claims compare without
     /// formatting the ref again (set by [`ManagedSession::new`]).
     label: String,
@@ -34,6 +37,7 @@ impl ManagedSession {
     ) -> Self {
         ManagedSession {
             recorded_args,
+            pane: None,
             label: key.label(),
             key,
             tmux_target,
@@ -45,6 +49,12 @@ impl ManagedSession {
 
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// The same session with the harness pane its record names.
+    pub fn with_pane(mut self, pane: Option<String>) -> Self {
+        self.pane = pane.filter(|p| p.starts_with('%'));
+        self
     }
 }
 
@@ -63,27 +73,33 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
             .session
             .tmux_target()
             .unwrap_or_else(|| r.tmux_name());
-        sessions.push(ManagedSession::new(
-            SessionKey::WorkItem(r),
-            target,
-            record.session.is_live(),
-            record_fingerprint(record),
-            record.into(),
-            record.launch.stored(),
-        ));
+        sessions.push(
+            ManagedSession::new(
+                SessionKey::WorkItem(r),
+                target,
+                record.session.is_live(),
+                record_fingerprint(record),
+                record.into(),
+                record.launch.stored(),
+            )
+            .with_pane(record.session.tmux_pane.clone()),
+        );
     }
     for (_, record) in &standing.records {
-        sessions.push(ManagedSession::new(
-            SessionKey::Standing(record.name.clone()),
-            record
-                .session
-                .tmux_target()
-                .unwrap_or_else(|| standing_tmux_name(&record.name)),
-            record.session.is_live(),
-            record_fingerprint(record),
-            record.into(),
-            record.launch.stored(),
-        ));
+        sessions.push(
+            ManagedSession::new(
+                SessionKey::Standing(record.name.clone()),
+                record
+                    .session
+                    .tmux_target()
+                    .unwrap_or_else(|| standing_tmux_name(&record.name)),
+                record.session.is_live(),
+                record_fingerprint(record),
+                record.into(),
+                record.launch.stored(),
+            )
+            .with_pane(record.session.tmux_pane.clone()),
+        );
     }
     let corrupt = items.corrupt.into_iter().chain(standing.corrupt).collect();
     (sessions, corrupt)

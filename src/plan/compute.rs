@@ -70,7 +70,14 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     }
     let summary = summarise(&plans);
     let residue = residue(policy, observation, &plans);
+    let unmanaged_harnesses = if targets.is_all() {
+        super::unmanaged::compare(policy, observation)
+    } else {
+        Vec::new()
+    };
     Plan {
+        unmanaged_harnesses,
+        unmanaged_counted: false,
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),
         env_fingerprints: policy.file_fingerprints(),
@@ -173,12 +180,11 @@ fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) ->
 /// plan carries that id as the one to resume, and says it moved.
 fn follow_conversation(
     mut plan: SessionPlan,
-    pane: Option<&crate::observed::Pane>,
+    harness: Option<i32>,
     observation: &Observation,
 ) -> SessionPlan {
-    let reported = pane
-        .filter(|p| !p.dead)
-        .and_then(|p| observation.activities.get(&p.pid))
+    let reported = harness
+        .and_then(|pid| observation.activities.get(&pid))
         .and_then(|a| a.conversation.clone())
         .filter(|id| crate::registry::is_valid_session_id(id));
     if let (Some(to), Some(record)) = (reported, plan.record.as_mut()) {
@@ -198,6 +204,12 @@ fn plan_managed(
     let Observation { fleet, .. } = observation;
     let probe = fleet.probe(&session.tmux_target);
     let pane = fleet.harness_pane(&session.tmux_target);
+    // The live harness's pid: the pane's own process, or the harness
+    // beneath the shell of a pane `the-loop import` adopted.
+    let harness = pane
+        .filter(|p| !p.dead)
+        .and_then(|p| observation.harness_pid(p.pid));
+    let beneath = pane.filter(|p| observation.beneath.contains_key(&p.pid));
     let (reference, standing) = session.key.ref_and_standing();
     let kind = match session.key {
         SessionKey::WorkItem(_) => SessionKind::WorkItem,
@@ -207,16 +219,18 @@ fn plan_managed(
         reference,
         standing,
         pane_id: pane.map(|p| p.pane_id.clone()),
-        pane_pid: pane.map(|p| p.pid),
+        pane_pid: match beneath {
+            Some(_) => harness,
+            None => pane.map(|p| p.pid),
+        },
+        pane_process: beneath.map(|p| p.pid),
         attached: fleet.attached(&session.tmux_target),
-        activity: pane
-            .filter(|p| !p.dead)
-            .and_then(|p| observation.activities.get(&p.pid))
+        activity: harness
+            .and_then(|pid| observation.activities.get(&pid))
             .map(|a| a.activity)
             .unwrap_or_default(),
-        busy_since: pane
-            .filter(|p| !p.dead)
-            .and_then(|p| observation.activities.get(&p.pid))
+        busy_since: harness
+            .and_then(|pid| observation.activities.get(&pid))
             .and_then(|a| a.busy_since_ms())
             .map(|ms| crate::clock::format_utc(ms / 1000)),
         record_fingerprint: Some(session.record_fingerprint),
@@ -224,7 +238,7 @@ fn plan_managed(
         record: Some(session.facts.clone()),
         ..SessionPlan::new(kind, session.tmux_target.clone(), probe)
     };
-    let base = follow_conversation(base, pane, observation);
+    let base = follow_conversation(base, harness, observation);
     if !session.record_live {
         return skipped(base, Reason::RecordClosed);
     }
@@ -252,7 +266,14 @@ fn plan_managed(
         };
         return skipped(base, reason);
     };
-    match observation.env(pane.pid) {
+    let Some(harness) = harness else {
+        let why = format!(
+            "pane {}, which `the-loop import` adopted, runs no harness of its own beneath its shell, or more than one",
+            pane.pane_id
+        );
+        return skipped(base, Reason::NoHarnessPane { why });
+    };
+    match observation.env(harness) {
         Some(EnvRead::Read(env)) => {
             if let Some(why) = held_by_another(&session.key, env) {
                 return SessionPlan {

@@ -1,7 +1,9 @@
-//! Residue in processes a harness detached (see
-//! [`crate::observed::detached`]): the same rule as tmux's layers, a
-//! withheld name at any value, a delivered name at a retired value. Names,
-//! pids and fingerprints only; these processes are never signalled.
+//! Residue in processes outside the-loop's panes that carry this config's
+//! identifiers (see [`crate::observed::detached`]): a child a harness
+//! detached, or a process in a pane of some other session. The same rule
+//! as tmux's layers, a withheld name at any value, a delivered name at a
+//! retired value. Names, pids and fingerprints only; these processes are
+//! never signalled.
 
 use crate::desired::policy::Policy;
 use crate::observed::detached::Detached;
@@ -23,11 +25,18 @@ pub struct DetachedEntry {
     pub fingerprint: Fingerprint,
     /// `exposed` when it is the env file's current value, else `stale`.
     pub case: ChangeCase,
+    /// The tmux session and pane (of a session that is not the-loop's) the
+    /// process runs in; absent for a process detached from every pane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<String>,
 }
 
 /// What `env` holds that no process of this config may hold outside a
-/// pane: `(name, fingerprint, case)`.
-fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
+/// managed pane: `(name, fingerprint, case)`. A withheld name at any value,
+/// a delivered name at a value that is not the file's.
+pub fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
     let current = |name: &str| policy.env_file().and_then(|f| f.get(name));
     let case = |name: &str, value: SecretRef<'_>| {
         if current(name).is_some_and(|current| *current == value) {
@@ -65,6 +74,8 @@ pub fn compare(policy: &Policy, found: &[Detached]) -> Vec<DetachedEntry> {
                     name,
                     fingerprint,
                     case,
+                    session: d.pane.as_ref().map(|p| p.session.clone()),
+                    pane_id: d.pane.as_ref().map(|p| p.pane_id.clone()),
                 })
         })
         .collect();
@@ -81,16 +92,20 @@ pub fn render(entries: &[DetachedEntry], style: Style) -> String {
     let _ = writeln!(
         out,
         "\n{}",
-        style.bold("Residue: processes a harness detached from its pane still hold (names and fingerprints only):")
+        style.bold("Residue: processes outside the-loop's panes that carry this config's identifiers still hold (names and fingerprints only):")
     );
     for e in entries {
         let case = match e.case {
             ChangeCase::Exposed => "exposed",
             _ => "stale",
         };
+        let place = match (&e.session, &e.pane_id) {
+            (Some(session), Some(pane)) => format!("in pane {pane} of tmux session {session}"),
+            _ => "detached from every pane".to_owned(),
+        };
         let _ = writeln!(
             out,
-            "  {} {:<28} {}  pid {} ({}) {}",
+            "  {} {:<28} {}  pid {} ({}), {place} {}",
             style.red("!"),
             e.name,
             e.fingerprint,

@@ -34,6 +34,7 @@ pub fn observe_for(policy: &Policy, registry: &Registry, tmux: &Tmux) -> Observa
             // Nothing is withheld or delivered without an env file: nothing
             // to look for in detached processes.
             detached: policy.env_file().is_some().then_some(launched_here),
+            unmanaged: true,
         },
     )
 }
@@ -124,7 +125,7 @@ pub fn detached_now(
         return Vec::new();
     }
     let parents = crate::observed::detached::parents();
-    let found =
-        crate::observed::detached::scan(&parents, pane_pids, &|env| policy.launched_here(env));
+    let panes = crate::observed::detached::Panes::all(pane_pids.clone());
+    let found = crate::observed::detached::scan(&parents, &panes, &|env| policy.launched_here(env));
     super::detached::compare(policy, &found)
 }

@@ -19,6 +19,7 @@ pub mod resumable;
 pub mod safe_point;
 pub mod saved;
 pub mod screen;
+pub mod unmanaged;
 
 pub use change::{Change, ChangeCase};
 pub use compute::{compute, ManagedSession, Targets};

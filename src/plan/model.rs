@@ -40,6 +40,17 @@ pub struct Plan {
     /// environments, the server process); null when not checked.
     #[serde(default)]
     pub residue: Option<super::residue::Residue>,
+    /// Harnesses running in tmux panes that are no record's harness pane
+    /// (a person's `claude` in a session of their own): where, which
+    /// conversation, and what they hold that they should not. Counted as
+    /// drift only with `plan --include-unmanaged`. Empty for a plan of
+    /// `--target`ed sessions.
+    #[serde(default)]
+    pub unmanaged_harnesses: Vec<super::unmanaged::UnmanagedHarnessEntry>,
+    /// `plan --include-unmanaged`: the text says they count as drift. Not
+    /// in the JSON, which carries every entry either way.
+    #[serde(skip)]
+    pub unmanaged_counted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -100,7 +111,13 @@ pub struct SessionPlan {
     /// Contract.
     pub tmux_target: String,
     pub pane_id: Option<String>,
+    /// The harness's pid (the pane's own process, but for `pane_process`).
     pub pane_pid: Option<i32>,
+    /// The pane's own process when the harness runs beneath it: the shell
+    /// a person started it from, in a pane `the-loop import` adopted. A
+    /// roll ends it after the harness, and the launcher takes its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_process: Option<i32>,
     pub probe: Probe,
     /// Contract (DESIGN.md "Safe points"): how many tmux clients are
     /// attached to the session; 0 when it is absent or tmux did not answer.
@@ -208,6 +225,7 @@ impl SessionPlan {
             tmux_target,
             pane_id: None,
             pane_pid: None,
+            pane_process: None,
             probe,
             attached: 0,
             activity: Activity::Unknown,
@@ -255,6 +273,11 @@ impl Plan {
     /// Drift that was actually observed: some session would be respawned.
     pub fn has_drift(&self) -> bool {
         self.sessions.iter().any(|s| s.action.acts())
+    }
+
+    /// Some harness the-loop does not manage holds a name it should not.
+    pub fn has_unmanaged_drift(&self) -> bool {
+        self.unmanaged_harnesses.iter().any(|h| h.drifted())
     }
 }
 

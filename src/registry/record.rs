@@ -89,6 +89,12 @@ pub struct SessionFields {
     pub created_at: Option<String>,
     pub last_event_at: Option<String>,
     pub tmux_target: Option<String>,
+    /// The pane (`%N`) `the-loop import` took the session over in: tmux's
+    /// start command cannot tell that pane from an operator's (a person
+    /// started the harness from a shell), so the record names it. Omitted
+    /// for every session the-loop started itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tmux_pane: Option<String>,
     #[serde(default)]
     pub recent_deliveries: Vec<String>,
 }
@@ -105,6 +111,7 @@ impl SessionFields {
             created_at: None,
             last_event_at: None,
             tmux_target: None,
+            tmux_pane: None,
             recent_deliveries: Vec::new(),
         }
     }

@@ -1,6 +1,7 @@
 //! The session runner: starting the harness in tmux through the launcher,
 //! pasting into it, ending it gracefully, and respawning it in place.
 
+pub mod adopt;
 pub mod batch;
 pub mod boot_prompt;
 pub mod close;

@@ -97,9 +97,24 @@ fn is_zombie(pid: i32) -> bool {
 
 /// SIGTERM, wait up to `grace`, then SIGKILL and wait a little more.
 pub fn end_gracefully(handle: &ProcessHandle, grace: Duration) -> Ending {
-    match handle.signal(Signal::SIGTERM) {
+    end_with(handle, Signal::SIGTERM, grace)
+}
+
+/// SIGHUP, as a shell gets when its terminal closes (an interactive shell
+/// ignores SIGTERM), then as [`end_gracefully`]. For the shell a person
+/// started a harness from, in a pane `the-loop import` adopted, once the
+/// harness has ended.
+pub fn hang_up(handle: &ProcessHandle, grace: Duration) -> Ending {
+    end_with(handle, Signal::SIGHUP, grace)
+}
+
+/// `first`, wait up to `grace`, then SIGKILL and wait a little more.
+fn end_with(handle: &ProcessHandle, first: Signal, grace: Duration) -> Ending {
+    match handle.signal(first) {
         Err(Errno::ESRCH) => return Ending::AlreadyGone,
-        Err(err) => tracing::warn!(pid = handle.pid(), error = %err, "SIGTERM refused"),
+        Err(err) => {
+            tracing::warn!(pid = handle.pid(), error = %err, signal = %first, "signal refused")
+        }
         Ok(()) => {}
     }
     if handle.wait_gone(grace) {

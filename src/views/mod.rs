@@ -7,6 +7,7 @@ pub mod apply;
 pub mod apply_stream;
 pub mod close;
 pub mod delivery;
+pub mod import;
 pub mod notes;
 pub mod plan;
 pub mod sessions;

@@ -143,6 +143,11 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
     if let Some(residue) = &plan.residue {
         out.push_str(&crate::plan::residue::render(residue, style));
     }
+    out.push_str(&crate::plan::unmanaged::render(
+        &plan.unmanaged_harnesses,
+        plan.unmanaged_counted,
+        style,
+    ));
     let s = &plan.summary;
     let left_alone = if s.left_alone > 0 {
         format!(", {} drifted but left alone", s.left_alone)
@@ -188,6 +193,17 @@ fn footer(plan: &Plan, next: Next) -> String {
                 "apply {} respawn {} drifted session(s) in place, resuming each conversation.",
                 will(dry_run),
                 s.respawn
+            );
+        }
+        Next::Plan | Next::Apply { .. } if !plan.has_drift() && plan.has_unmanaged_drift() => {
+            let held = plan
+                .unmanaged_harnesses
+                .iter()
+                .filter(|h| h.drifted())
+                .count();
+            let _ = writeln!(
+                out,
+                "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."
             );
         }
         Next::Plan | Next::Apply { .. } if !plan.has_drift() => out.push_str(

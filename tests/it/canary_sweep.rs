@@ -114,13 +114,18 @@ enum Scenario {
     ResumeFails,
     /// Two corrupt registry records holding canaries, beside a good one.
     CorruptRecords,
+    /// As `Drifted`, plus a harness a person started by hand in a session
+    /// of their own (`mywork`, pane `{pane}`) and a bare one (`bare`).
+    ByHand,
+    /// As `ByHand`, with `mywork`'s harness imported as github:octo/repo#5.
+    Imported,
 }
 
 use Scenario::*;
 
 struct Row {
     scenario: Scenario,
-    /// Split on spaces after `{ref}`, `{cwd}`, `{config}` and `{plan}` are filled in.
+    /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}` and `{pane}` are filled in.
     args: &'static str,
     code: i32,
     /// Text that must appear in stdout or stderr, proving the path was taken.
@@ -277,6 +282,20 @@ const ROWS: &[Row] = &[
     row(Drifted, "exec --config {config} --work-item {ref} -- /nonexistent/harness", 1, "cannot start the harness"),
     row(Malformed, "exec --config {config} --work-item {ref} -- /bin/true", 1, "unterminated double-quoted"),
     row(EnvIsDirectory, "exec --config {config} --standing ops -- /bin/true", 1, "cannot read env file"),
+    // harnesses the-loop does not manage, and import
+    row(ByHand, "plan", 0, "Harnesses the-loop does not manage"),
+    row(ByHand, "plan --json", 0, "\"unmanaged_harnesses\""),
+    row(ByHand, "plan --detailed-exitcode --include-unmanaged", 2, "Counted as drift"),
+    row(ByHand, "import {pane} github:octo/repo#5 --dry-run", 0, "Would import"),
+    row(ByHand, "import {pane} github:octo/repo#5 --json", 0, "\"harness_session_id\""),
+    row(ByHand, "import {pane} github:octo/repo#5", 0, "Imported"),
+    row(ByHand, "import bare github:octo/repo#5", 1, "cannot tell which conversation"),
+    row(ByHand, "import %999 github:octo/repo#5 --json", 1, "no pane"),
+    row(ByHand, "import {pane} {ref}", 1, "has a session already"),
+    row(Imported, "plan --json", 0, "\"pane_process\""),
+    row(Imported, "apply --auto-approve --json", 0, "\"restarted\""),
+    row(NoTmux, "import %1 github:octo/repo#5", 1, "tmux is not installed"),
+    row(Drifted, "import --help", 0, "--dry-run"),
     // completions, help, version
     row(Drifted, "completions bash", 0, "the-loop"),
     row(Drifted, "completions zsh", 0, "the-loop"),
@@ -311,6 +330,8 @@ struct Built {
     planted: Vec<PathBuf>,
     /// Whether tmux can be asked about this world afterwards.
     tmux_reachable: bool,
+    /// The pane of a harness a person started (`ByHand`, `Imported`).
+    pane: String,
 }
 
 fn current_env_file() -> String {
@@ -359,11 +380,22 @@ fn build(scenario: Scenario) -> Built {
         env: Vec::new(),
         planted: Vec::new(),
         tmux_reachable: true,
+        pane: String::new(),
         w,
     };
     let w = &built.w;
     match scenario {
         Fresh => w.write_env(&current_env_file()),
+        ByHand | Imported => {
+            w.write_env(&current_env_file());
+            sessions_on_old_server(w, 2);
+            built.pane = by_hand(w, "mywork", "--session-id 0000-by-hand");
+            by_hand(w, "bare", "");
+            if scenario == Imported {
+                let out = w.the_loop(&["import", &built.pane, "github:octo/repo#5"]);
+                assert_eq!(code(&out), Some(0), "{}", explain(&out));
+            }
+        }
         Drifted | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords | Malformed
         | EnvIsDirectory | EnvDangling => {
             w.write_env(&current_env_file());
@@ -460,6 +492,43 @@ fn build(scenario: Scenario) -> Built {
     built
 }
 
+/// A session `name` a person made, where they run the stand-in as `claude
+/// ARGS` from their shell; its pane id, once the stand-in is ready.
+fn by_hand(w: &World, name: &str, args: &str) -> String {
+    let cwd = w.work.join(name);
+    std::fs::create_dir_all(&cwd).unwrap();
+    w.tmux_ok(&["new-session", "-d", "-s", name, "-c", cwd.to_str().unwrap()]);
+    let typed = format!("export PATH={}:$PATH && claude {args}", w.bin_dir.display());
+    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "-l", &typed]);
+    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "Enter"]);
+    let pane = w.pane(name).unwrap();
+    wait_for(
+        || {
+            descendants(pane.pid)
+                .iter()
+                .any(|pid| cmdline(*pid).iter().any(|a| a.ends_with("/claude")))
+        },
+        "the stand-in runs beneath the person's shell",
+    );
+    let project = w.home.join(".claude/projects").join(
+        cwd.canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+    );
+    wait_for(
+        || {
+            std::fs::read_dir(&project).is_ok_and(|files| {
+                files.flatten().any(|f| {
+                    std::fs::read_to_string(f.path()).is_ok_and(|t| t.contains("\"ready\""))
+                })
+            })
+        },
+        "the stand-in is ready",
+    );
+    pane.id
+}
+
 // ---- the sweep -----------------------------------------------------------
 
 /// Every byte the row could have left where someone can read it.
@@ -514,7 +583,8 @@ fn run_row(row: &Row, trace: bool) -> usize {
         .replace("{ref}", REF)
         .replace("{cwd}", cwd.to_str().unwrap())
         .replace("{config}", w.config_path.to_str().unwrap())
-        .replace("{plan}", plan_path.to_str().unwrap());
+        .replace("{plan}", plan_path.to_str().unwrap())
+        .replace("{pane}", &b.pane);
     let args: Vec<&str> = filled.split(' ').collect();
     let mut env: Vec<(&str, &str)> = CALLER_ENV.to_vec();
     env.extend(b.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
