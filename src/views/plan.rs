@@ -249,8 +249,12 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
             out,
             "{}",
             style.dim_args(format_args!(
-                "({}, pane {id}, pid {pid})",
-                session.tmux_target
+                "({}, pane {id}, pid {pid}{})",
+                session.tmux_target,
+                session
+                    .pane_process
+                    .map(|shell| format!(" beneath shell pid {shell}"))
+                    .unwrap_or_default()
             ))
         ),
         _ => write!(

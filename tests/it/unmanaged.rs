@@ -348,3 +348,54 @@ fn a_conversation_that_cannot_be_told_is_refused_and_one_its_hooks_report_is_imp
         explain(&out)
     );
 }
+
+#[test]
+fn a_harness_holding_another_work_item_is_refused_and_its_own_is_taken_back() {
+    let w = world();
+    // A session the-loop started whose record was lost: a `loop-*` session
+    // no record names, its harness holding github:octo/repo#1.
+    let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    std::fs::remove_file(w.record_path("github-octo-repo-1")).unwrap();
+    let pane = w.pane(&s.name).unwrap();
+    wait_for_harness(pane.pid);
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    let entry = &plan["unmanaged_harnesses"][0];
+    assert_eq!(entry["tmux_session"], s.name.as_str(), "{plan:#}");
+    assert_eq!(entry["pid"], pane.pid);
+
+    // Imported as another work item: the check every verb makes refuses it,
+    // and the session gets its name back.
+    let out = w.the_loop(&["import", &pane.id, REF]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        flat(&stderr(&out)).contains(&flat("belongs to work item github:octo/repo#1")),
+        "{}",
+        explain(&out)
+    );
+    assert!(w.record("github-octo-repo-7").is_none());
+    assert!(
+        w.tmux_sessions().contains(&s.name),
+        "{:?}",
+        w.tmux_sessions()
+    );
+    assert!(alive(pane.pid));
+
+    // Imported as its own work item: the name is kept, the record is back.
+    let out = ok(w.the_loop(&["import", &s.name, "github:octo/repo#1", "--json"]));
+    let imported = json(&out);
+    assert_eq!(imported["naming"], "kept");
+    assert_eq!(imported["harness_session_id"], s.session_id.as_str());
+    let record = w.record("github-octo-repo-1").expect("the record is back");
+    assert_eq!(record["harnessSessionId"], s.session_id.as_str());
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    assert_eq!(
+        plan["unmanaged_harnesses"],
+        serde_json::json!([]),
+        "{plan:#}"
+    );
+    assert_eq!(
+        session_in(&plan, "github:octo/repo#1")["action"],
+        "none",
+        "{plan:#}"
+    );
+}
