@@ -153,6 +153,19 @@ pub fn import(ctx: &Context, options: &ImportOptions) -> miette::Result<Imported
         .filter(|p| p.session == pane.session)
         .count()
         == 1;
+    if let Some(owner) = sessions
+        .iter()
+        .find(|s| alone && s.tmux_target == pane.session && pane.session != name)
+    {
+        miette::bail!(
+            code = "the_loop::import::anothers_session",
+            help = "if the harness is that record's, it needs no import (`the-loop sessions list` shows it); otherwise split the window, run the harness in the new pane, and import that pane",
+            "pane {} is the only pane of tmux session {}, which the record of {} names: renaming it would take that record's session; nothing was changed",
+            pane.pane_id,
+            pane.session,
+            owner.label()
+        );
+    }
     let mut imported = Imported {
         reference: reference.to_string(),
         tmux_target: name.clone(),

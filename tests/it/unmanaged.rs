@@ -399,3 +399,28 @@ fn a_harness_holding_another_work_item_is_refused_and_its_own_is_taken_back() {
         "{plan:#}"
     );
 }
+
+#[test]
+fn the_lone_pane_of_a_session_another_record_names_is_not_renamed_away() {
+    let w = world();
+    // A record names tmux session loop-b, where a person runs the stand-in
+    // beneath their shell: tmux's start command cannot tell it is the
+    // record's harness, so it is listed as not managed.
+    let (mut s, pane) = by_hand(&w, "loop-b", "b", "--session-id 0000-b");
+    s.session_id = "0000-b".into();
+    s.reference = "github:octo/repo#2".into();
+    s.slug = "github-octo-repo-2".into();
+    let harness = harness_beneath(&w, pane.pid, &s);
+    w.write_record(&s, "active");
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    assert_eq!(plan["unmanaged_harnesses"][0]["pid"], harness, "{plan:#}");
+    let out = w.the_loop(&["import", &pane.id, REF]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        flat(&stderr(&out)).contains(&flat("which the record of github:octo/repo#2 names")),
+        "{}",
+        explain(&out)
+    );
+    assert!(w.tmux_sessions().contains(&"loop-b".to_owned()));
+    assert!(w.record("github-octo-repo-7").is_none());
+}
