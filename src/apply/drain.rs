@@ -13,8 +13,7 @@
 
 use super::fleet::{execute, RollOptions};
 use super::interrupt;
-use super::pipeline::not_attempted;
-use super::report::{Outcome, Report, SessionReport, Stop};
+use super::report::{not_attempted, Outcome, Report, SessionReport, Stop};
 use super::roll::Roller;
 use super::screen::{self, HookVerdict};
 use crate::activity::waker::Waker;
@@ -244,12 +243,12 @@ fn subset(plan: &Plan, indices: &[usize]) -> Plan {
 }
 
 /// The stop the roll engine's own rule calls for: after a session that
-/// was respawned and failed, nothing more is ended.
+/// was respawned and failed, nothing more is ended, nor after the env file
+/// changed under the roll ([`SessionReport::stop_after`]).
 fn stop_after(reports: &[SessionReport]) -> Option<Stop> {
     reports
         .iter()
-        .find(|r| r.outcome.respawned() && r.outcome.is_failure())
-        .map(|r| Stop::AfterFailure(r.label().to_owned()))
+        .find_map(SessionReport::stop_after)
         .or_else(|| {
             reports
                 .iter()

@@ -3,8 +3,8 @@
 //! bounds the respawns and probe waits overlap. Ctrl-C stops new respawns only.
 
 use super::interrupt;
-use super::pipeline::{not_attempted, roll_all, Job};
-use super::report::{Outcome, Report, SessionReport, Stop};
+use super::pipeline::{roll_all, Job};
+use super::report::{not_attempted, Outcome, Report, SessionReport, Stop};
 use super::roll::Roller;
 use crate::desired::policy::Identity;
 use crate::events::{Event, Subject};
@@ -135,7 +135,7 @@ pub fn execute(
     let mut queue = candidates.into_iter();
     // Canary: roll one at a time until one is really respawned. If it fails,
     // the rest are not attempted.
-    let mut canary_failed: Option<String> = None;
+    let mut canary_stop: Option<Stop> = None;
     for candidate in queue.by_ref() {
         if interrupt::requested() {
             slots[candidate.index] = Some(not_attempted(
@@ -150,24 +150,24 @@ pub fn execute(
             candidate.resumable,
         );
         progress(&report);
-        let outcome = report.outcome;
-        let label = report.label().to_owned();
+        let respawned = report.outcome.respawned();
+        let stop = report.stop_after().map(|stop| match stop {
+            Stop::AfterFailure(label) => Stop::CanaryFailed(label),
+            other => other,
+        });
         slots[candidate.index] = Some(report);
-        if outcome.is_failure() && outcome.respawned() {
-            canary_failed = Some(label);
+        if stop.is_some() {
+            canary_stop = stop;
             break;
         }
-        if outcome.respawned() {
+        if respawned {
             break;
         }
     }
     let rest: Vec<Candidate> = queue.collect();
-    if let Some(canary) = canary_failed {
+    if let Some(stop) = canary_stop {
         for c in rest {
-            slots[c.index] = Some(not_attempted(
-                &plan.sessions[c.index],
-                Stop::CanaryFailed(canary.clone()),
-            ));
+            slots[c.index] = Some(not_attempted(&plan.sessions[c.index], stop.clone()));
         }
     } else {
         let jobs = rest
@@ -190,5 +190,6 @@ pub fn execute(
         sessions: slots.into_iter().flatten().collect(),
         tmux_env_scrub: None,
         detached_residue: Vec::new(),
+        env_file_changed: None,
     }
 }

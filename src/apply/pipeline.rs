@@ -13,12 +13,14 @@
 //! respawned session fails (mismatch, resume failed), no new respawn
 //! starts; the sessions already in flight are still probed and verified;
 //! the rest are reported "not attempted". With `--parallelism 1` that means
-//! nothing after the failed session is touched. Ctrl-C (or SIGHUP) stops
-//! new respawns the same way.
+//! nothing after the failed session is touched. It stops the same way once
+//! the env file is seen changed since the plan read it (a session
+//! `superseded`, or one not started for it: see [`super::roll`]), and
+//! Ctrl-C (or SIGHUP) stops new respawns the same way.
 
 use super::deadline::{CloseOnDrop, DeadlineQueue};
 use super::interrupt;
-use super::report::{Outcome, SessionReport, Stop};
+use super::report::{not_attempted, SessionReport, Stop};
 use super::roll::{Respawn, Respawned, Roller};
 use crate::desired::policy::Identity;
 use crate::harness::resumable::Resumable;
@@ -90,11 +92,11 @@ pub fn roll_all(
     // Records a finished session; a failed respawn stops the roll before its
     // slot is given back, so no waiting respawner can slip past it.
     let finish = |index: usize, report: SessionReport| {
-        if report.outcome.is_failure() && report.outcome.respawned() {
+        if let Some(stop) = report.stop_after() {
             stopped
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .get_or_insert_with(|| Stop::AfterFailure(report.label().to_owned()));
+                .get_or_insert(stop);
         }
         progress(&report);
         done.lock()
@@ -140,11 +142,4 @@ pub fn roll_all(
         });
     });
     done.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// A session the roll did not reach; `detail` says why in words, `stop` in a type.
-pub fn not_attempted(plan: &SessionPlan, why: Stop) -> SessionReport {
-    let mut report = SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.to_string()));
-    report.stop = Some(why);
-    report
 }

@@ -44,7 +44,10 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
         r.new_pid.is_some()
             && matches!(
                 r.outcome,
-                Outcome::Restarted | Outcome::RestartedUnverified | Outcome::Mismatch
+                Outcome::Restarted
+                    | Outcome::RestartedUnverified
+                    | Outcome::Superseded
+                    | Outcome::Mismatch
             )
     };
     let mut pending: Vec<usize> = (0..reports.len()).filter(|i| live(&reports[*i])).collect();

@@ -1,5 +1,6 @@
 //! The apply report: one line per session, and the same as JSON.
 
+use crate::desired::envfile::Reading;
 pub use crate::events::roll::Conversation;
 pub use crate::events::roll::Outcome;
 use crate::plan::change::Change;
@@ -21,6 +22,7 @@ impl Outcome {
             self,
             Outcome::Restarted
                 | Outcome::RestartedUnverified
+                | Outcome::Superseded
                 | Outcome::Mismatch
                 | Outcome::ResumeFailed
                 | Outcome::Blocked
@@ -37,6 +39,9 @@ pub enum Stop {
     CanaryFailed(String),
     /// An earlier session (this label) failed its verification.
     AfterFailure(String),
+    /// The env file changed since the plan read it: what the plan says a
+    /// session must hold is no longer what the file declares.
+    EnvFileChanged,
 }
 
 impl std::fmt::Display for Stop {
@@ -45,6 +50,7 @@ impl std::fmt::Display for Stop {
             Stop::Interrupted => f.write_str("interrupted"),
             Stop::CanaryFailed(label) => write!(f, "canary {label} failed"),
             Stop::AfterFailure(label) => write!(f, "stopped after {label} failed"),
+            Stop::EnvFileChanged => f.write_str("the env file changed during the roll"),
         }
     }
 }
@@ -74,6 +80,18 @@ pub struct SessionReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub stop: Option<Stop>,
+    /// The reading of the env file whose environment the new process was
+    /// verified to hold; `None` when it was not verified on any reading.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub env_reading: Option<Reading>,
+}
+
+/// A session the roll did not reach; `detail` says why in words, `stop` in a type.
+pub fn not_attempted(plan: &SessionPlan, why: Stop) -> SessionReport {
+    let mut report = SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.to_string()));
+    report.stop = Some(why);
+    report
 }
 
 impl SessionReport {
@@ -92,6 +110,7 @@ impl SessionReport {
             mismatches: Vec::new(),
             conversation: None,
             stop: None,
+            env_reading: None,
         }
     }
 
@@ -100,6 +119,19 @@ impl SessionReport {
             .as_deref()
             .or(self.standing.as_deref())
             .unwrap_or(&self.tmux_target)
+    }
+
+    /// The stop this finished session calls for: after a respawned session
+    /// failed, nothing more is ended; once the env file changed under the
+    /// roll, nothing more is started on what its plan read.
+    pub fn stop_after(&self) -> Option<Stop> {
+        if self.outcome.respawned() && self.outcome.is_failure() {
+            Some(Stop::AfterFailure(self.label().to_owned()))
+        } else if self.outcome == Outcome::Superseded || self.stop == Some(Stop::EnvFileChanged) {
+            Some(Stop::EnvFileChanged)
+        } else {
+            None
+        }
     }
 
     /// `restarted (verified)`, `left alone (unresumable: …)`, …
@@ -124,6 +156,7 @@ impl SessionReport {
             Outcome::WouldRestart => format!("would restart ({detail})"),
             Outcome::Deferred => format!("deferred ({detail})"),
             Outcome::Blocked => format!("blocked ({detail})"),
+            Outcome::Superseded => format!("superseded ({detail})"),
         }
     }
 }
@@ -143,6 +176,18 @@ pub struct Report {
     /// session may hold. Never signalled; names and fingerprints only.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub detached_residue: Vec<crate::plan::detached::DetachedEntry>,
+    /// The env file changed while the roll ran, so the roll did not end on
+    /// one value: run it again. Absent when the file did not change.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub env_file_changed: Option<EnvFileChanged>,
+}
+
+/// What a rewrite of the env file during a roll left behind.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EnvFileChanged {
+    /// Sessions this roll respawned that hold a value the env file no
+    /// longer declares (the one the plan read, or one in between).
+    pub superseded_sessions: usize,
 }
 
 impl Report {
@@ -153,6 +198,7 @@ impl Report {
         self.sessions.iter().any(|s| {
             s.outcome.is_failure() || matches!(s.outcome, Outcome::NotAttempted | Outcome::Deferred)
         }) || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
+            || self.env_file_changed.is_some()
     }
 }
 

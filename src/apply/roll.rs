@@ -3,16 +3,16 @@
 //! verify what the new process holds.
 
 mod complete;
+mod verify;
 
-use super::report::{Outcome, SessionReport};
+use super::report::{not_attempted, Outcome, SessionReport, Stop};
 use crate::desired::config::Config;
 use crate::desired::policy::{Identity, Policy};
-use crate::events::{Event, EventLog, Subject, Verification};
+use crate::events::{Event, EventLog, Subject};
 use crate::harness::resumable::Resumable;
 use crate::harness::user_files::HarnessHome;
 use crate::harness::Launch;
 use crate::observed::EnvRead;
-use crate::plan::gather::{read_harness, read_harness_environment, StillLauncher};
 use crate::plan::{Action, SessionPlan};
 use crate::registry::journal::{Entry, Journal};
 use crate::runner::batch::Batcher;
@@ -21,7 +21,7 @@ use crate::runner::remain_on_exit;
 use crate::runner::respawn::{self, Ready};
 use crate::runner::signal::{end_gracefully, hang_up, Ending, ProcessHandle};
 use crate::runner::spawn::{panes_listed, session_panes, session_panes_command};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The pieces one roll needs, shared by every worker.
 pub struct Roller<'a> {
@@ -173,6 +173,12 @@ impl Roller<'_> {
             report.outcome = outcome;
             report.detail = Some(why);
             return Respawn::Done(report);
+        }
+        // The launcher reads the env file when it starts the harness: once
+        // the file no longer says what the plan read, no harness is ended
+        // for it (the roll stops; the next plan starts from the new file).
+        if self.env_file_moved_on() {
+            return Respawn::Done(not_attempted(plan, Stop::EnvFileChanged));
         }
         // The person moved to another conversation in this process (`/clear`,
         // an in-app `/resume`): the record names it before anything is
@@ -383,66 +389,6 @@ impl Roller<'_> {
         });
         report.outcome = Outcome::ResumeFailed;
         report.detail = Some(reason);
-        report
-    }
-
-    /// Reads the new process (after the launcher's exec) and compares it
-    /// name by name with the desired state.
-    fn verify(
-        &self,
-        mut report: SessionReport,
-        subject: &Subject,
-        identity: &Identity,
-        pid: i32,
-    ) -> SessionReport {
-        let launcher = std::env::current_exe().ok();
-        let deadline = Instant::now() + Duration::from_secs(3);
-        let read = loop {
-            match read_harness(pid, launcher.as_deref()) {
-                Ok(read) => break read,
-                Err(StillLauncher) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(25))
-                }
-                Err(StillLauncher) => break read_harness_environment(pid, launcher.as_deref()),
-            }
-        };
-        let respawned = |verification, reason| Event::SessionRespawned {
-            subject: subject.clone(),
-            dispatch: None,
-            old_pid: report.old_pid,
-            new_pid: Some(pid),
-            resumed: Some(true),
-            harness_session_id: report.harness_session_id.clone(),
-            verification: Some(verification),
-            reason,
-            boot_prompt: None,
-        };
-        match read {
-            EnvRead::Read(env) => {
-                let mismatches = self.policy.diff(&self.policy.desired_for(identity), &env);
-                if mismatches.is_empty() {
-                    report.outcome = Outcome::Restarted;
-                    self.events.emit(respawned(Verification::Verified, None));
-                } else {
-                    report.outcome = Outcome::Mismatch;
-                    self.events.emit(Event::EnvVerifyMismatch {
-                        subject: subject.clone(),
-                        old_pid: report.old_pid,
-                        new_pid: pid,
-                        resumed: true,
-                        harness_session_id: report.harness_session_id.clone(),
-                        changes: mismatches.clone(),
-                    });
-                    report.mismatches = mismatches;
-                }
-            }
-            EnvRead::Unverified(reason) => {
-                report.outcome = Outcome::RestartedUnverified;
-                self.events
-                    .emit(respawned(Verification::Unverified, Some(reason.clone())));
-                report.detail = Some(reason);
-            }
-        }
         report
     }
 }

@@ -1,6 +1,12 @@
 //! The launcher a pane runs. It reads the config and env file itself, so no
 //! value ever travels through an argv, builds the session's environment,
 //! and replaces itself with the harness (same pid).
+//!
+//! It reads the file as it is when it starts, which during a roll may be
+//! newer than what the roll's plan read: the roll checks the file before it
+//! ends each harness and compares the new process with the file as it is
+//! then too (`apply/roll/verify.rs`), so a rewrite is reported as such,
+//! never as the newest holder being stale.
 
 use crate::desired::config;
 use crate::registry::SessionKey as Identity;

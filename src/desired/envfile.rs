@@ -11,6 +11,7 @@
 //! rest of the file, secrets included.
 
 use crate::secret::SecretValue;
+use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
@@ -364,6 +365,35 @@ impl EnvFile {
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.name.as_str())
+    }
+
+    /// What this reading of the file declares, as one digest of every name
+    /// and value (in name order, so moving a line or editing a comment is
+    /// not a change): two readings with the same digest give every session
+    /// the same desired environment.
+    pub fn reading(&self) -> Reading {
+        let mut entries: Vec<&EnvEntry> = self.entries.iter().collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut digest = Sha256::new();
+        for entry in entries {
+            for part in [entry.name.as_bytes(), entry.value.expose_bytes()] {
+                digest.update((part.len() as u64).to_le_bytes());
+                digest.update(part);
+            }
+        }
+        Reading(digest.finalize().into())
+    }
+}
+
+/// One reading of the env file, as [`EnvFile::reading`] digests it: what a
+/// roll compares to tell whether the file changed since its plan read it.
+/// A whole sha256, never printed (its `Debug` says nothing of it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Reading([u8; 32]);
+
+impl std::fmt::Debug for Reading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reading(..)")
     }
 }
 

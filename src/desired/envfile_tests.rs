@@ -111,3 +111,21 @@ fn kinds_display_as_words_with_no_debug_names() {
     .to_string();
     assert_eq!(shown, "line 3, column 7: unterminated double-quoted value");
 }
+
+#[test]
+fn a_reading_changes_with_a_name_or_value_only() {
+    let reading = |text: &str| {
+        EnvFile {
+            path: "/x/.env".into(),
+            entries: parse(text.as_bytes()).unwrap(),
+        }
+        .reading()
+    };
+    let base = reading("A=1\nB=2\n");
+    assert_eq!(base, reading("# rotated\nB=2\nexport A='1'\n"));
+    assert_ne!(base, reading("A=1\nB=3\n"));
+    assert_ne!(base, reading("A=1\n"));
+    assert_ne!(base, reading("A=1\nB=2\nC=\n"));
+    // Lengths are part of the digest: no two splits of the same bytes agree.
+    assert_ne!(reading("A=12\n"), reading("A1=2\n"));
+}

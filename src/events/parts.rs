@@ -82,6 +82,10 @@ pub enum Level {
 pub enum Verification {
     Verified,
     Unverified,
+    /// The env file changed while the roll ran, and the new process holds a
+    /// value its plan did not read (`reason` says which: the file's current
+    /// one, or one it held in between). Not a mismatch.
+    Superseded,
 }
 
 /// Why `session.harness_terminated` ended without endings.

@@ -56,6 +56,11 @@ pub enum Outcome {
     /// Respawned, but the new harness stopped at a known blocking screen (a
     /// dialog waiting for a person); `detail` names the screen.
     Blocked,
+    /// Respawned while the env file was rewritten under the roll: the new
+    /// process holds a value the plan did not read (the file's current one,
+    /// or one it held in between; `detail` says which). Not a failure of the
+    /// session: the roll stops, and the next plan says what is left.
+    Superseded,
 }
 
 /// Whether the respawned harness itself reported resuming the recorded

@@ -6,10 +6,12 @@
 
 use crate::apply::drain::{self, Waiting};
 use crate::apply::lock::{ApplyLock, LockError};
+use crate::apply::report::{EnvFileChanged, Stop};
 use crate::apply::roll::Roller;
 use crate::apply::screen::{self, HookVerdict};
 use crate::apply::scrub::scrub;
-use crate::apply::{interrupt, Mode, Report, RollOptions, SessionReport};
+use crate::apply::{interrupt, Mode, Outcome, Report, RollOptions, SessionReport};
+use crate::desired::envfile::EnvFile;
 use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
 pub use crate::events::roll::RollCommand;
@@ -232,6 +234,7 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
+    report.env_file_changed = env_file_changed(policy, &report);
     if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
         // The panes as listed before the roll plus each respawn's new
         // pid: no further tmux call, and the replaced harness is gone.
@@ -248,6 +251,26 @@ pub fn apply(
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)
+}
+
+/// Whether the env file changed while the roll ran (it declares now
+/// something other than what the plan read, or the roll saw it change), and
+/// how many of the sessions it respawned hold a value it no longer declares.
+fn env_file_changed(policy: &Policy, report: &Report) -> Option<EnvFileChanged> {
+    let planned = policy.env_file()?;
+    let now = EnvFile::load(&planned.path).ok().map(|f| f.reading());
+    let seen = report
+        .sessions
+        .iter()
+        .any(|s| s.stop_after() == Some(Stop::EnvFileChanged));
+    (seen || now != Some(planned.reading())).then(|| EnvFileChanged {
+        superseded_sessions: report
+            .sessions
+            .iter()
+            .filter(|s| matches!(s.outcome, Outcome::Restarted | Outcome::Superseded))
+            .filter(|s| s.env_reading.is_none() || s.env_reading != now)
+            .count(),
+    })
 }
 
 /// Re-reads the env file (the roll is against the file as it is now) and

@@ -68,6 +68,7 @@ pub fn render(report: &Report, style: Style) -> String {
     let safe_points = [
         (Outcome::Deferred, "deferred"),
         (Outcome::Blocked, "blocked"),
+        (Outcome::Superseded, "superseded"),
     ]
     .into_iter()
     .filter(|(o, _)| count(*o) > 0)
@@ -85,5 +86,14 @@ pub fn render(report: &Report, style: Style) -> String {
         count(Outcome::Skipped),
         count(Outcome::NotAttempted),
     );
+    if let Some(changed) = &report.env_file_changed {
+        let n = changed.superseded_sessions;
+        let _ = writeln!(
+            out,
+            "{} the env file changed during apply: {n} {} rolled to the superseded value; run apply again.",
+            style.red("Not converged:"),
+            if n == 1 { "session" } else { "sessions" },
+        );
+    }
     out
 }

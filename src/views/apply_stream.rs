@@ -111,7 +111,11 @@ pub fn respawning(plan: &SessionPlan) {
 
 pub fn session(report: &SessionReport) {
     let event = match report.outcome {
-        Outcome::Restarted | Outcome::RestartedUnverified => EventType::Verified,
+        // `superseded`: respawned while the env file was rewritten; its
+        // outcome and detail say what it holds.
+        Outcome::Restarted | Outcome::RestartedUnverified | Outcome::Superseded => {
+            EventType::Verified
+        }
         Outcome::Mismatch | Outcome::ResumeFailed | Outcome::Blocked => EventType::Failed,
         Outcome::LeftAlone => EventType::LeftAlone,
         // Its `outcome` says `deferred`: held for its safe point, untouched.

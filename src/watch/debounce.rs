@@ -3,9 +3,12 @@
 //! An editor's save is several events (write a temp file, rename it over
 //! the original, touch attributes), and a script may write a file twice in
 //! a row. A change is therefore "due" once the events have been quiet for
-//! the debounce period. A stream that never goes quiet still fires after
-//! [`MAX_WAIT_FACTOR`] debounce periods, so a busy directory cannot
-//! postpone a rotation forever.
+//! the debounce period: it is then *settled*. A stream that never goes
+//! quiet is still due after [`MAX_WAIT_FACTOR`] debounce periods, so it is
+//! looked at, but as *unsettled*: the burst stays pending, and is due again
+//! (settled) once it does go quiet, or (unsettled) after another
+//! [`MAX_WAIT_FACTOR`] periods. `watch` rolls only on a settled change, or
+//! on a file that read the same at two unsettled looks in a row.
 
 use std::time::{Duration, Instant};
 
@@ -55,17 +58,42 @@ impl Debouncer {
         })
     }
 
-    /// When the pending burst is due at `now`, forgets it and returns how
-    /// many events it held.
-    pub fn take_due(&mut self, now: Instant) -> Option<usize> {
-        match (self.deadline(), self.burst) {
-            (Some(deadline), Some(burst)) if now >= deadline => {
-                self.burst = None;
-                Some(burst.events)
-            }
-            _ => None,
-        }
+    /// Whether a burst is pending: until it is due, nothing else should
+    /// act on the files it is about.
+    pub fn pending(&self) -> bool {
+        self.burst.is_some()
     }
+
+    /// When the pending burst is due at `now`: how many events it held and
+    /// whether it is settled. A settled burst is forgotten; an unsettled
+    /// one stays pending with its last event, so its quiet period is still
+    /// waited for.
+    pub fn take_due(&mut self, now: Instant) -> Option<Due> {
+        let (deadline, burst) = (self.deadline()?, self.burst?);
+        if now < deadline {
+            return None;
+        }
+        let settled = now >= burst.last + self.quiet;
+        self.burst = (!settled).then_some(Burst {
+            first: now,
+            last: burst.last,
+            events: 0,
+        });
+        Some(Due {
+            events: burst.events,
+            settled,
+        })
+    }
+}
+
+/// A burst that is due.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    /// The events it held since it was last due.
+    pub events: usize,
+    /// Quiet for the whole debounce period; `false` when it is due only
+    /// because it has gone on for [`MAX_WAIT_FACTOR`] periods.
+    pub settled: bool,
 }
 
 #[cfg(test)]
@@ -90,8 +118,15 @@ mod tests {
             d.note(t0 + Duration::from_millis(ms));
         }
         assert_eq!(d.take_due(t0 + Duration::from_millis(529)), None);
-        assert_eq!(d.take_due(t0 + Duration::from_millis(530)), Some(3));
+        assert_eq!(
+            d.take_due(t0 + Duration::from_millis(530)),
+            Some(Due {
+                events: 3,
+                settled: true
+            })
+        );
         assert_eq!(d.take_due(t0 + Duration::from_millis(2000)), None, "once");
+        assert!(!d.pending());
     }
 
     #[test]
@@ -113,5 +148,54 @@ mod tests {
             at += Duration::from_millis(100);
         }
         assert_eq!(d.deadline(), Some(t0 + Q * MAX_WAIT_FACTOR));
+    }
+
+    #[test]
+    fn an_unsettled_burst_stays_pending_until_it_is_quiet() {
+        let t0 = Instant::now();
+        let mut d = Debouncer::new(Q);
+        let mut at = t0;
+        while at < t0 + Q * MAX_WAIT_FACTOR {
+            d.note(at);
+            at += Duration::from_millis(100);
+        }
+        let capped = t0 + Q * MAX_WAIT_FACTOR;
+        let last = at - Duration::from_millis(100);
+        let due = d.take_due(capped).expect("due at the cap");
+        assert!(!due.settled, "still being written: {due:?}");
+        assert_eq!(due.events, 50);
+        assert!(d.pending(), "its quiet period is still waited for");
+        // No further event: due once quiet, settled, and then forgotten.
+        assert_eq!(d.deadline(), Some(last + Q));
+        assert_eq!(d.take_due(last + Q - Duration::from_millis(1)), None);
+        assert_eq!(
+            d.take_due(last + Q),
+            Some(Due {
+                events: 0,
+                settled: true
+            })
+        );
+        assert!(!d.pending());
+    }
+
+    #[test]
+    fn a_burst_that_goes_on_is_due_unsettled_once_per_cap() {
+        let t0 = Instant::now();
+        let mut d = Debouncer::new(Q);
+        let mut dues = Vec::new();
+        let mut at = t0;
+        // Twenty-five periods of events, 50 ms apart, looked at every 10 ms.
+        while at < t0 + Q * 25 {
+            d.note(at);
+            for step in 0..5 {
+                if let Some(due) = d.take_due(at + Duration::from_millis(step * 10)) {
+                    dues.push(due.settled);
+                }
+            }
+            at += Duration::from_millis(50);
+        }
+        assert_eq!(dues, vec![false, false], "at 10 and 20 periods");
+        let end = at + Q;
+        assert_eq!(d.take_due(end).map(|due| due.settled), Some(true));
     }
 }

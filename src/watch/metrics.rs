@@ -25,7 +25,7 @@ const STATES: [Probe; 4] = [Probe::Live, Probe::Dead, Probe::Absent, Probe::Unkn
 
 /// Every roll outcome, pre-created at 0: `increase()` in an alert rule only
 /// sees a first failure when the series existed before it.
-const OUTCOMES: [Outcome; 11] = [
+const OUTCOMES: [Outcome; 12] = [
     Outcome::Restarted,
     Outcome::RestartedUnverified,
     Outcome::Mismatch,
@@ -37,6 +37,7 @@ const OUTCOMES: [Outcome; 11] = [
     Outcome::WouldRestart,
     Outcome::Deferred,
     Outcome::Blocked,
+    Outcome::Superseded,
 ];
 
 /// The word an outcome goes by in `apply --json` and in events, so a
@@ -54,6 +55,7 @@ fn outcome_word(outcome: Outcome) -> &'static str {
         Outcome::WouldRestart => "would_restart",
         Outcome::Deferred => "deferred",
         Outcome::Blocked => "blocked",
+        Outcome::Superseded => "superseded",
     }
 }
 

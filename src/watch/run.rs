@@ -86,6 +86,13 @@ struct Watch {
     /// write to the activity directory that shows one of them idle runs a
     /// cycle at once (see `wait::Watch::turn_ended`).
     in_turn: BTreeSet<i32>,
+    /// This cycle looks at files still being written (the debounce's
+    /// unsettled `Due`): it plans and exports the gauges, and acts only if
+    /// the desired state read the same at the previous such look.
+    settling: bool,
+    /// The desired state the last unsettled look read, while the files are
+    /// being written; `None` once a look was settled.
+    unsettled: Option<Fingerprint>,
 }
 
 fn epoch_now() -> u64 {
@@ -139,6 +146,8 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         retry_at: None,
         metrics,
         in_turn: BTreeSet::new(),
+        settling: false,
+        unsettled: None,
     };
     watch.rewatch();
     let auto = watch.auto_apply();
@@ -231,6 +240,9 @@ impl Watch {
         };
         self.problem_cleared();
         self.metrics.observe_plan(&snapshot.plan, epoch_now());
+        if self.still_being_written(&snapshot) {
+            return;
+        }
         let before = self.memory.clone();
         self.reconcile(&snapshot);
         let registered = snapshot
@@ -339,9 +351,13 @@ impl Watch {
                         .filter_map(|s| s.old_pid),
                 );
                 for s in &rolled.sessions {
-                    // Not reached because of our own stop, or held for its
-                    // safe point: the next cycle decides afresh.
-                    if s.stop == Some(Stop::Interrupted) || s.outcome == Outcome::Deferred {
+                    // Not reached because of our own stop, held for its safe
+                    // point, or rolled (or not) on a value the env file has
+                    // since replaced: the next cycle decides afresh, on the
+                    // next desired state.
+                    if matches!(s.stop, Some(Stop::Interrupted | Stop::EnvFileChanged))
+                        || matches!(s.outcome, Outcome::Deferred | Outcome::Superseded)
+                    {
                         continue;
                     }
                     let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
@@ -362,16 +378,29 @@ impl Watch {
                     rolled.sessions.iter().filter(|s| f(s.outcome)).count()
                 };
                 let summary = format!(
-                    "watch roll finished: {} respawned, {} failed{}",
+                    "watch roll finished: {} respawned, {} failed{}{}",
                     count(Outcome::respawned),
                     count(Outcome::is_failure),
                     if rolled.interrupted {
                         "; stopped early by a signal, the respawns in flight finished"
                     } else {
                         ""
+                    },
+                    if rolled.env_file_changed.is_some() {
+                        "; the env file changed during the roll, so watch plans again once it settles"
+                    } else {
+                        ""
                     }
                 );
-                if rolled.failed() {
+                // A superseded value is not a failure, nor a session left
+                // for it: the next cycle rolls onto the file's new value.
+                let stale = rolled.sessions.iter().any(|s| {
+                    s.outcome.is_failure()
+                        || s.outcome == Outcome::Deferred
+                        || (s.outcome == Outcome::NotAttempted
+                            && s.stop != Some(Stop::EnvFileChanged))
+                });
+                if stale {
                     tracing::warn!("{summary}");
                 } else {
                     tracing::info!("{summary}");

@@ -568,7 +568,7 @@ fn a_corrupt_record_is_reported_and_the_others_roll() {
 // ---- the env file, signals, concurrency ------------------------------------
 
 #[test]
-fn an_env_file_replaced_mid_apply_is_named_by_verification() {
+fn an_env_file_replaced_mid_apply_is_said_and_the_roll_stops() {
     let w = World::new();
     w.write_config("  deliver: [DELIVERED_TOKEN]\n");
     w.write_env(&format!(
@@ -604,17 +604,28 @@ fn an_env_file_replaced_mid_apply_is_named_by_verification() {
     let out = finish(child, "apply");
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let report = json(&out);
+    // The canary's launcher read the replacement: it holds the file's
+    // current value, which is not a mismatch (issue 35, point 3).
     let canary = session_in(&report, &sessions[0].reference);
-    assert_eq!(canary["outcome"], "mismatch", "{canary}");
-    let mismatch = &canary["mismatches"][0];
-    assert_eq!(mismatch["name"], "DELIVERED_TOKEN");
-    assert_eq!(mismatch["have"], fp(REPLACED));
-    assert_eq!(mismatch["want"], fp(DELIVERED));
+    assert_eq!(canary["outcome"], "superseded", "{canary}");
+    assert_eq!(
+        canary["detail"],
+        "the env file changed during the roll; it holds the file's current value"
+    );
+    assert_eq!(canary["mismatches"], serde_json::json!([]));
+    let pid = w.pane(&sessions[0].name).unwrap().pid;
+    assert_eq!(
+        environ(pid).get("DELIVERED_TOKEN").map(String::as_str),
+        Some(REPLACED)
+    );
+    assert_eq!(
+        report["env_file_changed"],
+        serde_json::json!({"superseded_sessions": 0})
+    );
     for s in &sessions[1..] {
-        assert_eq!(
-            session_in(&report, &s.reference)["outcome"],
-            "not_attempted"
-        );
+        let session = session_in(&report, &s.reference);
+        assert_eq!(session["outcome"], "not_attempted");
+        assert_eq!(session["detail"], "the env file changed during the roll");
     }
     baseline.holds(&w, &sessions);
     assert_clean(&[&out]);

@@ -22,30 +22,6 @@ fn rotated_world(n: usize, grace: &str) -> (World, Vec<LegacySession>) {
     (w, sessions)
 }
 
-/// Restarts the session's stand-in so that it ignores SIGTERM: a roll then
-/// sits in its grace period, a deterministic point after the signal and
-/// before the respawn.
-fn ignore_term(w: &World, s: &LegacySession) {
-    std::fs::write(w.transcript(s), "{\"test\":\"ignore-term\"}\n").unwrap();
-    let pane = w.pane(&s.name).unwrap();
-    w.tmux_ok(&[
-        "respawn-pane",
-        "-k",
-        "-t",
-        &pane.id,
-        "-c",
-        s.cwd.to_str().unwrap(),
-        "--",
-        "claude",
-        "--session-id",
-        &s.session_id,
-    ]);
-    wait_for(
-        || w.transcript_text(s).contains("\"type\":\"start\""),
-        "the session restarted ignoring SIGTERM",
-    );
-}
-
 fn journal_entry(w: &World, s: &LegacySession) -> std::path::PathBuf {
     w.state.join("journal").join(format!("{}.json", s.name))
 }
@@ -143,7 +119,7 @@ fn reported_then_completed(w: &World, s: &LegacySession, dead_pane: &str) {
 /// does after SIGTERM, and nobody is left to respawn it. Returns the pane
 /// as it was before the roll.
 fn killed_mid_roll(w: &World, s: &LegacySession) -> Pane {
-    ignore_term(w, s);
+    w.ignore_term(s);
     let pane = w.pane(&s.name).unwrap();
     let mut child = start_apply(w, &["apply", "--auto-approve", "--json"]);
     wait_for(
@@ -216,7 +192,7 @@ fn a_crash_after_the_journal_and_before_the_signal_leaves_the_session_live_and_r
 fn sighup_is_handled_like_ctrl_c() {
     let (w, sessions) = rotated_world(2, "1");
     // The canary ignores SIGTERM, so the roll sits in its grace period.
-    ignore_term(&w, &sessions[0]);
+    w.ignore_term(&sessions[0]);
     let untouched = w.pane(&sessions[1].name).unwrap().pid;
     let child = start_apply(&w, &["apply", "--auto-approve", "--json"]);
     wait_for(

@@ -49,6 +49,7 @@ mod real_claude_turns;
 mod registry;
 mod remain_on_exit;
 mod residue;
+mod rewrites;
 mod safe_points;
 mod schemas;
 mod session_loop;

@@ -55,8 +55,22 @@ impl Watch {
                 std::thread::sleep(wait.min(Duration::from_millis(200)));
             }
             let now = Instant::now();
-            let trigger = if let Some(events) = debouncer.take_due(now) {
-                Some(format!("change ({events} file events)"))
+            let due = debouncer.take_due(now);
+            self.settling = due.is_some_and(|due| !due.settled);
+            let trigger = if let Some(due) = due {
+                Some(format!(
+                    "change ({} file events{})",
+                    due.events,
+                    if due.settled {
+                        ""
+                    } else {
+                        ", still being written"
+                    }
+                ))
+            } else if debouncer.pending() {
+                // The debounce holds between rolls too: while the files are
+                // being written, no re-check, retry or interval acts on them.
+                None
             } else if self.recheck {
                 Some("after a roll, or a held session's turn ended".to_owned())
             } else if self.retry_at.is_some_and(|at| now >= at) {
@@ -73,6 +87,28 @@ impl Watch {
                 next_tick = crate::clock::deadline(self.options.interval);
             }
         }
+    }
+
+    /// Whether this cycle must stop after its plan because the files are
+    /// still being written (an unsettled look, see [`Debouncer`]): it does,
+    /// unless the desired state read the same at the previous unsettled
+    /// look (a file rewritten again and again with the same content is
+    /// settled enough). Said once per burst; a settled look forgets it.
+    pub(super) fn still_being_written(&mut self, snapshot: &Snapshot) -> bool {
+        if !std::mem::take(&mut self.settling) {
+            self.unsettled = None;
+            return false;
+        }
+        let desired = desired_fingerprint(&self.ctx.config, &snapshot.plan.env_fingerprints);
+        if self.unsettled.is_none() {
+            tracing::info!(
+                "the env file or the config is still being written; watch acts on it once it has been quiet for {} ms",
+                self.options.debounce.as_millis()
+            );
+        }
+        let steady = self.unsettled == Some(desired);
+        self.unsettled = Some(desired);
+        !steady
     }
 
     /// A write, create, rename or removal of the env file or the config.

@@ -1030,6 +1030,30 @@ impl World {
         (w, sessions)
     }
 
+    /// Restarts the session's stand-in so that it ignores SIGTERM: a roll then
+    /// sits in its grace period, a deterministic point after the signal and
+    /// before the respawn.
+    pub fn ignore_term(&self, s: &LegacySession) {
+        std::fs::write(self.transcript(s), "{\"test\":\"ignore-term\"}\n").unwrap();
+        let pane = self.pane(&s.name).unwrap();
+        self.tmux_ok(&[
+            "respawn-pane",
+            "-k",
+            "-t",
+            &pane.id,
+            "-c",
+            s.cwd.to_str().unwrap(),
+            "--",
+            "claude",
+            "--session-id",
+            &s.session_id,
+        ]);
+        wait_for(
+            || self.transcript_text(s).contains("\"type\":\"start\""),
+            "the session restarted ignoring SIGTERM",
+        );
+    }
+
     /// The reporter's situation: a tmux server frozen on `retired`, `n`
     /// sessions (`github:octo/repo#1` to `#n`) born on it, then `rotated`
     /// written to the env file.
