@@ -8,7 +8,10 @@
 //! - a lock file is created private (0600) and never through a symlink,
 //!   like every other state file ([`crate::fsutil`]);
 //! - a holder can leave a line of text in the file (who holds it, since
-//!   when), which a refused caller reads to say what it is waiting on.
+//!   when), which a refused caller reads to say what it is waiting on, but
+//!   only once the kernel confirms that its pid holds the lock: a refusal
+//!   names the process `/proc/locks` and `/proc/<pid>/fdinfo` say holds it,
+//!   never a pid an earlier holder left behind.
 //!
 //! `flock` (not `fcntl` record locks) because it belongs to the open file
 //! description, not the process: two opens in one process exclude each
@@ -76,11 +79,13 @@ impl LockFile {
             Ok(()) => Ok(LockFile { file }),
             Err(TryLockError::WouldBlock) => {
                 // Best-effort: the holder may be rewriting it right now.
-                let holder = read_text(&file)
+                let line = read_text(&file)
                     .ok()
                     .map(|text| text.trim().to_owned())
                     .filter(|text| !text.is_empty());
-                Err(LockError::Held { holder })
+                Err(LockError::Held {
+                    holder: describe_holder(&file, line),
+                })
             }
             Err(TryLockError::Error(e)) => Err(LockError::Io(e)),
         }
@@ -123,6 +128,104 @@ impl LockFile {
     }
 }
 
+/// Who holds the lock on `file` (open here, refused), in words: the
+/// process the kernel says holds it, not whatever pid an earlier holder
+/// left in the file. The file's line is used as it is when its pid is the
+/// holder (it says what the holder is doing, and since when); without a
+/// kernel table to ask, only when its pid is alive, and then said to be
+/// unverified. `None` when nobody can be named.
+fn describe_holder(file: &File, line: Option<String>) -> Option<String> {
+    let recorded = line.as_deref().and_then(pid_named);
+    let Some(holders) = holders(file) else {
+        let alive = recorded.is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+        return line.filter(|_| alive).map(|l| format!("{l}; unverified"));
+    };
+    if recorded.is_some_and(|pid| holders.contains(&pid)) {
+        return line;
+    }
+    let pid = *holders.first()?;
+    let name = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|c| format!(" ({})", c.trim()))
+        .unwrap_or_default();
+    Some(match recorded {
+        Some(old) => {
+            format!("pid {pid}{name}; the lock file names pid {old}, which does not hold it")
+        }
+        None => format!("pid {pid}{name}"),
+    })
+}
+
+/// The pid a holder's line starts with (`pid 4242 (apply, since …)`).
+fn pid_named(line: &str) -> Option<i32> {
+    let rest = line.strip_prefix("pid ")?;
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
+}
+
+/// The pids whose open file description of `file` holds its flock, from
+/// the kernel: `/proc/locks` names the process that took the lock, which
+/// is confirmed (or, when it has let go of the file since, e.g. after
+/// handing it to a child, replaced) by the `lock:` lines of
+/// `/proc/<pid>/fdinfo`. `None` when the kernel's table cannot be read.
+fn holders(file: &File) -> Option<Vec<i32>> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = file.metadata().ok()?;
+    let key = (
+        nix::sys::stat::major(meta.dev()),
+        nix::sys::stat::minor(meta.dev()),
+        meta.ino(),
+    );
+    let table = std::fs::read_to_string("/proc/locks").ok()?;
+    let takers: Vec<i32> = table.lines().filter_map(|l| flock_on(l, key)).collect();
+    let mut held: Vec<i32> = takers
+        .iter()
+        .copied()
+        .filter(|pid| holds(*pid, key))
+        .collect();
+    if held.is_empty() && !takers.is_empty() {
+        held = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|pid| holds(*pid, key))
+            .collect();
+    }
+    Some(held)
+}
+
+/// The pid of a granted FLOCK on the file `(major, minor, inode)`, from one
+/// line of `/proc/locks` (or an fdinfo `lock:` line), e.g.
+/// `1: FLOCK  ADVISORY  WRITE 22668 fe:00:10030084 0 EOF`. A waiter
+/// (`1: -> FLOCK …`) holds nothing.
+fn flock_on(line: &str, key: (u64, u64, u64)) -> Option<i32> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let at = fields.iter().position(|f| *f == "FLOCK")?;
+    if fields.get(at.checked_sub(1)?) == Some(&"->") {
+        return None;
+    }
+    let pid = fields.get(at + 3)?.parse().ok()?;
+    let mut file = fields.get(at + 4)?.split(':');
+    let major = u64::from_str_radix(file.next()?, 16).ok()?;
+    let minor = u64::from_str_radix(file.next()?, 16).ok()?;
+    let inode = file.next()?.parse().ok()?;
+    ((major, minor, inode) == key).then_some(pid)
+}
+
+/// Whether one of `pid`'s open files is the file `key` and holds its flock.
+fn holds(pid: i32, key: (u64, u64, u64)) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fdinfo")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_to_string(fd.path()).is_ok_and(|info| {
+            info.lines()
+                .filter_map(|l| l.strip_prefix("lock:"))
+                .any(|l| flock_on(l, key).is_some())
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,21 +239,62 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, fsutil::PRIVATE_FILE);
         assert!(LockFile::is_held(&path));
-        match LockFile::try_exclusive(&path) {
-            Err(LockError::Held { holder: None }) => {}
-            other => panic!("expected held with no holder, got {other:?}"),
-        }
-        lock.replace_text("pid 1 (apply)").unwrap();
-        match LockFile::try_existing(&path) {
-            Err(LockError::Held { holder }) => {
-                assert_eq!(holder.as_deref(), Some("pid 1 (apply)"));
-            }
+        let me = std::process::id();
+        let held_by = |path: &Path| match LockFile::try_existing(path) {
+            Err(LockError::Held { holder }) => holder.unwrap_or_default(),
             other => panic!("expected held, got {other:?}"),
-        }
+        };
+        // No line left: the kernel names the holder, this process.
+        assert!(held_by(&path).starts_with(&format!("pid {me} (")));
+        // The holder's own line is given as it is.
+        lock.replace_text(&format!("pid {me} (apply)")).unwrap();
+        assert_eq!(held_by(&path), format!("pid {me} (apply)"));
+        // A line naming another pid is not believed.
+        lock.replace_text("pid 1 (apply)").unwrap();
+        let named = held_by(&path);
+        assert!(
+            named.starts_with(&format!("pid {me} ("))
+                && named.ends_with("names pid 1, which does not hold it"),
+            "{named}"
+        );
         drop(lock);
         assert!(!LockFile::is_held(&path));
         let again = LockFile::try_exclusive(&path).unwrap();
         assert_eq!(again.text().unwrap(), "pid 1 (apply)");
+    }
+
+    #[test]
+    fn lock_lines_name_granted_flocks_of_the_file_only() {
+        let key = (0xfe, 0, 10030084);
+        let line = |l: &str| flock_on(l, key);
+        assert_eq!(
+            line("1: FLOCK  ADVISORY  WRITE 22668 fe:00:10030084 0 EOF"),
+            Some(22668)
+        );
+        assert_eq!(
+            line("1: -> FLOCK  ADVISORY  WRITE 999 fe:00:10030084 0 EOF"),
+            None
+        );
+        assert_eq!(
+            line("2: POSIX  ADVISORY  WRITE 31 fe:00:10030084 0 EOF"),
+            None
+        );
+        assert_eq!(
+            line("3: FLOCK  ADVISORY  WRITE 4242 fe:01:10030084 0 EOF"),
+            None,
+            "another device"
+        );
+        assert_eq!(line("3: FLOCK  ADVISORY  WRITE 4242 fe:00:777 0 EOF"), None);
+        // As an fdinfo line gives it, after `lock:`.
+        assert_eq!(
+            line("\t1: FLOCK  ADVISORY  WRITE 7 fe:00:10030084 0 EOF"),
+            Some(7)
+        );
+        assert_eq!(
+            pid_named("pid 4242 (apply, since 2026-01-01T00:00:00Z)"),
+            Some(4242)
+        );
+        assert_eq!(pid_named("holder unknown"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One apply at a time: a [`LockFile`] on `<state root>/apply.lock`, whose
-//! text names the holder. The kernel drops the lock when the process dies,
-//! so a crash never leaves the fleet locked.
+//! text names the holder (believed only when the kernel says that pid holds
+//! the lock: see [`crate::lockfile`]). The kernel drops the lock when the
+//! process dies, so a crash never leaves the fleet locked.
 
 use crate::lockfile::{self, LockFile};
 use std::path::{Path, PathBuf};

@@ -16,11 +16,13 @@ use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
 pub use crate::events::roll::RollCommand;
 use crate::events::Event;
+use crate::observed::Probe;
 use crate::ops::Context;
 use crate::plan::gather::{plan_now, Observed};
 use crate::plan::safe_point::{self, Drain};
 use crate::plan::saved::{self, SavedPlanError};
-use crate::plan::{Plan, SessionPlan, Targets};
+use crate::plan::{Action, Plan, SessionKind, SessionPlan, Targets};
+use crate::registry::journal::{Entry, Journal};
 use crate::runner::batch::Batcher;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -251,6 +253,43 @@ pub fn apply(
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)
+}
+
+/// Clears the intent journal's entries of rolls that ended after their
+/// respawn and before their verification (killed in the probe wait), for
+/// sessions `plan` found up to date and live: what `apply` does for such
+/// sessions in its roll (`apply/fleet.rs`), for a caller whose roll does
+/// not include them (`watch`). Under the apply lock, never waiting (a roll
+/// in flight owns its entries); and since `plan` may have been read before
+/// the lock, only where the pane runs another process than the one the
+/// entry was about to end. Returns how many were cleared.
+pub fn clear_finished_rolls(ctx: &Context, plan: &Plan) -> Result<usize, LockError> {
+    let journal = Journal::under(&ctx.config.state_root);
+    let finished = |entries: Vec<Entry>| -> Vec<String> {
+        entries
+            .into_iter()
+            .filter(|e| {
+                plan.sessions.iter().any(|s| {
+                    s.kind != SessionKind::Unmanaged
+                        && s.action == Action::None
+                        && s.probe == Probe::Live
+                        && s.tmux_target == e.tmux_target
+                        && s.pane_pid.is_some_and(|pid| pid != e.old_pid)
+                })
+            })
+            .map(|e| e.tmux_target)
+            .collect()
+    };
+    if finished(journal.entries()).is_empty() {
+        return Ok(0);
+    }
+    let _lock = ApplyLock::acquire(&ctx.config.state_root, RollCommand::Watch.as_str())?;
+    // Read again under the lock: a roll that ran meanwhile cleared its own.
+    let targets = finished(journal.entries());
+    for target in &targets {
+        journal.clear(target);
+    }
+    Ok(targets.len())
 }
 
 /// Whether the env file changed while the roll ran (it declares now

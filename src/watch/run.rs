@@ -35,6 +35,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod hold;
 mod say;
+mod settle;
 mod wait;
 
 use wait::Wake;
@@ -243,6 +244,7 @@ impl Watch {
         if self.still_being_written(&snapshot) {
             return;
         }
+        self.clear_finished_rolls(&snapshot);
         let before = self.memory.clone();
         self.reconcile(&snapshot);
         let registered = snapshot

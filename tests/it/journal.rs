@@ -335,3 +335,73 @@ fn watch_apply_completes_an_interrupted_respawn() {
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     assert_no_canary(text.as_bytes(), &[RETIRED, ROTATED], "watch output");
 }
+
+/// Issue 35, point 6: a `watch` killed with `kill -9` while its canary's new
+/// harness waits for its probe leaves a journal entry for a live pane. The
+/// next watch completes the fleet and clears that entry, as `apply` does.
+#[test]
+fn a_watch_killed_mid_roll_is_completed_and_its_journal_cleared_by_the_next_watch() {
+    let w = World::new();
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\n  deliver: [SLACK_BOT_TOKEN]\nrouting:\n  tmux:\n    resumeProbeSeconds: 4\n    harnessKillGraceSeconds: 3\n",
+        w.state.display()
+    ));
+    let sessions = w.rotated_fleet(2, RETIRED, ROTATED);
+    let before: Vec<i32> = sessions
+        .iter()
+        .map(|s| w.pane(&s.name).unwrap().pid)
+        .collect();
+    let spawn_watch = || {
+        w.the_loop_command(&[
+            "watch",
+            "--apply",
+            "--interval",
+            "1",
+            "--debounce-ms",
+            "200",
+        ])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+    };
+    let mut first = spawn_watch();
+    wait_for(
+        || {
+            sessions.iter().zip(&before).any(|(s, old)| {
+                journal_entry(&w, s).is_file()
+                    && w.pane(&s.name).is_some_and(|p| !p.dead && p.pid != *old)
+            })
+        },
+        "the canary runs its new harness, unverified, its entry on disk",
+    );
+    signal(first.id(), "-KILL");
+    let _ = first.wait();
+    let journal = w.state.join("journal");
+    let entries = || {
+        std::fs::read_dir(&journal)
+            .map(|d| d.flatten().count())
+            .unwrap_or(0)
+    };
+    assert_eq!(entries(), 1, "the killed watch left its entry");
+
+    let mut second = spawn_watch();
+    wait_for(
+        || {
+            entries() == 0
+                && sessions.iter().all(|s| {
+                    w.pane(&s.name).is_some_and(|p| {
+                        !p.dead
+                            && environ(p.pid).get("SLACK_BOT_TOKEN").map(String::as_str)
+                                == Some(ROTATED)
+                    })
+                })
+        },
+        "the next watch completed the fleet and cleared the journal",
+    );
+    signal(second.id(), "-TERM");
+    let _ = second.wait();
+    assert_eq!(entries(), 0);
+}

@@ -11,6 +11,7 @@ mod announce;
 mod api_key_helper;
 mod apply;
 mod apply_batch;
+mod apply_lock;
 mod apply_pipeline;
 mod argv_audit;
 mod canary_sweep;

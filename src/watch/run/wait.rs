@@ -89,28 +89,6 @@ impl Watch {
         }
     }
 
-    /// Whether this cycle must stop after its plan because the files are
-    /// still being written (an unsettled look, see [`Debouncer`]): it does,
-    /// unless the desired state read the same at the previous unsettled
-    /// look (a file rewritten again and again with the same content is
-    /// settled enough). Said once per burst; a settled look forgets it.
-    pub(super) fn still_being_written(&mut self, snapshot: &Snapshot) -> bool {
-        if !std::mem::take(&mut self.settling) {
-            self.unsettled = None;
-            return false;
-        }
-        let desired = desired_fingerprint(&self.ctx.config, &snapshot.plan.env_fingerprints);
-        if self.unsettled.is_none() {
-            tracing::info!(
-                "the env file or the config is still being written; watch acts on it once it has been quiet for {} ms",
-                self.options.debounce.as_millis()
-            );
-        }
-        let steady = self.unsettled == Some(desired);
-        self.unsettled = Some(desired);
-        !steady
-    }
-
     /// A write, create, rename or removal of the env file or the config.
     /// Opens and reads (ours included: every cycle reads both) are not changes.
     pub(super) fn relevant(&self, event: &notify::Event) -> bool {
