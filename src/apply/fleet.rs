@@ -190,5 +190,6 @@ pub fn execute(
         sessions: slots.into_iter().flatten().collect(),
         tmux_env_scrub: None,
         detached_residue: Vec::new(),
+        observation_failed: plan.observation_failed.clone(),
     }
 }

@@ -143,6 +143,10 @@ pub struct Report {
     /// session may hold. Never signalled; names and fingerprints only.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub detached_residue: Vec<crate::plan::detached::DetachedEntry>,
+    /// The plan's `observation_failed`: tmux failed or did not answer for
+    /// these targeted sessions, so the roll could not see them and rolled
+    /// none of them. The command exits 1. Null when every one was seen.
+    pub observation_failed: Option<crate::plan::ObservationFailure>,
 }
 
 impl Report {
@@ -153,6 +157,8 @@ impl Report {
         self.sessions.iter().any(|s| {
             s.outcome.is_failure() || matches!(s.outcome, Outcome::NotAttempted | Outcome::Deferred)
         }) || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
+            // Not seeing is not success: a roll that could not look rolled nothing.
+            || self.observation_failed.is_some()
     }
 }
 

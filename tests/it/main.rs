@@ -13,6 +13,7 @@ mod apply;
 mod apply_batch;
 mod apply_pipeline;
 mod argv_audit;
+mod blind;
 mod canary_sweep;
 mod closed_output;
 mod config;
