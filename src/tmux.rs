@@ -13,6 +13,22 @@ use std::time::Duration;
 /// How long one tmux call may take before it counts as unanswered.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The most bytes of arguments (each counted with its NUL, as
+/// [`argv_bytes`] counts them) tmux's client sends its server in one
+/// message. Measured with tmux 3.3a, a `display -p` of a growing word: 16,364
+/// bytes are sent; past them the client says "failed to send command", and
+/// from 16,380 "command too long" (its message is 16 KiB with the headers).
+/// exec's own limits are far above it (one argument at most 128 KiB,
+/// `MAX_ARG_STRLEN`, past which exec fails with E2BIG; argv and the
+/// environment together at most `ARG_MAX`, 2 MiB here), so this one binds:
+/// no call is started past it ([`TmuxError::CommandTooLong`]).
+pub const COMMAND_LIMIT: usize = 16_364;
+
+/// The bytes `args` take in tmux's message: each argument and its NUL.
+pub fn argv_bytes<S: AsRef<OsStr>>(args: &[S]) -> usize {
+    args.iter().map(|a| a.as_ref().len() + 1).sum()
+}
+
 #[derive(Debug, Clone)]
 pub struct Tmux {
     program: OsString,
@@ -38,6 +54,10 @@ pub enum TmuxError {
     TimedOut(Duration),
     #[error("could not run tmux: {0}")]
     Spawn(String),
+    /// The-loop built a command tmux would refuse (or exec could not
+    /// start): never sent, and never blamed on tmux.
+    #[error("the-loop built a tmux command of {0} bytes, past the {COMMAND_LIMIT} tmux takes in one message; it was not sent")]
+    CommandTooLong(usize),
 }
 
 impl Default for Tmux {
@@ -156,6 +176,11 @@ impl Tmux {
         S: AsRef<OsStr>,
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        // Client options (`-C`) are counted too: a little over, never under.
+        let bytes = argv_bytes(&args);
+        if bytes > COMMAND_LIMIT {
+            return Err(TmuxError::CommandTooLong(bytes));
+        }
         tracing::trace!(args = ?args, "tmux");
         let mut child = self
             .command(&args)
@@ -165,7 +190,8 @@ impl Tmux {
             .spawn()
             .map_err(|err| match err.kind() {
                 std::io::ErrorKind::NotFound => TmuxError::NotInstalled,
-                _ => TmuxError::Spawn(err.kind().to_string()),
+                // exec's own words: "Argument list too long (os error 7)" for E2BIG.
+                _ => TmuxError::Spawn(err.to_string()),
             })?;
         let mut stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
@@ -318,6 +344,21 @@ mod tests {
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         Tmux::fake(&path, Duration::from_secs(5))
+    }
+
+    #[test]
+    fn a_command_past_tmuxs_limit_is_never_started_and_says_whose_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmux = stand_in(dir.path(), "echo ran >\"$0.ran\"");
+        let fits = "x".repeat(COMMAND_LIMIT - argv_bytes(&["display", "-p"]) - 1);
+        assert!(tmux.run(["display", "-p", &fits]).is_ok());
+        assert!(dir.path().join("tmux.ran").exists());
+        std::fs::remove_file(dir.path().join("tmux.ran")).unwrap();
+        let long = format!("{fits}x");
+        let err = tmux.run(["display", "-p", &long]).unwrap_err();
+        assert_eq!(err, TmuxError::CommandTooLong(COMMAND_LIMIT + 1));
+        assert!(err.to_string().starts_with("the-loop built"), "{err}");
+        assert!(!dir.path().join("tmux.ran").exists(), "never started");
     }
 
     #[test]

@@ -191,5 +191,6 @@ pub fn execute(
         tmux_env_scrub: None,
         detached_residue: Vec::new(),
         env_file_changed: None,
+        observation_failed: plan.observation_failed.clone(),
     }
 }

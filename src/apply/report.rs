@@ -180,6 +180,10 @@ pub struct Report {
     /// one value: run it again. Absent when the file did not change.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub env_file_changed: Option<EnvFileChanged>,
+    /// The plan's `observation_failed`: tmux failed or did not answer for
+    /// these targeted sessions, so the roll could not see them and rolled
+    /// none of them. The command exits 1. Null when every one was seen.
+    pub observation_failed: Option<crate::plan::ObservationFailure>,
 }
 
 /// What a rewrite of the env file during a roll left behind.
@@ -199,6 +203,8 @@ impl Report {
             s.outcome.is_failure() || matches!(s.outcome, Outcome::NotAttempted | Outcome::Deferred)
         }) || self.tmux_env_scrub.as_ref().is_some_and(|s| s.failed())
             || self.env_file_changed.is_some()
+            // Not seeing is not success: a roll that could not look rolled nothing.
+            || self.observation_failed.is_some()
     }
 }
 

@@ -1,6 +1,6 @@
 //! `the-loop plan`
 
-use super::output::{print_json, stdout_style};
+use super::output::{print_json, stderr_style, stdout_style};
 use crate::ops::Context;
 use crate::plan::gather::plan_now;
 use crate::plan::{saved, Targets};
@@ -98,8 +98,17 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
         }
     }
     let _ = freed.join();
+    if !args.detailed_exitcode {
+        return Ok(ExitCode::SUCCESS);
+    }
+    // A blind plan is an error before it is drift or no drift: a gate
+    // that passed it would pass a fleet it never saw.
+    if let Some(failed) = &plan.observation_failed {
+        crate::errln!("{} {}", stderr_style().red("error:"), failed);
+        return Ok(ExitCode::FAILURE);
+    }
     let drift = plan.has_drift() || (args.include_unmanaged && plan.has_unmanaged_drift());
-    Ok(if args.detailed_exitcode && drift {
+    Ok(if drift {
         ExitCode::from(2)
     } else {
         ExitCode::SUCCESS

@@ -11,7 +11,7 @@ use super::config::Config;
 use super::envfile::EnvFile;
 use crate::registry::SessionKey;
 use crate::secret::{Fingerprint, SecretValue};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
@@ -54,6 +54,10 @@ pub enum PolicyError {
 #[derive(Debug, Clone)]
 pub struct Policy {
     env_file: Option<EnvFile>,
+    /// Where each of the env file's names is in it (its first entry): a
+    /// value is looked up once per name and session, and walking a file of
+    /// 20,000 names each time made a plan quadratic ([`Policy::file_value`]).
+    index: HashMap<String, usize>,
     credentials: BTreeSet<String>,
     deliver: BTreeSet<String>,
     config_path: PathBuf,
@@ -101,8 +105,13 @@ impl Policy {
                 name: name.clone(),
             });
         }
+        let mut index = HashMap::new();
+        for (i, entry) in env_file.iter().flat_map(|f| f.entries.iter()).enumerate() {
+            index.entry(entry.name.clone()).or_insert(i);
+        }
         Ok(Policy {
             env_file,
+            index,
             credentials,
             deliver,
             config_path: config.path.clone(),
@@ -118,6 +127,12 @@ impl Policy {
 
     pub fn env_file(&self) -> Option<&EnvFile> {
         self.env_file.as_ref()
+    }
+
+    /// The env file's value of `name`, when it declares it.
+    pub fn file_value(&self, name: &str) -> Option<&SecretValue> {
+        let file = self.env_file.as_ref()?;
+        self.index.get(name).map(|&i| &file.entries[i].value)
     }
 
     /// Name → fingerprint of every value the env file declares, for plans
@@ -169,12 +184,12 @@ impl Policy {
         if name != HELPER_DELIVERED || !self.deliver.contains(name) {
             return None;
         }
-        self.env_file.as_ref()?.get(name)
+        self.file_value(name)
     }
 
     pub fn desired_for(&self, identity: &SessionKey) -> DesiredEnv {
         let mut desired = DesiredEnv::default();
-        if let Some(file) = &self.env_file {
+        if self.env_file.is_some() {
             desired.withheld = self
                 .credentials
                 .difference(&self.deliver)
@@ -186,7 +201,7 @@ impl Policy {
                     desired.by_helper.insert(name.clone());
                     continue;
                 }
-                if let Some(value) = file.get(name) {
+                if let Some(value) = self.file_value(name) {
                     desired.set.insert(name.clone(), value.clone());
                 }
             }

@@ -3,7 +3,8 @@
 //! each harness process (environment, argv and start time together), and the processes a
 //! harness detached. Each is read once; tmux is asked once, and a second
 //! time only when its format gate says some session may hold a watched
-//! value (see [`observe`]).
+//! value, or when the env file names too many for the gate to ride with the
+//! listing (see [`observe`] and [`listing_markers`]).
 
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
@@ -19,7 +20,7 @@ use super::unmanaged::{self, UnmanagedHarness};
 use super::{EnvRead, ProcessEnv};
 use crate::proc_env::{ProcStat, ProcessDir};
 use crate::registry::{CorruptRecord, Registry};
-use crate::tmux::{means_no_server, Started, Tmux, TmuxError};
+use crate::tmux::{argv_bytes, means_no_server, Started, Tmux, TmuxError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -160,7 +161,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             });
         // The listing's call names no session, so it goes before the
         // records are read: tmux answers while they are.
-        let markers = Markers::new().gated(session_loop::condition(&wanted.watched));
+        let markers = listing_markers(&wanted.watched);
         let listing = wanted.residue.then(|| {
             tmux.start_without_input(residue::query_args(&markers, Some(LIST_PANES_FORMAT), &[]))
         });
@@ -256,6 +257,24 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
     })
 }
 
+/// The markers of the listing's call: behind the format gate
+/// ([`session_loop::condition`]) only when the gate, which names every
+/// watched name, keeps that call within [`residue::ARGV_BUDGET`]. An env file
+/// of some hundreds of long names (a thousand short ones) would make tmux
+/// refuse the listing itself, and leave every session unknown (issue 35):
+/// past the budget no name travels with the listing, and the sessions'
+/// layers are asked in calls of their own ([`complete_layers`]), which name
+/// sessions only, however many names the env file declares.
+fn listing_markers(watched: &[String]) -> Markers {
+    let gated = Markers::new().gated(session_loop::condition(watched));
+    let call = residue::query_args(&gated, Some(LIST_PANES_FORMAT), &[]);
+    if argv_bytes(&call) <= residue::ARGV_BUDGET {
+        gated
+    } else {
+        gated.gated(None)
+    }
+}
+
 /// The pane listing, tmux's version and its own layers, from the call
 /// `listing` started; the sessions' layers read clean when its gate was
 /// closed, and unobserved (to be asked, see [`complete_layers`]) otherwise.
@@ -276,7 +295,12 @@ fn answer_listing(
         );
     }
     let Some((listing, rest)) = residue::split_panes(markers, &out.stdout) else {
-        let why = format!("tmux list-panes failed: {}", out.stderr);
+        // tmux's own words: why it refused (or what it printed instead).
+        let why = match out.stderr.as_str() {
+            "" if out.success => "tmux list-panes answered without the listing's end".into(),
+            "" => "tmux list-panes failed without a message".into(),
+            said => format!("tmux list-panes failed: {said}"),
+        };
         return (FleetView::Unknown(why), None);
     };
     let fleet = FleetView::Answered(Fleet::from_panes(fleet::parse_list_panes(listing)));
@@ -380,6 +404,21 @@ fn taken_or_read<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_gate_rides_with_the_listing_only_while_the_call_fits() {
+        let few: Vec<String> = (0..20).map(|i| format!("TOKEN_{i}")).collect();
+        assert!(listing_markers(&few).gate().is_some());
+        // Issue 35: 1,100 short names made tmux refuse the listing itself.
+        for many in [1_100, 20_000] {
+            let names: Vec<String> = (0..many).map(|i| format!("TOKEN_{i:05}")).collect();
+            let markers = listing_markers(&names);
+            assert_eq!(markers.gate(), None, "{many}");
+            let call = residue::query_args(&markers, Some(LIST_PANES_FORMAT), &[]);
+            assert!(argv_bytes(&call) <= residue::ARGV_BUDGET);
+            assert!(!call.iter().any(|word| word.contains("TOKEN_")), "{many}");
+        }
+    }
 
     #[test]
     fn a_pid_read_ahead_is_taken_the_others_are_read_and_the_rest_dropped() {

@@ -5,20 +5,22 @@
 //! Everything is read in ONE tmux invocation (commands chained with `;`,
 //! each block closed by a marker line), the pane listing's own when a plan
 //! observes, so a plan's tmux cost stays constant whatever the number of
-//! sessions. Values are held as
+//! sessions; the sessions' own layers, when they must be asked, in calls of
+//! their own cut below tmux's limit. Values are held as
 //! [`SecretValue`]s from the moment they are parsed.
 
 pub use super::markers::{split_panes, Markers};
 use super::session_loop::gate_words;
 use crate::proc_env::{self, EnvRead, ProcessEnv};
 use crate::secret::SecretValue;
-use crate::tmux::{means_no_server, Tmux, TmuxOutput};
+use crate::tmux::{argv_bytes as argv_len, means_no_server, Tmux, TmuxOutput};
 use std::collections::BTreeMap;
 
 /// tmux refuses a command sequence longer than one message to its server
-/// (16 KiB of arguments, each with its NUL): the sessions' environments
-/// are asked in as few calls as fit under this.
-const ARGV_BUDGET: usize = 15_500;
+/// ([`crate::tmux::COMMAND_LIMIT`]): every call of the observation stays
+/// under this, and the sessions' environments are asked in as few calls as
+/// fit under it.
+pub const ARGV_BUDGET: usize = 15_500;
 
 /// What tmux's layers hold, or why they could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,10 +130,6 @@ fn session_args(i: usize, session: &str) -> Vec<String> {
     let mut args = vec![";".into(), "showenv".into(), format!("-st={session}")];
     args.extend(print_line(format!("@{i}")));
     args
-}
-
-fn argv_len(args: &[String]) -> usize {
-    args.iter().map(|a| a.len() + 1).sum()
 }
 
 /// How many of `sessions` fit in one call after the fixed part of it.

@@ -22,6 +22,12 @@
 //!   scrub, or one session), and the records' sessions are asked one by one
 //!   in one more call, exactly as without the gate.
 //!
+//! The gate names every watched name, so it rides with the listing only
+//! while the listing's call stays under tmux's limit (`listing_markers` in
+//! `observed/observation.rs`): past it (some hundreds of long names, a
+//! thousand short ones) the sessions are asked one by one, in a call of their
+//! own, as without the gate: those calls name sessions, never watched names.
+//!
 //! The listing's call is sent before the records are read, so it cannot name
 //! the sessions; that is what makes it early. An empty value reads as no
 //! value to the loop: it holds nothing to leak, and the residue report skips

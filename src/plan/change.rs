@@ -27,8 +27,7 @@ impl Policy {
         for name in &desired.withheld {
             if let Some(value) = have.get(name) {
                 let exposed = self
-                    .env_file()
-                    .and_then(|f| f.get(name))
+                    .file_value(name)
                     .is_some_and(|current| *current == value);
                 let case = if exposed {
                     ChangeCase::Exposed

@@ -75,6 +75,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     } else {
         Vec::new()
     };
+    let observation_failed = unseen(fleet, &plans);
     Plan {
         unmanaged_harnesses,
         unmanaged_counted: false,
@@ -91,6 +92,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
             FleetView::Unknown(reason) => Some(reason.clone()),
             FleetView::Answered(_) => None,
         },
+        observation_failed,
         corrupt_records: observation
             .corrupt
             .iter()
@@ -100,6 +102,23 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         summary,
         residue,
     }
+}
+
+/// The managed sessions tmux gave no state for, and why: a blind plan is
+/// an error, never a clean one.
+fn unseen(fleet: &FleetView, plans: &[SessionPlan]) -> Option<ObservationFailure> {
+    let FleetView::Unknown(cause) = fleet else {
+        return None;
+    };
+    let sessions: Vec<String> = plans
+        .iter()
+        .filter(|s| s.is_unseen())
+        .map(|s| s.label().to_owned())
+        .collect();
+    (!sessions.is_empty()).then(|| ObservationFailure {
+        cause: cause.clone(),
+        sessions,
+    })
 }
 
 /// Fewer sessions than this are not worth a thread of their own.
@@ -162,7 +181,7 @@ fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) ->
     let mut residue = match &observation.fleet {
         FleetView::Unknown(reason) => {
             return Some(Residue::not_asked(&format!(
-                "tmux did not answer the pane listing ({reason})"
+                "the pane listing failed ({reason})"
             )))
         }
         FleetView::Answered(_) => super::residue::compare(policy, &view),
@@ -245,12 +264,13 @@ fn plan_managed(
     match probe {
         Probe::Absent | Probe::Dead => return skipped(base, Reason::NotRunning),
         Probe::Unknown => {
-            return skipped(
-                base,
-                Reason::Unverified {
-                    why: "tmux did not answer".into(),
-                },
-            )
+            // The cause as it was met (tmux's own words, the timeout), never
+            // a generic "tmux did not answer" for a command tmux refused.
+            let why = match fleet {
+                FleetView::Unknown(cause) => cause.clone(),
+                FleetView::Answered(_) => "tmux did not answer".into(),
+            };
+            return skipped(base, Reason::Unverified { why });
         }
         Probe::Live => {}
     }

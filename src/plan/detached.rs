@@ -37,7 +37,7 @@ pub struct DetachedEntry {
 /// managed pane: `(name, fingerprint, case)`. A withheld name at any value,
 /// a delivered name at a value that is not the file's.
 pub fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
-    let current = |name: &str| policy.env_file().and_then(|f| f.get(name));
+    let current = |name: &str| policy.file_value(name);
     let case = |name: &str, value: SecretRef<'_>| {
         if current(name).is_some_and(|current| *current == value) {
             ChangeCase::Exposed

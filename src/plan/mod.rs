@@ -24,7 +24,7 @@ pub mod unmanaged;
 pub use change::{Change, ChangeCase};
 pub use compute::{compute, ManagedSession, Targets};
 pub use model::{
-    Action, ArgsChange, ArgsField, ConversationMoved, EnvReading, Plan, SafePoint, SessionKind,
-    SessionPlan, Summary,
+    Action, ArgsChange, ArgsField, ConversationMoved, EnvReading, ObservationFailure, Plan,
+    SafePoint, SessionKind, SessionPlan, Summary,
 };
 pub use reason::Reason;

@@ -28,6 +28,13 @@ pub struct Plan {
     pub sessions: Vec<SessionPlan>,
     /// Set when tmux could not be asked; every probe is then "unknown".
     pub tmux_unanswered: Option<String>,
+    /// Set when a managed session could not be observed because tmux failed
+    /// or did not answer: the plan is blind to it, which is an error, not a
+    /// pass (`plan --detailed-exitcode` and `apply` exit 1). Null when every
+    /// selected session was seen (a harness whose environment this platform
+    /// cannot read is `unverified`, not this).
+    #[serde(default)]
+    pub observation_failed: Option<ObservationFailure>,
     /// Registry files that could not be parsed (reported, never fatal).
     pub corrupt_records: Vec<CorruptRecordNote>,
     pub summary: Summary,
@@ -51,6 +58,33 @@ pub struct Plan {
     /// in the JSON, which carries every entry either way.
     #[serde(skip)]
     pub unmanaged_counted: bool,
+}
+
+/// What the plan could not see, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ObservationFailure {
+    /// What failed and why, in the words of whoever said it: tmux's own
+    /// message ("tmux list-panes failed: …"), the timeout, or exec's error.
+    pub cause: String,
+    /// The managed sessions (their refs or standing names) whose state is
+    /// therefore unknown.
+    pub sessions: Vec<String>,
+}
+
+/// `could not observe 2 managed sessions (a, b): CAUSE`, for the plan's
+/// footer, `plan`'s `error:` line, the apply report and watch's log.
+impl std::fmt::Display for ObservationFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const SHOWN: usize = 5;
+        let n = self.sessions.len();
+        let what = if n == 1 { "session" } else { "sessions" };
+        write!(f, "could not observe {n} managed {what} (")?;
+        f.write_str(&self.sessions[..n.min(SHOWN)].join(", "))?;
+        if n > SHOWN {
+            write!(f, " and {} more", n - SHOWN)?;
+        }
+        write!(f, "): {}", self.cause)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -282,6 +316,11 @@ impl Plan {
 }
 
 impl SessionPlan {
+    /// A managed session tmux gave no state for: it failed or did not answer.
+    pub fn is_unseen(&self) -> bool {
+        self.probe == Probe::Unknown && self.is_unverified()
+    }
+
     /// Skipped because its state could not be observed, not because of a decision.
     pub fn is_unverified(&self) -> bool {
         self.kind != SessionKind::Unmanaged

@@ -165,7 +165,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
     };
     let withheld = policy.withheld_names();
     let case_of = |name: &str, value: SecretRef<'_>| {
-        let current = policy.env_file().and_then(|f| f.get(name));
+        let current = policy.file_value(name);
         if current.is_some_and(|current| *current == value) {
             ChangeCase::Exposed
         } else {
@@ -280,7 +280,7 @@ fn in_argv(
             continue;
         }
         for name in withheld {
-            let Some(current) = policy.env_file().and_then(|f| f.get(name)) else {
+            let Some(current) = policy.file_value(name) else {
                 continue;
             };
             let needle = current.expose_bytes();

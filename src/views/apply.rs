@@ -48,6 +48,14 @@ pub fn render(report: &Report, style: Style) -> String {
         &report.detached_residue,
         style,
     ));
+    if let Some(failed) = &report.observation_failed {
+        let _ = writeln!(
+            out,
+            "{} {}; none of them was rolled.",
+            style.red("Blind:"),
+            failed
+        );
+    }
     if report.interrupted {
         out.push_str("Interrupted: no new respawns were started after Ctrl-C.\n");
     }

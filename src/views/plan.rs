@@ -120,7 +120,7 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
         let _ = writeln!(
             out,
             "{} {reason}; every session's state is unknown",
-            style.red("tmux did not answer:")
+            style.red("tmux could not be read:")
         );
     }
     out.push('\n');
@@ -183,6 +183,24 @@ fn footer(plan: &Plan, next: Next) -> String {
             "An earlier roll was interrupted after ending a harness: `the-loop apply` respawns its pane, resuming the recorded conversation.\n",
         );
     }
+    if let Some(failed) = &plan.observation_failed {
+        let (it, they) = match failed.sessions.len() {
+            1 => ("it", "it"),
+            _ => ("they", "them"),
+        };
+        let _ = writeln!(out, "Blind: {failed}.");
+        let _ = match next {
+            Next::Plan => writeln!(
+                out,
+                "Whether {it} drifted is unknown: an error, not a clean plan (`plan --detailed-exitcode` exits 1)."
+            ),
+            Next::Apply { .. } => writeln!(out, "apply rolls none of {they}, and exits 1."),
+            Next::Restart { command, .. } => {
+                writeln!(out, "{command} restarts none of {they}, and exits 1.")
+            }
+        };
+    }
+    let blind = plan.observation_failed.is_some();
     match next {
         Next::Plan if s.respawn > 0 => out.push_str(
             "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
@@ -195,7 +213,7 @@ fn footer(plan: &Plan, next: Next) -> String {
                 s.respawn
             );
         }
-        Next::Plan | Next::Apply { .. } if !plan.has_drift() && plan.has_unmanaged_drift() => {
+        Next::Plan | Next::Apply { .. } if !plan.has_drift() && !blind && plan.has_unmanaged_drift() => {
             let held = plan
                 .unmanaged_harnesses
                 .iter()
@@ -206,7 +224,7 @@ fn footer(plan: &Plan, next: Next) -> String {
                 "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."
             );
         }
-        Next::Plan | Next::Apply { .. } if !plan.has_drift() => out.push_str(
+        Next::Plan | Next::Apply { .. } if !plan.has_drift() && !blind => out.push_str(
             "No drift: every session that could be read holds the desired environment.\n",
         ),
         Next::Plan | Next::Apply { .. } => {}

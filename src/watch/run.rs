@@ -292,7 +292,7 @@ impl Watch {
             &drifted,
             auto.then_some(to_roll.len() + held),
         );
-        self.say_unverified(&unverified);
+        self.say_unverified(&unverified, plan.observation_failed.as_ref());
         // Holds are about what watch would roll: said only when it rolls.
         for a in assessments.iter().filter(|a| auto && a.report) {
             if let Some(line) = report::hold_line(a) {

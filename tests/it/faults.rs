@@ -263,7 +263,8 @@ fn a_tmux_that_never_answers_is_unknown_never_absent_and_never_respawned() {
         spawn(&w, &["plan", "--json", "--detailed-exitcode"], &env),
         "plan",
     );
-    assert_eq!(plan.status.code(), Some(0), "{}", stderr(&plan));
+    // Blind is an error, not a pass (issue 35): exit 1, the cause named.
+    assert_eq!(plan.status.code(), Some(1), "{}", stderr(&plan));
     let p = json(&plan);
     assert!(
         p["tmux_unanswered"]
@@ -272,10 +273,17 @@ fn a_tmux_that_never_answers_is_unknown_never_absent_and_never_respawned() {
             .contains("did not answer within 300ms"),
         "{p}"
     );
+    assert_eq!(
+        p["observation_failed"]["cause"],
+        "tmux did not answer within 300ms"
+    );
     let session = &p["sessions"][0];
     assert_eq!(session["probe"], "unknown", "never absent");
     assert_eq!(session["action"], "skip");
-    assert_eq!(session["reason"], "unverified: tmux did not answer");
+    assert_eq!(
+        session["reason"],
+        "unverified: tmux did not answer within 300ms"
+    );
     assert_eq!(p["summary"]["unverified"], 1);
 
     for args in [
@@ -283,8 +291,13 @@ fn a_tmux_that_never_answers_is_unknown_never_absent_and_never_respawned() {
         &["sessions", "restart", "--all", "--json"][..],
     ] {
         let out = finish(spawn(&w, args, &env), "apply");
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        assert_eq!(session_in(&json(&out), &s.reference)["outcome"], "skipped");
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let report = json(&out);
+        assert_eq!(session_in(&report, &s.reference)["outcome"], "skipped");
+        assert_eq!(
+            report["observation_failed"]["sessions"],
+            serde_json::json!([s.reference])
+        );
     }
     let start = finish(
         spawn(

@@ -14,6 +14,7 @@ mod apply_batch;
 mod apply_lock;
 mod apply_pipeline;
 mod argv_audit;
+mod blind;
 mod canary_sweep;
 mod closed_output;
 mod config;

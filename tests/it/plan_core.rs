@@ -224,6 +224,10 @@ fn unknown_tmux_is_never_absence_and_never_drift() {
     assert!(!plan.has_drift());
     assert_eq!(plan.sessions[0].probe, the_loop::observed::Probe::Unknown);
     assert!(plan.sessions[0].is_unverified());
+    // Issue 35: blind is an error, with its cause, never a clean plan.
+    let failed = plan.observation_failed.as_ref().expect("blind");
+    assert_eq!(failed.cause, "tmux did not answer within 5s");
+    assert_eq!(failed.sessions, ["github:octo/repo#1"]);
     insta::assert_snapshot!(render_plan(&plan, Style::PLAIN));
 }
 

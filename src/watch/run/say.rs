@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::events::{DriftedSession, UnverifiedSession};
+use crate::plan::ObservationFailure;
 use serde_json::json;
 
 impl Watch {
@@ -14,6 +15,11 @@ impl Watch {
         rolling: Option<usize>,
     ) {
         let plan = &snapshot.plan;
+        if plan.observation_failed.is_some() {
+            // Blind is neither drift nor clean: no "no drift" line, no
+            // `env.clean` event; `say_unverified` names the cause.
+            return;
+        }
         let signature = (!drifted.is_empty()).then(|| {
             let canonical: Vec<_> = drifted
                 .iter()
@@ -71,7 +77,13 @@ impl Watch {
         self.said.drift = Some(signature);
     }
 
-    pub(super) fn say_unverified(&mut self, unverified: &[&SessionPlan]) {
+    /// `blind`: tmux failed or did not answer, which is why they are
+    /// unverified; said with its cause, once, not once per session.
+    pub(super) fn say_unverified(
+        &mut self,
+        unverified: &[&SessionPlan],
+        blind: Option<&ObservationFailure>,
+    ) {
         let signature = (!unverified.is_empty()).then(|| {
             let canonical: Vec<_> = unverified
                 .iter()
@@ -83,7 +95,10 @@ impl Watch {
             return;
         }
         if signature.is_some() {
-            tracing::warn!("{}", report::unverified_line(unverified));
+            match blind {
+                Some(failed) => tracing::warn!("{failed}; watch will not roll them"),
+                None => tracing::warn!("{}", report::unverified_line(unverified)),
+            }
             let sessions = unverified
                 .iter()
                 .map(|s| UnverifiedSession {
