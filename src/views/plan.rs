@@ -213,7 +213,9 @@ fn footer(plan: &Plan, next: Next) -> String {
                 s.respawn
             );
         }
-        Next::Plan | Next::Apply { .. } if !plan.has_drift() && !blind && plan.has_unmanaged_drift() => {
+        Next::Plan | Next::Apply { .. }
+            if !plan.has_drift() && !blind && plan.has_unmanaged_drift() =>
+        {
             let held = plan
                 .unmanaged_harnesses
                 .iter()
