@@ -73,7 +73,7 @@ pub struct SessionReport {
     pub planned_changes: Vec<Change>,
     /// After a mismatch: what the new process still holds wrong.
     pub mismatches: Vec<Change>,
-    /// Contract (DESIGN.md "Readiness"): `confirmed` or `unconfirmed` for a
+    /// Contract (docs/contracts.md, "Readiness"): `confirmed` or `unconfirmed` for a
     /// respawned session whose pane is live; null when not respawned.
     pub conversation: Option<Conversation>,
     /// For `not_attempted`: why, as a type (`detail` has it in words).

@@ -70,7 +70,7 @@ pub struct ApplyArgs {
 }
 
 /// Safe points, shared by `apply`, `sessions restart` and `standing restart`
-/// (DESIGN.md "Safe points and readiness"; docs/safe-points.md).
+/// (docs/contracts.md, "Safe points"; docs/safe-points.md).
 #[derive(Debug, Clone, Copy, Args)]
 pub struct DrainArgs {
     /// How long to wait (30s, 5m, 1h; at most 24h) for busy or waiting

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// Everything the log records. The tag is the line's `event` field, with
-/// the dotted names the README and `docs/watch.md` list. Fields hold names,
+/// the dotted names `docs/commands.md` and `docs/watch.md` list. Fields hold names,
 /// labels, pids and fingerprints; never a value.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(tag = "event")]

@@ -4,7 +4,7 @@
 //! labels and fingerprints only. [`crate::secret::SecretValue`] is not
 //! serialisable, so a value cannot be put into an event by mistake.
 
-//! The event types are in [`kinds`] and [`parts`], and the words they are
+//! The event types are in `kinds` and `parts`, and the words they are
 //! made of that other modules speak too are in [`roll`] and [`session`];
 //! this module writes them.
 

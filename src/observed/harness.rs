@@ -137,7 +137,7 @@ pub fn read_recognised(pid: i32) -> HarnessProcess {
     }
 }
 
-/// [`read_process_in`], with the launcher read as an unverified environment.
+/// `read_process_in`, with the launcher read as an unverified environment.
 pub fn read_process_or_unverified(
     pid: i32,
     launcher: Option<&Path>,
@@ -146,7 +146,7 @@ pub fn read_process_or_unverified(
     or_unverified(read_process_in(pid, launcher, parents))
 }
 
-/// [`read_opened_process`], with the launcher read as an unverified
+/// `read_opened_process`, with the launcher read as an unverified
 /// environment.
 pub fn read_opened_or_unverified(
     process: &ProcessDir,

@@ -1,4 +1,4 @@
-//! The imperative shell around [`super::compute`]: observe once, compute,
+//! The imperative shell around [`super::compute()`]: observe once, compute,
 //! then the two steps that need the filesystem and so cannot be pure: the
 //! intent journal's interrupted respawns, and whether each selected
 //! session's conversation can be resumed (the roll's own decision).

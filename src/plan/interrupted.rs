@@ -29,7 +29,7 @@ pub fn left_behind(entry: &Entry, probe: Probe, pane_id: Option<&str>) -> Option
 }
 
 /// Marks the sessions an interrupted roll left behind. A pure function of
-/// the plan and the journal, applied after [`crate::plan::compute`].
+/// the plan and the journal, applied after [`crate::plan::compute()`].
 ///
 /// Only a dead harness pane with the journaled pane id becomes `resume`:
 /// a live pane is planned as usual (the journal is stale, or a roll is in

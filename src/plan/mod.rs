@@ -1,6 +1,6 @@
 //! The plan: desired state compared with observed state, session by session.
 //!
-//! [`compute`] is a pure function of its inputs; [`gather`] is the shell that
+//! [`compute()`] is a pure function of its inputs; [`gather`] is the shell that
 //! collects those inputs from the registry, tmux and `/proc`; [`saved`]
 //! writes and checks plans for `apply --plan`. The text a person reads is a
 //! view: `crate::views::plan`.

@@ -1,4 +1,4 @@
-//! The plan as data. Field names marked "contract" are public (DESIGN.md):
+//! The plan as data. Field names marked "contract" are public (docs/contracts.md):
 //! scripts read them from `plan --json`, so they are never renamed.
 
 pub use super::reason::Reason;
@@ -153,11 +153,11 @@ pub struct SessionPlan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pane_process: Option<i32>,
     pub probe: Probe,
-    /// Contract (DESIGN.md "Safe points"): how many tmux clients are
+    /// Contract (docs/contracts.md, "Safe points"): how many tmux clients are
     /// attached to the session; 0 when it is absent or tmux did not answer.
     #[serde(default)]
     pub attached: u32,
-    /// Contract (DESIGN.md "Safe points"): what the harness is doing, from
+    /// Contract (docs/contracts.md, "Safe points"): what the harness is doing, from
     /// its own hooks: idle, busy, waiting or unknown (no hook data).
     #[serde(default)]
     pub activity: Activity,

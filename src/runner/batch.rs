@@ -133,7 +133,7 @@ fn split_answers(out: &TmuxOutput, marker: &dyn Fn(usize) -> String, count: usiz
 
 /// Sends the commands of concurrent callers through shared tmux clients:
 /// the roll's control client, or else `\;` sequences, where the first
-/// caller to find no batch in flight leads: it waits [`GATHER`], takes
+/// caller to find no batch in flight leads: it waits `GATHER`, takes
 /// every command queued by then, runs them and hands each caller its
 /// answer. Commands queued while a batch runs go in the next one.
 pub struct Batcher<'a> {

@@ -1,8 +1,8 @@
 //! `watch --metrics-listen ADDR`: the fleet's state as Prometheus metrics,
 //! because fleets are watched through alerts, not by reading `events.jsonl`.
 //!
-//! The names are a public contract (DESIGN.md, "Operator tooling
-//! contracts"). The exposition is written by the `prometheus-client` crate in
+//! The names are a public contract (docs/contracts.md, "Metrics"). The
+//! exposition is written by the `prometheus-client` crate in
 //! the Prometheus text format (0.0.4), nothing here formats it by hand, and
 //! [`super::metrics_server`] serves it, bounded against hostile clients. Only counts, states and outcome words are exported:
 //! no label carries a value, a name from the env file, or a session's ref

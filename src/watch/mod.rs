@@ -6,7 +6,7 @@
 //!
 //! [`debounce`], [`decide`] and [`report`] are pure; [`memory`] and
 //! [`crate::services::watch_lock`] hold the little state `watch` keeps under the state root;
-//! [`reconcile`] is plan-then-apply without printing; [`run`] is the loop;
+//! [`reconcile`] is plan-then-apply without printing; [`run()`] is the loop;
 //! [`metrics`] keeps what the loop saw for Prometheus, and [`metrics_server`]
 //! serves it.
 

@@ -20,6 +20,7 @@ mod closed_output;
 mod config;
 mod config_deprecation;
 mod deliver_ready;
+mod docs_examples;
 mod envfile;
 mod events_schema;
 mod extreme_values;

@@ -249,7 +249,7 @@ fn a_bad_address_or_a_port_in_use_is_refused_clearly() {
     let w = World::new();
     w.write_env("A=1\n");
     let out = w.the_loop(&["watch", "--metrics-listen", "localhost"]);
-    // A usage error, which exits 1 (DESIGN.md).
+    // A usage error, which exits 1 (docs/contracts.md, "Exit codes").
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("--metrics-listen"),

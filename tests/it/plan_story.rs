@@ -259,8 +259,8 @@ fn plan_refuses_without_an_env_file() {
     );
 }
 
-/// `attached` counts the tmux clients on each session (DESIGN.md "Safe
-/// points"), read in the same pane listing: a control-mode client is one.
+/// `attached` counts the tmux clients on each session (docs/contracts.md,
+/// "Safe points"), read in the same pane listing: a control-mode client is one.
 #[test]
 fn plan_counts_the_clients_attached_to_each_session() {
     let w = World::new();

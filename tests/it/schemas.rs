@@ -63,7 +63,7 @@ fn the_sessions_list_schema_keeps_the_contract_fields() {
     }
 }
 
-/// DESIGN.md "Safe points and readiness": the fields scripts read.
+/// docs/contracts.md, "Safe points" and "Readiness": the fields scripts read.
 #[test]
 fn the_safe_point_contract_is_in_the_plan_apply_and_event_schemas() {
     let plan = the_loop::schemas::plan().to_string();

@@ -1,5 +1,5 @@
 //! `the-loop standing …`: sessions that belong to no work item, addressed by
-//! name and hosted in tmux session loop-standing-<name>. They share the
+//! name and hosted in tmux session `loop-standing-<name>`. They share the
 //! runner with work-item sessions (spawn, paste, close, respawn) and take
 //! part in `plan` and `apply`.
 

@@ -1,5 +1,5 @@
 //! The `standing` verbs: sessions that belong to no work item, addressed
-//! by name and hosted in tmux session loop-standing-<name>.
+//! by name and hosted in tmux session `loop-standing-<name>`.
 
 pub mod create;
 pub mod list;

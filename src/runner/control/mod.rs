@@ -19,7 +19,7 @@
 //! sessions gone) when a control client on such a session lost its stdin.
 //!
 //! The roll's workers write their lines as they reach them and each is
-//! woken by its own answers ([`wire`]), so one session's pane is probed a
+//! woken by its own answers (`wire`), so one session's pane is probed a
 //! probe window after tmux respawned it, not after the whole wave was.
 //!
 //! A client that does not answer within the tmux timeout is ended, and

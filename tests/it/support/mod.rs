@@ -187,7 +187,7 @@ impl World {
     }
 
     /// The-loop in this world's environment, with no argument yet.
-    fn the_loop_bare(&self) -> Command {
+    pub fn the_loop_bare(&self) -> Command {
         let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
         self.apply_env(&mut cmd);
         cmd
@@ -280,7 +280,17 @@ impl World {
     /// A session as an older the-loop spawned it: the harness started by
     /// tmux straight from the server's environment, registered afterwards.
     pub fn legacy_session(&self, reference: &str, slug: &str) -> LegacySession {
-        let session_id = format!("0000-{slug}");
+        self.legacy_session_as(reference, slug, &format!("0000-{slug}"))
+    }
+
+    /// [`World::legacy_session`] with a conversation id of the caller's.
+    pub fn legacy_session_as(
+        &self,
+        reference: &str,
+        slug: &str,
+        session_id: &str,
+    ) -> LegacySession {
+        let session_id = session_id.to_owned();
         let cwd = self.work.join(slug);
         std::fs::create_dir_all(&cwd).unwrap();
         let name = format!("loop-{}", slug.replace(['.', ':'], "_"));

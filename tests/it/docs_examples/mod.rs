@@ -1,0 +1,230 @@
+//! The command examples in `README.md` and `docs/*.md` are run, and what
+//! they print is compared with what the pages show.
+//!
+//! Every ```` ```console ```` block is an example. Each `$ the-loop …` line
+//! in it runs against a private world (its own tmux server, HOME, state
+//! root and config, the stand-in harness on PATH; `THE_LOOP_CLI_CONFIG`
+//! names the config, the working directory is HOME), and its output
+//! (stdout and stderr together, as a terminal shows them, then
+//! `[exit code N]` when it is not 0) must match the lines under it.
+//! snapbox compares them: `[..]` matches the rest of a line, `...` on a
+//! line of its own any number of lines, and the placeholders of
+//! [`shell::redactions`] (`[ROOT]`, `[PID]`, `[TIME]`, `[UUID]`,
+//! `[CONFIG_FP]`, `[RECORD_FP]`, `[CONVID]`, `[TMUX_VERSION]`) what changes
+//! from run to run. A line `^C` marks a foreground service: it is
+//! interrupted (SIGINT, as Ctrl-C) once it has printed the lines above it,
+//! and what it prints then follows.
+//!
+//! An HTML comment on the line before a block steers it:
+//! `<!-- docs-test: scene: rotation -->` builds a fresh world
+//! ([`scenes::build`]) that this block and the page's later ones share, in
+//! page order; `setup: …` does a step first, unseen
+//! ([`scenes::setup`]); `skip: REASON` shows a block that cannot run here
+//! (it needs systemd, a real Claude, another machine) and says why. The
+//! test counts the blocks it runs and the ones marked skip. A block of
+//! another language that shows a `$ the-loop` command fails the check:
+//! every example is run, or marked.
+//!
+//! `UPDATE_DOCS=1 cargo test --test it docs_examples::` writes what the
+//! commands printed into the pages (keeping the wildcards that still
+//! match); `DOCS_PAGE=README.md` runs one page.
+
+mod links;
+mod markdown;
+mod scenes;
+mod shell;
+
+use crate::support::World;
+use markdown::{Block, Page};
+use std::path::{Path, PathBuf};
+
+/// `README.md`, `SECURITY.md` and every page directly under `docs/` (the
+/// history under `docs/bench/` records past runs, and is not run).
+fn pages() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md"), root.join("SECURITY.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    docs.sort();
+    pages.extend(docs);
+    pages.retain(|p| p.exists());
+    pages
+}
+
+fn parsed() -> Vec<(PathBuf, String, Page)> {
+    pages()
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let page = markdown::parse(&path, &text).unwrap_or_else(|e| panic!("{e}"));
+            (path, text, page)
+        })
+        .collect()
+}
+
+#[test]
+fn every_command_example_is_a_console_block_that_runs_or_says_why_not() {
+    let mut problems = Vec::new();
+    for (_, _, page) in parsed() {
+        for stray in &page.strays {
+            problems.push(format!(
+                "{}:{}: a ```{} block shows a `$ the-loop` command: make it a ```console block (run, or marked skip with a reason)",
+                stray.file.display(),
+                stray.line,
+                stray.info
+            ));
+        }
+        for block in page.blocks.iter().filter(|b| b.skip_reason().is_none()) {
+            for step in &block.steps {
+                if !step.command.starts_with("the-loop ") && step.command != "the-loop" {
+                    problems.push(format!(
+                        "{}: `$ {}` is not a the-loop command: mark the block skip, with a reason",
+                        block.at(),
+                        step.command
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `.ci/run` runs "the test command from the README": the two must not
+/// part ways.
+#[test]
+fn the_readme_gives_the_test_command_ci_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let ci = std::fs::read_to_string(root.join(".ci/run")).unwrap();
+    let command = "cargo test --locked";
+    assert!(
+        readme.lines().any(|l| l == format!("$ {command}")),
+        "README lost `{command}`"
+    );
+    assert!(
+        ci.lines().any(|l| l == command),
+        ".ci/run no longer runs `{command}`"
+    );
+}
+
+#[test]
+#[allow(
+    clippy::print_stderr,
+    reason = "how many blocks ran and how many are marked skip is the test's report"
+)]
+fn the_documented_examples_print_what_the_pages_show() {
+    let update = std::env::var_os("UPDATE_DOCS").is_some();
+    let only = std::env::var("DOCS_PAGE").ok();
+    let (mut ran, mut commands, mut skipped, mut failures) = (0, 0, 0, Vec::new());
+    for (path, text, page) in parsed() {
+        if only.as_deref().is_some_and(|o| !path.ends_with(o)) {
+            continue;
+        }
+        let mut world: Option<scenes::Scene> = None;
+        let mut rewrites = Vec::new();
+        for block in &page.blocks {
+            if block.skip_reason().is_some() {
+                skipped += 1;
+                continue;
+            }
+            if let Some(scene) = block.scene() {
+                drop(world.take());
+                world =
+                    Some(scenes::build(scene).unwrap_or_else(|e| panic!("{}: {e}", block.at())));
+            }
+            let scene = world.as_mut().unwrap_or_else(|| {
+                panic!(
+                    "{}: no scene yet: add <!-- docs-test: scene: NAME -->",
+                    block.at()
+                )
+            });
+            for action in block.setups() {
+                scenes::setup(scene, action).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
+            }
+            ran += 1;
+            let (body, failed) = run_block(&scene.w, block, &mut failures);
+            commands += block.steps.len();
+            if failed {
+                rewrites.push((block.body, body));
+            }
+        }
+        if update && !rewrites.is_empty() {
+            rewrite(&path, &text, rewrites);
+        }
+    }
+    eprintln!("docs examples: {ran} blocks run ({commands} commands), {skipped} marked skip");
+    assert!(
+        failures.is_empty(),
+        "{} documented command(s) print something else now; update the page (UPDATE_DOCS=1 writes what they print):\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Runs a block's commands in order; the block's text as the commands
+/// printed it, and whether any differed from the page.
+fn run_block(w: &World, block: &Block, failures: &mut Vec<String>) -> (String, bool) {
+    let redactions = shell::redactions(w);
+    let assert = snapbox::Assert::new().redact_with(redactions);
+    let mut body = String::new();
+    let mut failed = false;
+    for step in &block.steps {
+        let words =
+            shell::words(&step.command, &w.home).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
+        let interrupt_at = step.expected.lines().position(|l| l == "^C");
+        let before = interrupt_at.map(|at| {
+            step.expected
+                .lines()
+                .take(at)
+                .filter(|l| l.trim() != "...")
+                .count()
+        });
+        let actual = shell::run(w, &words[1..], before);
+        let expected: String = step
+            .expected
+            .lines()
+            .filter(|l| *l != "^C")
+            .map(|l| format!("{l}\n"))
+            .collect();
+        body.push_str(&format!("$ {}\n", step.command));
+        let label = format!("{} `$ {}`", block.at(), step.command);
+        match assert.try_eq(
+            Some(&label),
+            snapbox::Data::text(actual.clone()),
+            snapbox::Data::text(expected.clone()),
+        ) {
+            Ok(()) => body.push_str(&step.expected),
+            Err(err) => {
+                failed = true;
+                failures.push(format!("{label}\n{err}"));
+                let (shown, _) =
+                    assert.normalize(snapbox::Data::text(actual), snapbox::Data::text(expected));
+                let mut shown = shown.render().unwrap_or_default();
+                if let Some(at) = interrupt_at {
+                    let mut lines: Vec<String> = shown.lines().map(str::to_owned).collect();
+                    lines.insert(at.min(lines.len()), "^C".to_owned());
+                    shown = lines.join("\n") + "\n";
+                }
+                if !shown.is_empty() && !shown.ends_with('\n') {
+                    shown.push('\n');
+                }
+                body.push_str(&shown);
+            }
+        }
+    }
+    (body, failed)
+}
+
+/// Replaces the bodies of blocks (0-based line ranges) with new text.
+fn rewrite(path: &Path, text: &str, mut rewrites: Vec<((usize, usize), String)>) {
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    rewrites.sort_by_key(|((start, _), _)| std::cmp::Reverse(*start));
+    for ((start, end), body) in rewrites {
+        lines.splice(start..end, body.lines().map(str::to_owned));
+    }
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
