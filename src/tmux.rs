@@ -381,14 +381,14 @@ mod tests {
         let started = tmux.start_with_input(["source-file", "-"]).unwrap();
         let pid_file = dir.path().join("tmux.pid");
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !pid_file.exists() && std::time::Instant::now() < deadline {
+        // The shell creates the file before `echo` writes to it: wait for the line.
+        let read_pid = || std::fs::read_to_string(&pid_file).ok()?.trim().parse().ok();
+        let mut pid: Option<i32> = read_pid();
+        while pid.is_none() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
+            pid = read_pid();
         }
-        let pid: i32 = std::fs::read_to_string(&pid_file)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap();
+        let pid = pid.expect("the stand-in wrote its pid");
         drop(started);
         // Killed and reaped: the pid is gone, not a zombie.
         assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
