@@ -10,7 +10,7 @@ use super::key::{Record, SessionKey};
 use crate::observed::fleet::{self, Fleet, FleetView};
 use crate::observed::harness::read_process;
 use crate::observed::harness_pane;
-use crate::observed::ownership::{judge, Claimant, Claims};
+use crate::observed::ownership::{judge, launched_conversation, Claimant, Claims};
 pub use crate::observed::ownership::{Found, Proof};
 use std::path::PathBuf;
 
@@ -140,26 +140,15 @@ pub fn prove(
     let conversations = facts.conversations();
     let launched = process
         .as_ref()
-        .and_then(|(_, p)| p.argv.as_deref())
-        .zip(crate::harness::by_name(&facts.harness))
-        .and_then(|(argv, harness)| harness.read_launch(argv))
-        .map(|launch| launch.conversation);
+        .and_then(|(_, p)| launched_conversation(&facts.harness, p));
     let reported = process.as_ref().and_then(|(pid, p)| {
         crate::activity::store::live_activities_of(&ctx.config.state_root, [(*pid, p.start)])
             .remove(pid)?
             .conversation
     });
-    let env = process.as_ref().and_then(|(_, p)| match &p.env {
-        crate::proc_env::EnvRead::Read(env) => Some(env),
-        crate::proc_env::EnvRead::Unverified(_) => None,
-    });
-    let claims = process.as_ref().map(|_| Claims {
-        work_item: env
-            .and_then(|env| env.get(crate::desired::policy::VAR_WORK_ITEM))
-            .map(|value| value.expose_bytes()),
-        launched: launched.as_deref(),
-        reported: reported.as_deref(),
-    });
+    let claims = process
+        .as_ref()
+        .map(|(_, p)| Claims::of(p, launched.as_deref(), reported.as_deref()));
     let claimant = Claimant {
         key,
         conversations: &conversations,

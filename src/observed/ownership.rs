@@ -31,6 +31,34 @@ pub struct Claims<'a> {
     pub reported: Option<&'a str>,
 }
 
+impl<'a> Claims<'a> {
+    /// What `process` says: the work item its environment holds, with the
+    /// conversation it was `launched` on ([`launched_conversation`]) and the
+    /// one its hooks `reported`.
+    pub fn of(
+        process: &'a super::HarnessProcess,
+        launched: Option<&'a str>,
+        reported: Option<&'a str>,
+    ) -> Self {
+        let work_item = match &process.env {
+            super::EnvRead::Read(env) => env.get(crate::desired::policy::VAR_WORK_ITEM),
+            super::EnvRead::Unverified(_) => None,
+        };
+        Claims {
+            work_item: work_item.map(|value| value.expose_bytes()),
+            launched,
+            reported,
+        }
+    }
+}
+
+/// The conversation `process`'s argv launched, as the record's `harness`
+/// reads it; `None` when the argv is unread or names none.
+pub fn launched_conversation(harness: &str, process: &super::HarnessProcess) -> Option<String> {
+    let harness = crate::harness::by_name(harness)?;
+    Some(harness.read_launch(process.argv.as_deref()?)?.conversation)
+}
+
 /// What the record says it is.
 #[derive(Debug, Clone, Copy)]
 pub struct Claimant<'a> {

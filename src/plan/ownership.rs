@@ -8,8 +8,8 @@
 
 use super::SessionPlan;
 use crate::harness::resumable::Resumable;
-use crate::observed::ownership::{judge, Claimant, Claims};
-use crate::observed::{EnvRead, Observation};
+use crate::observed::ownership::{judge, launched_conversation, Claimant, Claims};
+use crate::observed::Observation;
 use crate::registry::{Registry, SessionKey};
 
 /// [`super::resumable::decide`], then whether the pane is the record's.
@@ -35,23 +35,11 @@ fn its_own(plan: &SessionPlan, key: &SessionKey, observed: &Observation) -> Resu
     let process = plan
         .pane_pid
         .and_then(|pid| Some((pid, observed.processes.get(&pid)?)));
-    let launched = process
-        .and_then(|(_, p)| p.argv.as_deref())
-        .zip(crate::harness::by_name(&facts.harness))
-        .and_then(|(argv, harness)| harness.read_launch(argv))
-        .map(|launch| launch.conversation);
+    let launched = process.and_then(|(_, p)| launched_conversation(&facts.harness, p));
     let reported = process
         .and_then(|(pid, _)| observed.activities.get(&pid))
         .and_then(|a| a.conversation.as_deref());
-    let work_item = process.and_then(|(_, p)| match &p.env {
-        EnvRead::Read(env) => env.get(crate::desired::policy::VAR_WORK_ITEM),
-        EnvRead::Unverified(_) => None,
-    });
-    let claims = process.map(|_| Claims {
-        work_item: work_item.map(|v| v.expose_bytes()),
-        launched: launched.as_deref(),
-        reported,
-    });
+    let claims = process.map(|(_, p)| Claims::of(p, launched.as_deref(), reported));
     let conversations = facts.conversations();
     let claimant = Claimant {
         key,
