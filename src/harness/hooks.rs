@@ -52,7 +52,8 @@ pub fn shell_quote(word: &std::ffi::OsStr) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-fn command_line(words: &[OsString]) -> String {
+/// Words as one `sh -c` command line, each quoted.
+pub fn command_line(words: &[OsString]) -> String {
     words
         .iter()
         .map(|w| shell_quote(w))

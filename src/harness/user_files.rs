@@ -1,4 +1,4 @@
-//! Where Claude Code keeps its user config and settings, and how the-loop
+//! Where a harness keeps its user config and settings, and how the-loop
 //! writes to them: through symlinks to the real file, in a temp file beside
 //! it with the file's own mode (0600 when new), then an atomic rename, and
 //! not at all when nothing would change.
@@ -9,26 +9,37 @@ use std::ops::Not;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// `CLAUDE_CONFIG_DIR` and `HOME` as the harness will see them.
+/// `HOME` and each harness's own directory variable
+/// ([`super::Harness::home_variables`]: `CLAUDE_CONFIG_DIR`, `CODEX_HOME`)
+/// as the harness will see them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HarnessHome {
-    pub config_dir: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    /// The harnesses' own variables that are set, by name.
+    pub dirs: std::collections::BTreeMap<&'static str, PathBuf>,
+}
+
+/// Every variable a harness's files are found by, `HOME` first.
+fn variables() -> impl Iterator<Item = &'static str> {
+    std::iter::once("HOME").chain(
+        super::HARNESSES
+            .iter()
+            .flat_map(|h| h.home_variables().iter().copied()),
+    )
 }
 
 impl HarnessHome {
     /// From the-loop's own environment: the tmux server a pane is started
     /// from inherits it, and so does the harness.
     pub fn from_environment() -> HarnessHome {
-        let var = |name: &str| {
-            std::env::var_os(name)
+        let mut home = HarnessHome::default();
+        for name in variables() {
+            let value = std::env::var_os(name)
                 .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        HarnessHome {
-            config_dir: var("CLAUDE_CONFIG_DIR"),
-            home: var("HOME"),
+                .map(PathBuf::from);
+            home.set(name, value);
         }
+        home
     }
 
     /// As a pane started now will see them: a pane's environment comes from
@@ -42,36 +53,50 @@ impl HarnessHome {
         passthrough: &[(String, String)],
     ) -> HarnessHome {
         let mut home = HarnessHome::from_environment();
-        for (name, slot) in [
-            ("CLAUDE_CONFIG_DIR", &mut home.config_dir),
-            ("HOME", &mut home.home),
-        ] {
+        for name in variables() {
             if let Some(found) = server_global(tmux, name) {
-                *slot = found;
+                home.set(name, found);
             }
             if let Some((_, value)) = passthrough.iter().find(|(n, _)| n == name) {
-                *slot = Some(PathBuf::from(value)).filter(|v| !v.as_os_str().is_empty());
+                let value = Some(PathBuf::from(value)).filter(|v| !v.as_os_str().is_empty());
+                home.set(name, value);
             }
         }
         home
     }
 
-    /// The two names as an environment, for checks that read a session's.
-    pub fn as_env(&self) -> crate::observed::ProcessEnv {
-        use std::os::unix::ffi::OsStrExt;
-        let pairs = [
-            ("CLAUDE_CONFIG_DIR", &self.config_dir),
-            ("HOME", &self.home),
-        ];
-        crate::observed::ProcessEnv::from_pairs(pairs.into_iter().filter_map(|(name, value)| {
-            Some((name, value.as_ref()?.as_os_str().as_bytes().to_vec()))
-        }))
+    fn set(&mut self, name: &'static str, value: Option<PathBuf>) {
+        if name == "HOME" {
+            self.home = value;
+            return;
+        }
+        match value {
+            Some(value) => self.dirs.insert(name, value),
+            None => self.dirs.remove(name),
+        };
     }
 
-    /// `${CLAUDE_CONFIG_DIR}/.config.json` when it exists, otherwise
-    /// `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
+    /// A harness's own variable, when set.
+    pub fn dir(&self, name: &str) -> Option<&Path> {
+        self.dirs.get(name).map(PathBuf::as_path)
+    }
+
+    /// The variables as an environment, for checks that read a session's.
+    pub fn as_env(&self) -> crate::observed::ProcessEnv {
+        use std::os::unix::ffi::OsStrExt;
+        let home = self.home.as_ref().map(|h| ("HOME", h));
+        let dirs = self.dirs.iter().map(|(name, dir)| (*name, dir));
+        crate::observed::ProcessEnv::from_pairs(
+            home.into_iter()
+                .chain(dirs)
+                .map(|(name, value)| (name, value.as_os_str().as_bytes().to_vec())),
+        )
+    }
+
+    /// Claude Code's user config: `${CLAUDE_CONFIG_DIR}/.config.json` when it
+    /// exists, otherwise `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
     pub fn user_config(&self) -> Option<PathBuf> {
-        if let Some(dir) = &self.config_dir {
+        if let Some(dir) = self.dir(super::claude::CONFIG_DIR_VARIABLE) {
             let legacy = dir.join(".config.json");
             if legacy.exists() {
                 return Some(legacy);
@@ -81,9 +106,9 @@ impl HarnessHome {
         self.home.as_ref().map(|home| home.join(".claude.json"))
     }
 
-    /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
+    /// Claude Code's `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
     pub fn settings(&self) -> Option<PathBuf> {
-        match (&self.config_dir, &self.home) {
+        match (self.dir(super::claude::CONFIG_DIR_VARIABLE), &self.home) {
             (Some(dir), _) => Some(dir.join("settings.json")),
             (None, Some(home)) => Some(home.join(".claude").join("settings.json")),
             (None, None) => None,
@@ -281,8 +306,8 @@ mod tests {
     fn where_claude_keeps_its_files() {
         let dir = tempfile::tempdir().unwrap();
         let home = HarnessHome {
-            config_dir: None,
             home: Some("/home/op".into()),
+            ..HarnessHome::default()
         };
         assert_eq!(
             home.user_config().unwrap(),
@@ -293,8 +318,8 @@ mod tests {
             Path::new("/home/op/.claude/settings.json")
         );
         let custom = HarnessHome {
-            config_dir: Some(dir.path().into()),
             home: Some("/home/op".into()),
+            dirs: [("CLAUDE_CONFIG_DIR", dir.path().into())].into(),
         };
         assert_eq!(
             custom.user_config().unwrap(),

@@ -196,6 +196,15 @@ fn spawn_verified(
         }
         Err(reason) => reason,
     };
+    // A harness that makes its own ids (Codex) is never started on a new
+    // conversation here: the record could not name it, and the one it
+    // names would be given up without a word.
+    if !harness.names_fresh_conversations() {
+        return Err(AttemptError::Failed(format!(
+            "{resume_failure}; {} makes its own conversation ids, so it is not started on a new conversation in its place",
+            harness.name()
+        )));
+    }
     let session_id = new_session_id();
     ctx.events.emit(Event::SessionResumeFailed {
         subject: key.subject().target(name),
