@@ -4,6 +4,8 @@
 //! `cargo test --locked` still runs them all, and `cargo test --test it
 //! <module>::` runs one file's tests.
 
+// The tests that load the whole machine run in `tests/heavy/`, alone.
+#[allow(dead_code, reason = "some of the support serves only `tests/heavy/`")]
 mod support;
 
 mod activity_hooks;
@@ -33,7 +35,6 @@ mod launch_args;
 mod layers;
 mod lifecycle;
 mod list_attach;
-mod load;
 mod metrics;
 mod metrics_attack;
 mod operator_cli;
@@ -46,9 +47,6 @@ mod preflight;
 mod prepare;
 mod prespawn;
 mod read_ahead;
-mod real_claude;
-mod real_claude_import;
-mod real_claude_turns;
 mod registry;
 mod remain_on_exit;
 mod residue;

@@ -59,6 +59,7 @@ pub(crate) fn screen(w: &World, name: &str) -> String {
 
 #[test]
 fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
+    let _alone = alone();
     let Some(claude) = real_claude() else {
         return;
     };

@@ -41,6 +41,17 @@ pub const EVENTS: [HookEvent; 7] = [
 /// How long Codex lets a hook run. The hook finishes in milliseconds.
 const TIMEOUT_SECS: u64 = 10;
 
+/// Codex holds a `SessionEnd` hook to at most 3 s, and trusts the hook as
+/// it holds it: a longer timeout would never match its hash.
+const SESSION_END_TIMEOUT_SECS: u64 = 3;
+
+fn timeout(event: HookEvent) -> u64 {
+    match event {
+        HookEvent::SessionEnd => SESSION_END_TIMEOUT_SECS,
+        _ => TIMEOUT_SECS,
+    }
+}
+
 /// The command line of the hook for `event`.
 pub fn command(the_loop: &Path, activity_dir: &Path, event: HookEvent) -> String {
     crate::harness::hooks::command_line(&[
@@ -61,9 +72,10 @@ pub fn words(the_loop: &Path, activity_dir: &Path) -> Vec<OsString> {
         words.push("-c".into());
         words.push(
             format!(
-                "hooks.{}=[{{hooks=[{{type=\"command\",command={},timeout={TIMEOUT_SECS}}}]}}]",
+                "hooks.{}=[{{hooks=[{{type=\"command\",command={},timeout={}}}]}}]",
                 event.name(),
-                command.to_string().trim()
+                command.to_string().trim(),
+                timeout(event)
             )
             .into(),
         );
@@ -91,7 +103,7 @@ pub fn trust(event: HookEvent, command: &str) -> (String, String) {
     let mut handler = Map::new();
     handler.insert("async".into(), Value::Bool(false));
     handler.insert("command".into(), Value::String(command.into()));
-    handler.insert("timeout".into(), Value::from(TIMEOUT_SECS));
+    handler.insert("timeout".into(), Value::from(timeout(event)));
     handler.insert("type".into(), Value::String("command".into()));
     let mut identity = Map::new();
     identity.insert("event_name".into(), Value::String(snake(event)));
@@ -126,6 +138,19 @@ mod tests {
         assert_eq!(
             hash(identity("user_prompt_submit", 600)),
             "0443bfb92304673180b4e1d57b352a127dda0392058bb4777fed49b0110d14ae"
+        );
+        // SessionEnd's, as Codex wrote it for a hook asking 10 s: held to 3 s.
+        let end = r#"{"event_name":"session_end","hooks":[{"async":false,"command":"'/bin/true' 'hook' '--dir' '/x' '--event' 'SessionEnd'","timeout":3,"type":"command"}]}"#;
+        assert_eq!(
+            hash(end.to_owned()),
+            "0ee162e6f6296f7a4fb4d901fac6fcf4f507916537fccafba354fcc3ab63b739"
+        );
+        let words =
+            ["/bin/true", "hook", "--dir", "/x", "--event", "SessionEnd"].map(OsString::from);
+        let command = crate::harness::hooks::command_line(&words);
+        assert_eq!(
+            trust(HookEvent::SessionEnd, &command).1,
+            format!("sha256:{}", hash(end.to_owned()))
         );
         // Ours: the same identity with our timeout.
         let (key, ours) = trust(HookEvent::UserPromptSubmit, "/work/codex-try/hook.sh");

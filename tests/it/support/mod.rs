@@ -1139,3 +1139,10 @@ pub fn tmux_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+/// Held by each test of `tests/heavy/` for its whole run: they load the
+/// machine, so they run one at a time (a failed one's poison is ignored).
+pub fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HEAVY.lock().unwrap_or_else(|e| e.into_inner())
+}
