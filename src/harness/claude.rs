@@ -10,8 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub const CLAUDE: &str = "claude";
 
-/// Where Claude Code keeps its files when set (otherwise `~/.claude`).
-pub const CONFIG_DIR_VARIABLE: &str = "CLAUDE_CONFIG_DIR";
+pub use super::user_files::CLAUDE_CONFIG_DIR as CONFIG_DIR_VARIABLE;
 
 /// Claude Code.
 #[derive(Debug)]

@@ -141,6 +141,19 @@ pub struct ObservedLaunch {
 /// here by [`Harness::name`], so a new harness is one more entry.
 pub static HARNESSES: &[&dyn Harness] = &[&CLAUDE_CODE, &CODEX];
 
+/// `HOME` and every harness's own variables as a pane started now will
+/// see them ([`user_files::HarnessHome::for_new_pane`]).
+pub fn home_for_new_pane(
+    tmux: &dyn crate::tmux::Run,
+    passthrough: &[(String, String)],
+) -> user_files::HarnessHome {
+    let variables: Vec<&'static str> = HARNESSES
+        .iter()
+        .flat_map(|h| h.home_variables().iter().copied())
+        .collect();
+    user_files::HarnessHome::for_new_pane(tmux, passthrough, &variables)
+}
+
 /// The harness a process is, by its argv ([`Harness::recognises`]); `None`
 /// for any other process.
 pub fn recognise(argv: &[String]) -> Option<&'static dyn Harness> {

@@ -19,21 +19,15 @@ pub struct HarnessHome {
     pub dirs: std::collections::BTreeMap<&'static str, PathBuf>,
 }
 
-/// Every variable a harness's files are found by, `HOME` first.
-fn variables() -> impl Iterator<Item = &'static str> {
-    std::iter::once("HOME").chain(
-        super::HARNESSES
-            .iter()
-            .flat_map(|h| h.home_variables().iter().copied()),
-    )
-}
+/// Where Claude Code keeps its files when set (otherwise `~/.claude`).
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
 
 impl HarnessHome {
-    /// From the-loop's own environment: the tmux server a pane is started
-    /// from inherits it, and so does the harness.
-    pub fn from_environment() -> HarnessHome {
+    /// `HOME` and `variables` from the-loop's own environment: the tmux
+    /// server a pane is started from inherits it, and so does the harness.
+    pub fn from_environment(variables: &[&'static str]) -> HarnessHome {
         let mut home = HarnessHome::default();
-        for name in variables() {
+        for name in std::iter::once(&"HOME").chain(variables) {
             let value = std::env::var_os(name)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from);
@@ -48,12 +42,15 @@ impl HarnessHome {
     /// decide where the session's conversations and trust keys live. Names
     /// passed through to sessions (`passthrough`) override; with no server
     /// running, the server about to be started inherits our own.
+    /// The harnesses' own `variables` are the ones
+    /// ([`super::home_for_new_pane`] passes every harness's).
     pub fn for_new_pane(
         tmux: &dyn crate::tmux::Run,
         passthrough: &[(String, String)],
+        variables: &[&'static str],
     ) -> HarnessHome {
-        let mut home = HarnessHome::from_environment();
-        for name in variables() {
+        let mut home = HarnessHome::from_environment(variables);
+        for name in std::iter::once(&"HOME").chain(variables) {
             if let Some(found) = server_global(tmux, name) {
                 home.set(name, found);
             }
@@ -96,7 +93,7 @@ impl HarnessHome {
     /// Claude Code's user config: `${CLAUDE_CONFIG_DIR}/.config.json` when it
     /// exists, otherwise `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
     pub fn user_config(&self) -> Option<PathBuf> {
-        if let Some(dir) = self.dir(super::claude::CONFIG_DIR_VARIABLE) {
+        if let Some(dir) = self.dir(CLAUDE_CONFIG_DIR) {
             let legacy = dir.join(".config.json");
             if legacy.exists() {
                 return Some(legacy);
@@ -108,7 +105,7 @@ impl HarnessHome {
 
     /// Claude Code's `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
     pub fn settings(&self) -> Option<PathBuf> {
-        match (self.dir(super::claude::CONFIG_DIR_VARIABLE), &self.home) {
+        match (self.dir(CLAUDE_CONFIG_DIR), &self.home) {
             (Some(dir), _) => Some(dir.join("settings.json")),
             (None, Some(home)) => Some(home.join(".claude").join("settings.json")),
             (None, None) => None,

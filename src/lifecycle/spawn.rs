@@ -82,7 +82,7 @@ pub fn attempt(
         AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
     })?;
     let passthrough = passthrough(ctx);
-    let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough);
+    let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough);
     let ready = respawn::ready(respawn::Request {
         harness,
         config: &ctx.config,

@@ -4,7 +4,6 @@
 
 use crate::harness::models::resolve;
 use crate::harness::resumable::check;
-use crate::harness::user_files::HarnessHome;
 use crate::harness::{Launch, LaunchArgs};
 use crate::lifecycle::spawn::{passthrough, spawn_checked, Start};
 use crate::lifecycle::{queue, SessionKey};
@@ -115,7 +114,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         .components()
         .any(|c| matches!(c, std::path::Component::ParentDir));
     if lexical && given_cwd != cwd {
-        let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
+        let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough(ctx));
         implementation.prepare(&ctx.config, &home, &given_cwd, &launch_args, &ctx.events);
     }
 
@@ -300,7 +299,7 @@ fn choose_conversation(
         cwd: recorded_cwd,
         args: LaunchArgs::default(),
     };
-    let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
+    let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough(ctx));
     match check(&facts, Some(&home.as_env())) {
         Ok(resumable) => Ok((
             resumable.session_id.clone(),
