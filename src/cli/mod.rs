@@ -42,8 +42,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Never print colour codes (plans, reports, errors, logs). NO_COLOR=1
-    /// does the same; without either, colour appears only on a terminal.
+    /// Never print colour codes (plans, reports, errors, logs, help).
+    /// NO_COLOR=1 and CLICOLOR=0 do the same, CLICOLOR_FORCE=1 colours even
+    /// a pipe; otherwise colour appears only on a terminal, and not when
+    /// TERM is dumb or unset.
     #[arg(long, global = true)]
     pub no_color: bool,
 
@@ -170,6 +172,7 @@ pub fn run() -> ExitCode {
         _ => {}
     }
     complete::answer_if_asked();
+    output::install_diagnostic_handler();
     let cli = match parse::<Cli>(std::env::args_os()) {
         Ok(cli) => cli,
         Err(code) => return code,
@@ -183,7 +186,7 @@ pub fn run() -> ExitCode {
             Command::Watch(_) => "info",
             _ => "warn",
         },
-        output::color_allowed(),
+        output::stderr_color(),
     );
     crate::apply::interrupt::catch_file_size_signal();
     let result = match cli.command {
@@ -217,7 +220,8 @@ fn launch(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
         Ok(launcher) => launcher,
         Err(code) => return code,
     };
-    init_tracing("warn", output::color_allowed());
+    output::install_diagnostic_handler();
+    init_tracing("warn", output::stderr_color());
     crate::apply::interrupt::catch_file_size_signal();
     finish(exec::run(launcher.args))
 }
@@ -227,12 +231,6 @@ fn finish(result: miette::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(report) => {
-            if !output::color_allowed() {
-                // miette's fancy handler otherwise paints a diagnostic on a terminal.
-                let _ = miette::set_hook(Box::new(|_| {
-                    Box::new(miette::MietteHandlerOpts::new().color(false).build())
-                }));
-            }
             crate::errln!("{report:?}");
             ExitCode::FAILURE
         }
@@ -258,11 +256,9 @@ fn parse<P: clap::Parser>(
     if no_color {
         output::disable_color();
     }
-    let mut command = P::command();
-    if !output::color_allowed() {
-        command = command.color(clap::ColorChoice::Never);
-    }
-    let parsed = command
+    // clap's own colour follows anstream's global choice, which
+    // `disable_color` set: the same choice as everything else.
+    let parsed = P::command()
         .try_get_matches_from(args)
         .and_then(|mut m| <P as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
     parsed.map_err(|err| {
@@ -283,8 +279,8 @@ fn init_tracing(default_level: &str, color: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        // No colour codes in a journal or a log file.
-        .with_ansi(color && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // No colour codes in a journal or a log file (`color` is stderr's choice).
+        .with_ansi(color)
         .with_target(false)
         .try_init();
 }
