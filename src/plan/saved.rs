@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum SavedPlanError {
-    #[error("cannot write plan {path}: {kind}")]
+    #[error("cannot write plan {path}: {}", crate::fsutil::IoKind(*.kind))]
     Write {
         path: PathBuf,
         kind: std::io::ErrorKind,
     },
-    #[error("cannot read plan {path}: {kind}")]
+    #[error("cannot read plan {path}: {}", crate::fsutil::IoKind(*.kind))]
     Read {
         path: PathBuf,
         kind: std::io::ErrorKind,

@@ -41,6 +41,7 @@ mod operator_cli;
 mod ownership;
 mod packaging;
 mod panes;
+mod plain_errors;
 mod plan_core;
 mod plan_story;
 mod preflight;
