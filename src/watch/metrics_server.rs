@@ -143,8 +143,10 @@ fn accept_loop(listener: &TcpListener, metrics: &Metrics) {
             Ok(stream) => admit(&shared, stream, metrics),
             // Out of file descriptors and the like: wait rather than spin.
             Err(err) => {
-                tracing::debug!("metrics: cannot accept a connection ({})",
-                    crate::fsutil::IoKind(err.kind()));
+                tracing::debug!(
+                    "metrics: cannot accept a connection ({})",
+                    crate::fsutil::IoKind(err.kind())
+                );
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
