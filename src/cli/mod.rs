@@ -8,6 +8,7 @@ pub(crate) mod apply;
 pub(crate) mod complete;
 mod duration;
 mod exec;
+mod help;
 mod import;
 mod man;
 pub(crate) mod output;
@@ -60,18 +61,16 @@ pub enum Command {
     /// Re-reads the env file, asks tmux once for every loop-* pane, reads each
     /// managed harness's /proc/<pid>/environ and lists, per session, every
     /// differing name with fingerprints (have → want). Nothing is changed.
-    #[command(
-        after_help = "Exit codes: 0 success; with --detailed-exitcode 0 = no drift, 2 = drift observed, 1 = error."
-    )]
+    #[command(after_help = help::PLAN, after_long_help = help::PLAN_LONG)]
     Plan(plan::PlanArgs),
     /// Respawn drifted sessions in place, resuming each conversation, and verify them.
     ///
     /// Shows the plan, asks for confirmation (or takes --auto-approve), rolls
-    /// one canary session first, then the rest with bounded parallelism.
-    #[command(
-        after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); \
-1 any left stale (unresumable, resume failed, mismatch) or an error."
-    )]
+    /// one canary session first, then the rest with bounded parallelism. A
+    /// plan saved with `plan --out FILE` is the approval, as in Terraform:
+    /// `apply FILE` asks nothing (and needs no terminal), and is refused if
+    /// the env file, a pane or a record changed since the plan was saved.
+    #[command(after_help = help::APPLY, after_long_help = help::APPLY_LONG)]
     Apply(apply::ApplyArgs),
     /// Report services and, when sessions hold a stale environment, one line saying so.
     #[command(
@@ -113,10 +112,7 @@ pub enum Command {
     /// env file fingerprint set; a session that could not be rolled is
     /// reported once and retried only when something about it changes.
     /// SIGTERM or SIGINT stops it after any roll in flight has finished.
-    #[command(
-        after_help = "Exit codes: 0 after a clean stop (SIGTERM or SIGINT); 1 when it cannot start \
-(no env.file, another watch holds <state root>/watch.lock, an unreadable config)."
-    )]
+    #[command(after_help = help::WATCH, after_long_help = help::WATCH_LONG)]
     Watch(watch::WatchArgs),
     /// Serve the shared the-loop-hub tmux session in a browser through ttyd.
     ///

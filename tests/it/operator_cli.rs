@@ -142,6 +142,65 @@ fn no_color_is_accepted_everywhere_and_turns_colour_off_on_a_terminal() {
     assert!(has_ansi(&screen), "clap paints usage errors on a terminal");
 }
 
+/// `--help` of the commands an operator scripts ends with examples: the
+/// saved-plan recipe, watch under systemd, a Codex start; `sessions start`
+/// says what it writes into the harness's settings and how to stop it.
+/// `-h` stays short.
+#[test]
+fn long_help_has_examples_and_says_what_start_writes() {
+    let w = World::new();
+    let help = |args: &[&str]| {
+        let out = w.the_loop(args);
+        assert_eq!(code(&out), Some(0), "{args:?}: {}", explain(&out));
+        stdout(&out)
+    };
+    for (command, wanted) in [
+        (
+            &["plan"][..],
+            &[
+                "Examples:",
+                "the-loop plan --out tfplan",
+                "the-loop apply tfplan",
+                "plan --env-file .env.new",
+            ][..],
+        ),
+        (
+            &["apply"],
+            &[
+                "Examples:",
+                "the-loop plan --out tfplan && the-loop apply tfplan",
+            ],
+        ),
+        (
+            &["watch"],
+            &[
+                "Examples:",
+                "systemctl --user enable --now the-loop-watch.service",
+            ],
+        ),
+        (
+            &["sessions", "start"],
+            &[
+                "Examples:",
+                "--harness codex --cwd ~/src/repo --prompt",
+                "routing.harnessTrust: false",
+                "routing.harnessPlugins: false",
+            ],
+        ),
+    ] {
+        let long = help(&[command, &["--help"]].concat());
+        for want in wanted {
+            assert!(
+                long.contains(want),
+                "{command:?} --help lacks {want:?}:\n{long}"
+            );
+        }
+        let short = help(&[command, &["-h"]].concat());
+        assert!(short.contains("Exit codes:"), "{command:?} -h:\n{short}");
+        assert!(!short.contains("Examples:"), "{command:?} -h:\n{short}");
+    }
+}
+
 /// One colour choice for every stream: miette's diagnostics (once painted
 /// whatever `--no-color` said) follow `--no-color`, `NO_COLOR`, `CLICOLOR`,
 /// `CLICOLOR_FORCE` and `TERM=dumb` exactly as the views and clap do.
