@@ -14,8 +14,10 @@ mod man;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod sessions;
+mod show;
 mod standing;
 pub(crate) mod status;
+mod validate;
 mod watch;
 mod web_terminal;
 
@@ -72,6 +74,27 @@ pub enum Command {
     /// the env file, a pane or a record changed since the plan was saved.
     #[command(after_help = help::APPLY, after_long_help = help::APPLY_LONG)]
     Apply(apply::ApplyArgs),
+    /// Show a plan saved with `plan --out FILE`, as `plan` showed it.
+    ///
+    /// Reads the file alone (no config, tmux or /proc), so a second reviewer
+    /// can read it anywhere. A file that is not a saved plan is refused,
+    /// naming it.
+    #[command(
+        after_help = "Exit codes: 0 shown; 1 not a saved plan, or unreadable.\n\nExamples:\n  the-loop plan --out tfplan\n  the-loop show tfplan\n  the-loop show tfplan --json | jq '.sessions[] | select(.action == \"respawn\") | .ref'\n  the-loop apply tfplan"
+    )]
+    Show(show::ShowArgs),
+    /// Check the config and the env file (syntax, names, policy) without tmux.
+    ///
+    /// Loads the config and the env file exactly as `plan` does, and the
+    /// policy that joins them (env.deliver names the file declares, no
+    /// credential in env.sessionPassthrough), touching neither tmux nor
+    /// /proc nor the state root: for a pre-commit hook, or an Ansible task
+    /// that checks a new env file before it is pushed. Errors give the file,
+    /// line and column, and never a value.
+    #[command(
+        after_help = "Exit codes: 0 valid; 1 invalid (the error says where) or unreadable.\n\nExamples:\n  the-loop validate\n  the-loop validate --env-file .env.new          # a candidate, before it is swapped in\n  the-loop validate --env-file .env.new --json"
+    )]
+    Validate(validate::ValidateArgs),
     /// Report services and, when sessions hold a stale environment, one line saying so.
     #[command(
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
@@ -189,6 +212,8 @@ pub fn run() -> ExitCode {
         Command::Plan(args) => plan::run(cli.config.as_deref(), args),
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
         Command::Status(args) => status::run(cli.config.as_deref(), args),
+        Command::Show(args) => show::run(args),
+        Command::Validate(args) => validate::run(cli.config.as_deref(), args),
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Import(args) => import::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),

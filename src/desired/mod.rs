@@ -18,6 +18,12 @@ pub enum DesiredError {
         help("add `env:\n  file: path/to/.env` to the config; without it, respawning would cost every pane and change nothing")
     )]
     NoEnvFile { config: PathBuf },
+    #[error("{config}: no env.file is configured, so --env-file has no env file to preview a rotation of")]
+    #[diagnostic(
+        code(the_loop::desired::no_env_file),
+        help("add `env:\n  file: path/to/.env` to the config; `the-loop validate --env-file FILE` checks a file on its own")
+    )]
+    CandidateWithoutEnvFile { config: PathBuf },
     /// The configured env file does not exist: said with the config line
     /// that names it, which is where a typo would be fixed.
     #[error("cannot read env file {path}: no such file (it is env.file, set at {set_at})")]
@@ -54,6 +60,29 @@ pub fn load_policy(config: &Config, require_env_file: bool) -> Result<Policy, De
 /// once `env.file` holds what the candidate holds.
 pub fn load_policy_with(config: &Config, candidate: &Path) -> Result<Policy, DesiredError> {
     Ok(Policy::new(config, Some(EnvFile::load(candidate)?))?)
+}
+
+/// The policy `plan --env-file CANDIDATE` plans against, and the
+/// configured env file the candidate would replace (`None` when the
+/// candidate is that file itself, under any name: then it is a plain plan).
+pub fn load_candidate_policy(
+    config: &Config,
+    candidate: &Path,
+) -> Result<(Policy, Option<PathBuf>), DesiredError> {
+    let Some(configured) = &config.env.file else {
+        return Err(DesiredError::CandidateWithoutEnvFile {
+            config: config.path.clone(),
+        });
+    };
+    // Absolute, as every path in a plan is: a saved plan is applied from
+    // wherever the operator stands then.
+    let candidate = std::path::absolute(candidate).unwrap_or_else(|_| candidate.to_owned());
+    let policy = load_policy_with(config, &candidate)?;
+    let same = match (candidate.canonicalize(), configured.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    Ok((policy, (!same).then(|| configured.clone())))
 }
 
 /// [`EnvFile::load`] of `env.file`; a missing file names the config line

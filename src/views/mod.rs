@@ -10,10 +10,13 @@ pub mod delivery;
 pub mod import;
 pub mod notes;
 pub mod plan;
+mod plan_next;
 pub mod sessions;
 pub mod sessions_list;
+pub mod show;
 pub mod standing;
 pub mod status;
+pub mod validate;
 pub mod web_terminal;
 
 pub use crate::style::Style;
