@@ -140,8 +140,9 @@ fn desired_finding(error: &DesiredError) -> Finding {
         DesiredError::EnvFile(EnvFileError::Read { path, .. })
         | DesiredError::EnvFile(EnvFileError::Refused { path, .. })
         | DesiredError::EnvFileMissing { path, .. } => finding(error, Some(path), None),
-        DesiredError::NoEnvFile { config }
-        | DesiredError::CandidateWithoutEnvFile { config } => finding(error, Some(config), None),
+        DesiredError::NoEnvFile { config } | DesiredError::CandidateWithoutEnvFile { config } => {
+            finding(error, Some(config), None)
+        }
         DesiredError::Policy(policy) => finding(error, Some(policy.config()), None),
     }
 }

@@ -9,8 +9,8 @@ use crate::plan::model::*;
 use crate::style::Painted;
 use std::fmt::Write;
 
-pub use super::plan_next::Next;
 use super::plan_next::footer;
+pub use super::plan_next::Next;
 
 pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {
     fp.as_ref()

@@ -133,4 +133,3 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
     }
     out
 }
-

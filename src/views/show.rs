@@ -21,7 +21,7 @@ pub fn render(path: &Path, plan: &Plan, style: Style) -> String {
 pub fn saved_to(path: &Path, plan: &Plan) -> String {
     let refused = match &plan.candidate_for {
         Some(configured) => format!(
-            "until {} holds what the candidate holds, and if anything else changed",
+            "until {} holds what the candidate holds, or if anything else changed since",
             configured.display()
         ),
         None => "if the env file, a pane or a record changed since".to_owned(),

@@ -12,7 +12,11 @@ pub fn render(report: &ValidateReport, style: Style) -> String {
     }
     match (&report.env_file, report.names) {
         (Some(file), Some(names)) => {
-            let candidate = if report.candidate { ", a candidate" } else { "" };
+            let candidate = if report.candidate {
+                ", a candidate"
+            } else {
+                ""
+            };
             let _ = writeln!(
                 out,
                 "  env file  {} ({names} names declared{candidate})",

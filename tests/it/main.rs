@@ -57,6 +57,7 @@ mod schemas;
 mod session_loop;
 mod sessions;
 mod start_faults;
+mod terraform_habits;
 mod texts;
 mod tmux_call_count;
 mod tmux_compat;
