@@ -49,7 +49,7 @@ pub enum SavedPlanError {
     #[error("the saved plan {path} is stale:\n{}", .changes.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n"))]
     #[diagnostic(
         code(the_loop::plan::stale),
-        help("run `the-loop plan --out FILE` again and review the new plan")
+        help("run `the-loop plan --out FILE` again and review the new plan (a candidate's plan: swap the candidate in first)")
     )]
     Stale { path: PathBuf, changes: Vec<String> },
 }
