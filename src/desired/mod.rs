@@ -89,7 +89,10 @@ pub fn load_candidate_policy(
 /// that set it.
 fn load_configured(config: &Config, path: &Path) -> Result<EnvFile, DesiredError> {
     EnvFile::load(path).map_err(|error| match error {
-        EnvFileError::Read { path, kind } if kind == std::io::ErrorKind::NotFound => {
+        EnvFileError::Read {
+            path,
+            kind: std::io::ErrorKind::NotFound,
+        } => {
             let set_at = match config::position_of(&config.path, &["env", "file"]) {
                 Some((line, column)) => format!("{}:{line}:{column}", config.path.display()),
                 None => config.path.display().to_string(),
