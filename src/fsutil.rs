@@ -402,6 +402,17 @@ mod tests {
         assert_eq!(read, own);
     }
 
+    /// The kinds a person meets are said in their words, not Rust's.
+    #[test]
+    fn io_kinds_are_said_in_words() {
+        use io::ErrorKind as K;
+        assert_eq!(IoKind(K::NotFound).to_string(), "no such file or directory");
+        assert_eq!(IoKind(K::Other).to_string(), "an unexpected error");
+        for kind in [K::NotFound, K::IsADirectory, K::InvalidData, K::Other] {
+            assert_ne!(IoKind(kind).to_string(), kind.to_string(), "{kind:?}");
+        }
+    }
+
     #[test]
     fn a_read_that_ends_short_is_whole_once_the_known_size_is_in() {
         let dir = tempfile::tempdir().unwrap();
