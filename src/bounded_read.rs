@@ -181,9 +181,9 @@ pub fn refusal(e: &io::Error) -> Option<String> {
     too_large(e).map(|t| t.to_string())
 }
 
-/// [`refusal`], or the error's kind.
+/// [`refusal`], or the error's kind in words.
 pub fn describe(e: &io::Error) -> String {
-    refusal(e).unwrap_or_else(|| e.kind().to_string())
+    refusal(e).unwrap_or_else(|| crate::fsutil::IoKind(e.kind()).to_string())
 }
 
 /// Opens `path` for reading if it is a regular file; with its size.

@@ -64,11 +64,57 @@ pub fn not_regular(e: &io::Error) -> Option<SpecialFile> {
 }
 
 /// A short reason for an error from this module: the special file it met,
-/// or the error's kind. Never the file's content.
+/// or the error's kind in words. Never the file's content.
 pub fn describe(e: &io::Error) -> String {
     match not_regular(e) {
         Some(special) => format!("it is {special}, not a regular file; left alone"),
-        None => e.kind().to_string(),
+        None => IoKind(e.kind()).to_string(),
+    }
+}
+
+/// An I/O error's kind in an operator's words. Errors keep the kind alone
+/// (an `io::Error` may carry text from elsewhere), and Rust's own wording
+/// of a kind is a programmer's: `NotFound` is "entity not found".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoKind(pub io::ErrorKind);
+
+impl std::fmt::Display for IoKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use io::ErrorKind as K;
+        f.write_str(match self.0 {
+            K::NotFound => "no such file or directory",
+            K::PermissionDenied => "permission denied",
+            K::AlreadyExists => "it already exists",
+            K::IsADirectory => "it is a directory",
+            K::NotADirectory => "a part of the path is not a directory",
+            K::DirectoryNotEmpty => "the directory is not empty",
+            K::ReadOnlyFilesystem => "the file system is read-only",
+            K::StorageFull => "no space is left on the device",
+            K::QuotaExceeded => "the disk quota is exceeded",
+            K::FileTooLarge => "the file is too large",
+            K::InvalidFilename => "the file name is too long or not valid",
+            // What `bounded_read::read_string` and the lock file say of a
+            // file that is not UTF-8: the only producers of this kind here.
+            K::InvalidData => "it is not UTF-8 text",
+            K::TimedOut => "it timed out",
+            K::Interrupted => "interrupted by a signal",
+            K::ResourceBusy => "the resource is busy",
+            K::ExecutableFileBusy => "the executable is being written (text file busy)",
+            K::CrossesDevices => "it would cross file systems",
+            K::TooManyLinks => "too many links",
+            K::OutOfMemory => "out of memory",
+            K::AddrInUse => "the address is already in use",
+            K::AddrNotAvailable => "the address is not one of this machine's",
+            K::ConnectionRefused => "the connection was refused",
+            K::BrokenPipe => "the other end went away (broken pipe)",
+            K::Unsupported => "it is not supported on this system",
+            K::UnexpectedEof => "it ended early",
+            K::WouldBlock => "it would block",
+            K::ArgumentListTooLong => "the argument list is too long",
+            K::Other => "an unexpected error",
+            // Rust's wording, which is plain enough for the rest.
+            other => return write!(f, "{other}"),
+        })
     }
 }
 
@@ -354,6 +400,17 @@ mod tests {
         let own = std::fs::read("/proc/self/cmdline").unwrap();
         let read = read_whole(&File::open("/proc/self/cmdline").unwrap(), 8).unwrap();
         assert_eq!(read, own);
+    }
+
+    /// The kinds a person meets are said in their words, not Rust's.
+    #[test]
+    fn io_kinds_are_said_in_words() {
+        use io::ErrorKind as K;
+        assert_eq!(IoKind(K::NotFound).to_string(), "no such file or directory");
+        assert_eq!(IoKind(K::Other).to_string(), "an unexpected error");
+        for kind in [K::NotFound, K::IsADirectory, K::InvalidData, K::Other] {
+            assert_ne!(IoKind(kind).to_string(), kind.to_string(), "{kind:?}");
+        }
     }
 
     #[test]

@@ -50,6 +50,16 @@ pub enum PolicyError {
     PassthroughIsSecret { config: PathBuf, name: String },
 }
 
+impl PolicyError {
+    /// The config whose keys are at fault.
+    pub fn config(&self) -> &std::path::Path {
+        match self {
+            PolicyError::DeliverUndeclared { config, .. }
+            | PolicyError::PassthroughIsSecret { config, .. } => config,
+        }
+    }
+}
+
 /// The policy for one config and one reading of the env file.
 #[derive(Debug, Clone)]
 pub struct Policy {

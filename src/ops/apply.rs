@@ -122,7 +122,7 @@ pub enum ApplyError {
     #[error("refusing to respawn sessions without confirmation: {0}")]
     #[diagnostic(
         code(the_loop::apply::needs_approval),
-        help("review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`")
+        help("review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`; or save the plan you review and apply that file, which asks nothing: `the-loop plan --out tfplan`, then `the-loop apply tfplan`")
     )]
     NeedsApproval(&'static str),
     #[error("apply cancelled; nothing was changed")]

@@ -8,9 +8,11 @@ pub mod import;
 pub mod notes;
 pub mod resolve;
 pub mod sessions;
+pub mod show;
 pub mod spawn;
 pub mod standing;
 pub mod status;
+pub mod validate;
 pub mod web_terminal;
 
 pub use crate::lifecycle::context::Context;

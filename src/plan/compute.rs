@@ -81,6 +81,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         unmanaged_counted: false,
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),
+        candidate_for: None,
         env_fingerprints: policy.file_fingerprints(),
         sessions: plans,
         delivered_by_helper: [crate::harness::hooks::HELPER_DELIVERED]

@@ -22,6 +22,13 @@ pub struct Plan {
     pub format_version: String,
     /// The env file this plan was computed against.
     pub env_file: Option<PathBuf>,
+    /// Set by `plan --env-file CANDIDATE`: the configured `env.file` that
+    /// the candidate (`env_file`) would replace. The plan says what a
+    /// rotation to the candidate would do; saved, it is applied only once
+    /// this file declares exactly the candidate's names and fingerprints.
+    /// Null for a plan of the configured env file.
+    #[serde(default)]
+    pub candidate_for: Option<PathBuf>,
     /// Name → fingerprint of every value the env file declared.
     pub env_fingerprints: BTreeMap<String, Fingerprint>,
     /// Contract: one entry per managed or unmanaged `loop-*` session.

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum SavedPlanError {
-    #[error("cannot write plan {path}: {kind}")]
+    #[error("cannot write plan {path}: {}", crate::fsutil::IoKind(*.kind))]
     Write {
         path: PathBuf,
         kind: std::io::ErrorKind,
     },
-    #[error("cannot read plan {path}: {kind}")]
+    #[error("cannot read plan {path}: {}", crate::fsutil::IoKind(*.kind))]
     Read {
         path: PathBuf,
         kind: std::io::ErrorKind,
@@ -21,16 +21,24 @@ pub enum SavedPlanError {
     /// Not a regular file, or over [`crate::bounded_read::SAVED_PLAN`].
     #[error("cannot read plan {path}: {reason}")]
     Refused { path: PathBuf, reason: String },
-    #[error(
-        "{path} is not a plan written by `the-loop plan --out` (line {line}, column {column})"
-    )]
-    #[diagnostic(code(the_loop::plan::unreadable))]
-    Parse {
+    /// Not JSON at all (an env file, a config): where the parser stopped,
+    /// never what it read there.
+    #[error("{path} is not a saved plan: it is not JSON (line {line}, column {column})")]
+    #[diagnostic(code(the_loop::plan::unreadable), help("{}", NOT_A_PLAN_HELP))]
+    NotJson {
         path: PathBuf,
         line: usize,
         column: usize,
     },
+    /// JSON, but not a plan (`status --json`, an apply report).
+    #[error("{path} is not a saved plan: it is JSON, but not what `the-loop plan --out` writes")]
+    #[diagnostic(code(the_loop::plan::unreadable), help("{}", NOT_A_PLAN_HELP))]
+    NotAPlan { path: PathBuf },
     #[error("{path} has plan format {found}; this the-loop reads format {FORMAT_VERSION}")]
+    #[diagnostic(
+        code(the_loop::plan::version),
+        help("save the plan again with this the-loop: `the-loop plan --out FILE`")
+    )]
     Version { path: PathBuf, found: String },
     #[error("the saved plan {path} does not plan for target {target}")]
     #[diagnostic(
@@ -41,7 +49,7 @@ pub enum SavedPlanError {
     #[error("the saved plan {path} is stale:\n{}", .changes.iter().map(|c| format!("  - {c}")).collect::<Vec<_>>().join("\n"))]
     #[diagnostic(
         code(the_loop::plan::stale),
-        help("run `the-loop plan --out FILE` again and review the new plan")
+        help("run `the-loop plan --out FILE` again and review the new plan (a candidate's plan: swap the candidate in first)")
     )]
     Stale { path: PathBuf, changes: Vec<String> },
 }
@@ -68,29 +76,36 @@ pub fn read(path: &Path) -> Result<Plan, SavedPlanError> {
             },
         }
     })?;
+    // serde's messages are never passed on: they may quote what they read.
     let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| SavedPlanError::Parse {
+        serde_json::from_slice(&bytes).map_err(|e| SavedPlanError::NotJson {
             path: path.into(),
             line: e.line(),
             column: e.column(),
         })?;
-    let found = value
-        .get("format_version")
-        .and_then(|v| v.as_str())
-        .unwrap_or("none")
-        .to_owned();
+    let not_a_plan = || SavedPlanError::NotAPlan { path: path.into() };
+    // Every plan has these two; a document without them is something else,
+    // whatever its format_version says (`status --json` has one too).
+    let found = match (value.get("format_version"), value.get("env_fingerprints")) {
+        (Some(serde_json::Value::String(found)), Some(_)) => found.clone(),
+        _ => return Err(not_a_plan()),
+    };
     if found != FORMAT_VERSION {
         return Err(SavedPlanError::Version {
             path: path.into(),
-            found,
+            // Printed: so only when it is short and plain.
+            found: if found.len() <= 8 && found.chars().all(|c| c.is_ascii_alphanumeric()) {
+                found
+            } else {
+                "(not a version)".into()
+            },
         });
     }
-    serde_json::from_value(value).map_err(|_| SavedPlanError::Parse {
-        path: path.into(),
-        line: 0,
-        column: 0,
-    })
+    serde_json::from_value(value).map_err(|_| not_a_plan())
 }
+
+const NOT_A_PLAN_HELP: &str =
+    "a saved plan is the file `the-loop plan --out FILE` wrote; `the-loop show FILE` reads one";
 
 /// The sessions a saved plan may act on: its own managed sessions, or the
 /// `--target` subset of them. A target the plan does not hold is refused,
@@ -141,8 +156,21 @@ impl Plan {
 /// saved plan still describes the world.
 pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     let mut changes = Vec::new();
-    if saved.env_file != now.env_file {
+    // A candidate's plan (`plan --env-file`) is for the file it would
+    // replace, and holds once that file declares what the candidate did:
+    // the fingerprint checks below are then the whole "swapped in" test.
+    let applies_to = saved.candidate_for.as_ref().or(saved.env_file.as_ref());
+    if applies_to != now.env_file.as_ref() {
         changes.push("the configured env file is a different file".to_owned());
+    } else if let (Some(candidate), Some(configured)) = (&saved.env_file, &saved.candidate_for) {
+        if saved.env_fingerprints != now.env_fingerprints {
+            changes.push(format!(
+                "the plan previews the candidate {}, and env.file ({}) does not hold it yet: \
+                 swap it in, then apply",
+                candidate.display(),
+                configured.display()
+            ));
+        }
     }
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {

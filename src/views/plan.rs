@@ -9,6 +9,9 @@ use crate::plan::model::*;
 use crate::style::Painted;
 use std::fmt::Write;
 
+use super::plan_next::footer;
+pub use super::plan_next::Next;
+
 pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {
     fp.as_ref()
         .map_or("(absent)", crate::secret::Fingerprint::as_str)
@@ -75,27 +78,12 @@ pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
     line
 }
 
-/// Which command shows the plan. The footer says what happens next, and
-/// that depends on who is asking: `plan` changes nothing, `apply` respawns
-/// drifted sessions, a restart rolls every targeted session, drifted or not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
-    Plan,
-    Apply {
-        dry_run: bool,
-    },
-    Restart {
-        command: &'static str,
-        dry_run: bool,
-    },
-}
-
 /// The plan as `plan` shows it.
 pub fn render_plan(plan: &Plan, style: Style) -> String {
     render_plan_for(plan, Next::Plan, style)
 }
 
-pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
+pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
         Some(path) => {
@@ -107,9 +95,13 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
                     plan.delivered_by_helper.join(", ")
                 )
             };
+            let candidate = match &plan.candidate_for {
+                Some(configured) => format!(", a candidate for env.file {}", configured.display()),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "env file: {} ({} names declared{helper})",
+                "env file: {} ({} names declared{helper}){candidate}",
                 path.display(),
                 plan.env_fingerprints.len()
             );
@@ -170,94 +162,6 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
         s.unmanaged
     );
     out.push_str(&footer(plan, next));
-    out
-}
-
-/// What happens next, true for the command that printed the plan.
-fn footer(plan: &Plan, next: Next) -> String {
-    let s = &plan.summary;
-    let will = |dry_run: bool| if dry_run { "would" } else { "will" };
-    let mut out = String::new();
-    if s.resume > 0 {
-        out.push_str(
-            "An earlier roll was interrupted after ending a harness: `the-loop apply` respawns its pane, resuming the recorded conversation.\n",
-        );
-    }
-    if let Some(failed) = &plan.observation_failed {
-        let (it, they) = match failed.sessions.len() {
-            1 => ("it", "it"),
-            _ => ("they", "them"),
-        };
-        let _ = writeln!(out, "Blind: {failed}.");
-        let _ = match next {
-            Next::Plan => writeln!(
-                out,
-                "Whether {it} drifted is unknown: an error, not a clean plan (`plan --detailed-exitcode` exits 1)."
-            ),
-            Next::Apply { .. } => writeln!(out, "apply rolls none of {they}, and exits 1."),
-            Next::Restart { command, .. } => {
-                writeln!(out, "{command} restarts none of {they}, and exits 1.")
-            }
-        };
-    }
-    let blind = plan.observation_failed.is_some();
-    match next {
-        Next::Plan if s.respawn > 0 => out.push_str(
-            "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
-        ),
-        Next::Apply { dry_run } if s.respawn > 0 => {
-            let _ = writeln!(
-                out,
-                "apply {} respawn {} drifted session(s) in place, resuming each conversation.",
-                will(dry_run),
-                s.respawn
-            );
-        }
-        Next::Plan | Next::Apply { .. }
-            if !plan.has_drift() && !blind && plan.has_unmanaged_drift() =>
-        {
-            let held = plan
-                .unmanaged_harnesses
-                .iter()
-                .filter(|h| h.drifted())
-                .count();
-            let _ = writeln!(
-                out,
-                "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."
-            );
-        }
-        Next::Plan | Next::Apply { .. } if !plan.has_drift() && !blind => out.push_str(
-            "No drift: every session that could be read holds the desired environment.\n",
-        ),
-        Next::Plan | Next::Apply { .. } => {}
-        Next::Restart { command, dry_run } => {
-            let restarting = plan
-                .sessions
-                .iter()
-                .filter(|p| p.action != Action::Skip && p.left_alone.is_none())
-                .count();
-            if restarting == 0 {
-                let _ = writeln!(
-                    out,
-                    "{command} has nothing to restart: no targeted session is running with a readable environment."
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "{command} {} restart {restarting} session(s) in place ({} drifted), resuming each conversation.",
-                    will(dry_run),
-                    s.respawn
-                );
-            }
-        }
-    }
-    if s.left_alone > 0 {
-        let _ = writeln!(
-            out,
-            "{} drifted session(s) cannot be resumed: a roll leaves them alone (reasons above).",
-            s.left_alone
-        );
-    }
     out
 }
 

@@ -258,7 +258,7 @@ impl Watch {
             if let Err(err) = self.memory.save(&self.state_root) {
                 tracing::warn!(
                     "cannot save the watch memory ({}); a restart may roll a session again",
-                    err.kind()
+                    crate::fsutil::IoKind(err.kind())
                 );
             }
         }

@@ -44,6 +44,8 @@ const SESSION_SHORT: &str = "q'$\"Zx";
 const CALLER_TOKEN: &str = "caller-sw33p-aa01";
 const CALLER_EXTRA: &str = "%c$1!x";
 const CALLER_QUOTES: &str = "caller \"q\" 'sw33p'";
+/// A candidate env file (`plan --env-file`, `validate --env-file`).
+const CANDIDATE_TOKEN: &str = "xoxb-CANDIDATE-sw33p-6f1e";
 /// A malformed env file: everything after the unterminated quote.
 const UNTERMINATED: &str = "unterminated-sw33p-71c";
 const REST_OF_FILE: &str = "rest-of-file-sw33p-0e0";
@@ -76,6 +78,7 @@ const CANARIES: &[&str] = &[
     REST_OF_FILE,
     CORRUPT_TRUNCATED,
     CORRUPT_WRONG_TYPE,
+    CANDIDATE_TOKEN,
 ];
 
 const CALLER_ENV: &[(&str, &str)] = &[
@@ -125,7 +128,9 @@ use Scenario::*;
 
 struct Row {
     scenario: Scenario,
-    /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}` and `{pane}` are filled in.
+    /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}`, `{pane}`,
+    /// `{env}` (the env file), `{candidate}` (a candidate env file) and
+    /// `{candplan}` (a plan saved against the candidate) are filled in.
     args: &'static str,
     code: i32,
     /// Text that must appear in stdout or stderr, proving the path was taken.
@@ -164,6 +169,29 @@ const ROWS: &[Row] = &[
     row(DeadPane, "plan --detailed-exitcode", 2, "not running"),
     row(CorruptRecords, "plan", 0, "registry record"),
     row(CorruptRecords, "plan --json", 0, "\"corrupt_records\""),
+    row(Drifted, "plan --env-file {candidate}", 0, "a candidate for env.file"),
+    row(Drifted, "plan --env-file {candidate} --json --detailed-exitcode", 2, "\"candidate_for\""),
+    row(Drifted, "plan --env-file {candidate} --out {plan}", 0, "Saved this plan"),
+    row(Malformed, "plan --env-file {candidate}", 0, "a candidate for env.file"),
+    row(Fresh, "plan --env-file {env}", 0, "No loop-* sessions"),
+    // show
+    row(Drifted, "show {plan}", 0, "Saved plan:"),
+    row(Drifted, "show {plan} --json", 0, "\"env_fingerprints\""),
+    row(Drifted, "show {candplan}", 0, "a candidate for env.file"),
+    row(Drifted, "show {env}", 1, "is not a saved plan"),
+    row(Malformed, "show {env} --json", 1, "is not a saved plan"),
+    row(Drifted, "show {config}", 1, "is not a saved plan"),
+    row(Drifted, "show --help", 0, "PLANFILE"),
+    // validate
+    row(Drifted, "validate", 0, "The configuration is valid"),
+    row(Drifted, "validate --json", 0, "\"valid\": true"),
+    row(Drifted, "validate --env-file {candidate}", 0, "a candidate"),
+    row(NoTmux, "validate --json", 0, "\"valid\": true"),
+    row(Malformed, "validate", 1, "unterminated double-quoted"),
+    row(Malformed, "validate --json", 1, "the_loop::envfile::syntax"),
+    row(EnvIsDirectory, "validate --json", 1, "cannot read env file"),
+    row(EnvDangling, "validate", 1, "no such file"),
+    row(Drifted, "validate --help", 0, "--env-file"),
     // apply
     row(Drifted, "apply", 1, "without confirmation"),
     row(Drifted, "apply --auto-approve", 0, "restarted (verified)"),
@@ -183,6 +211,9 @@ const ROWS: &[Row] = &[
     row(Drifted, "apply --json-stream", 1, "--auto-approve"),
     row(Drifted, "apply --input=false", 1, "--input=false"),
     row(Drifted, "apply {plan} --target {ref} --auto-approve --lock-timeout 5s", 0, "restarted (verified)"),
+    row(Drifted, "apply {plan}", 0, "restarted (verified)"),
+    row(Drifted, "apply {plan} --json-stream", 0, "\"type\":\"finished\""),
+    row(Drifted, "apply {candplan}", 1, "swap it in"),
     row(Drifted, "sessions restart --all --json-stream --no-color", 0, "\"type\":\"verified\""),
     row(Malformed, "apply --auto-approve", 1, "unterminated double-quoted"),
     row(Malformed, "apply --auto-approve --json", 1, "unterminated double-quoted"),
@@ -577,6 +608,13 @@ fn run_row(row: &Row, trace: bool) -> usize {
     let b = build(row.scenario);
     let w = &b.w;
     let plan_path = w.state.join("saved-plan.json");
+    let candplan = w.state.join("candidate-plan.json");
+    let candidate = w.root().join("candidate.env");
+    std::fs::write(
+        &candidate,
+        current_env_file().replace(FILE_TOKEN, CANDIDATE_TOKEN),
+    )
+    .unwrap();
     let cwd = w.work.join("new-session");
     std::fs::create_dir_all(&cwd).unwrap();
     let filled = row
@@ -585,7 +623,10 @@ fn run_row(row: &Row, trace: bool) -> usize {
         .replace("{cwd}", cwd.to_str().unwrap())
         .replace("{config}", w.config_path.to_str().unwrap())
         .replace("{plan}", plan_path.to_str().unwrap())
-        .replace("{pane}", &b.pane);
+        .replace("{pane}", &b.pane)
+        .replace("{env}", w.env_path.to_str().unwrap())
+        .replace("{candidate}", candidate.to_str().unwrap())
+        .replace("{candplan}", candplan.to_str().unwrap());
     let args: Vec<&str> = filled.split(' ').collect();
     let mut env: Vec<(&str, &str)> = CALLER_ENV.to_vec();
     env.extend(b.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -598,6 +639,24 @@ fn run_row(row: &Row, trace: bool) -> usize {
             saved.status.code(),
             Some(0),
             "saving the plan: {}",
+            stderr(&saved)
+        );
+    }
+    if row.args.contains("{candplan}") {
+        let saved = w.the_loop_with(
+            &[
+                "plan",
+                "--env-file",
+                candidate.to_str().unwrap(),
+                "--out",
+                candplan.to_str().unwrap(),
+            ],
+            &env,
+        );
+        assert_eq!(
+            saved.status.code(),
+            Some(0),
+            "saving the candidate's plan: {}",
             stderr(&saved)
         );
     }

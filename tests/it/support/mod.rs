@@ -2,10 +2,9 @@
 //! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
 //! stand-in harness on PATH as `claude`. tmux and /proc are always real.
 
-#![allow(
-    dead_code,
-    reason = "each test module uses its own part of the support"
-)]
+// `dead_code` is allowed where each test binary declares `mod support`
+// (`tests/it/main.rs`, `tests/heavy/main.rs`): said here as well, clippy
+// 1.95 calls it a duplicated attribute.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
