@@ -2,9 +2,13 @@
 //! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
 //! stand-in harness on PATH as `claude`. tmux and /proc are always real.
 
-// `dead_code` is allowed where each test binary declares `mod support`
-// (`tests/it/main.rs`, `tests/heavy/main.rs`): said here as well, clippy
-// 1.95 calls it a duplicated attribute.
+// Said once, here: the `it` and `heavy` binaries each use their own part
+// (an allowance where they declare `mod support` as well is a duplicated
+// attribute to clippy 1.95).
+#![allow(
+    dead_code,
+    reason = "each test module uses its own part of the support"
+)]
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
