@@ -34,6 +34,11 @@ pub fn status() -> serde_json::Value {
     schema_for::<crate::ops::status::StatusReport>()
 }
 
+/// `fingerprint --json`.
+pub fn fingerprint() -> serde_json::Value {
+    schema_for::<crate::ops::fingerprint::FingerprintReport>()
+}
+
 /// Each line of `<state root>/events.jsonl`.
 pub fn events() -> serde_json::Value {
     schema_for::<crate::events::EventLine>()
@@ -52,5 +57,6 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("sessions-list.schema.json", sessions_list()),
         ("status.schema.json", status()),
         ("events.schema.json", events()),
+        ("fingerprint.schema.json", fingerprint()),
     ]
 }

@@ -23,6 +23,9 @@ pub enum DesiredError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Policy(#[from] PolicyError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Key(#[from] crate::secret::store::KeyFileError),
 }
 
 /// Reads the env file now (never cached) and builds the policy. With
@@ -38,4 +41,16 @@ pub fn load_policy(config: &Config, require_env_file: bool) -> Result<Policy, De
         None => None,
     };
     Ok(Policy::new(config, env_file)?)
+}
+
+/// [`load_policy`] (an env file required) for a command that names values
+/// by fingerprint (`plan`, `apply`, `watch`): with the local key, read or
+/// created under the state root, when the mode or a guessable value needs
+/// it. The launcher and the spawns use [`load_policy`]: they name no value.
+pub fn load_policy_with_key(config: &Config) -> Result<Policy, DesiredError> {
+    let mut policy = load_policy(config, true)?;
+    if policy.needs_key() {
+        policy.attach_key(crate::secret::store::load_or_create(&config.state_root)?);
+    }
+    Ok(policy)
 }

@@ -10,7 +10,7 @@
 use super::config::Config;
 use super::envfile::EnvFile;
 use crate::registry::SessionKey;
-use crate::secret::{Fingerprint, SecretValue};
+use crate::secret::{FingerprintKey, FingerprintMode, Fingerprinter, Seal, SecretValue, Shown};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -65,6 +65,9 @@ pub struct Policy {
     /// `routing.models`, against which a record's model and effort are
     /// re-validated before a launch and when planning.
     models: BTreeMap<String, Vec<String>>,
+    /// `env.fingerprint`, and the local key once [`Policy::attach_key`]
+    /// gave it: every value the plan names is named through it.
+    fingerprinter: Fingerprinter,
 }
 
 /// What one session must hold.
@@ -117,7 +120,46 @@ impl Policy {
             config_path: config.path.clone(),
             instance: config.instance.clone(),
             models: config.routing.models.clone(),
+            fingerprinter: Fingerprinter::new(config.env.fingerprint),
         })
+    }
+
+    /// Whether naming this env file's values needs the local key: always
+    /// in `keyed` mode, and in `sha256` mode when a value can be guessed,
+    /// to seal it ([`Policy::withheld_seal`], [`Policy::file_state`]).
+    pub fn needs_key(&self) -> bool {
+        self.fingerprinter.mode() == FingerprintMode::Keyed
+            || self
+                .file_entries()
+                .any(|(_, v)| crate::secret::guessable(v))
+    }
+
+    /// Gives the policy the local key (read by the caller: this module
+    /// does no I/O).
+    pub fn attach_key(&mut self, key: FingerprintKey) {
+        self.fingerprinter = std::mem::take(&mut self.fingerprinter).with_key(key);
+    }
+
+    pub fn fingerprinter(&self) -> &Fingerprinter {
+        &self.fingerprinter
+    }
+
+    /// What a plan shows for `name` holding `value`: the-loop's own
+    /// identifiers are never secret (a ref, a path, an instance name), so
+    /// they are never withheld for being short.
+    pub fn show(&self, name: &str, value: &[u8]) -> Shown {
+        if is_identifier(name) {
+            self.fingerprinter.show_public(value)
+        } else {
+            self.fingerprinter.show(value)
+        }
+    }
+
+    fn file_entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.env_file
+            .iter()
+            .flat_map(|f| f.entries.iter())
+            .map(|e| (e.name.as_str(), e.value.expose_bytes()))
     }
 
     /// The models (and their effort levels) the operator declares now.
@@ -137,11 +179,49 @@ impl Policy {
 
     /// Name → fingerprint of every value the env file declares, for plans
     /// and for spotting that the file changed since a saved plan.
-    pub fn file_fingerprints(&self) -> BTreeMap<String, Fingerprint> {
-        self.env_file
+    pub fn file_fingerprints(&self) -> BTreeMap<String, Shown> {
+        self.file_entries()
+            .map(|(name, value)| (name.to_owned(), self.show(name, value)))
+            .collect()
+    }
+
+    /// One keyed digest of every env-file value whose fingerprint is
+    /// withheld, so a saved plan still notices that one changed; `None`
+    /// when none is withheld (or there is no key to seal with).
+    pub fn withheld_seal(&self) -> Option<Seal> {
+        let mut parts: Vec<(&str, &[u8])> = self
+            .file_entries()
+            .filter(|(name, value)| self.show(name, value).is_withheld())
+            .collect();
+        if parts.is_empty() {
+            return None;
+        }
+        parts.sort();
+        let flat: Vec<&[u8]> = parts
             .iter()
-            .flat_map(|f| f.entries.iter())
-            .map(|e| (e.name.clone(), e.value.fingerprint()))
+            .flat_map(|(name, value)| [name.as_bytes(), *value])
+            .collect();
+        self.fingerprinter.seal(&flat)
+    }
+
+    /// What the env file holds, name by name, in a form that does not
+    /// depend on `env.fingerprint`, for digests of the desired state that
+    /// must not change when only the mode does (watch's memory): the
+    /// SHA-256 fingerprint of a value too long to guess (which is only
+    /// ever hashed again, never shown), and a keyed seal of one that can
+    /// be guessed, whose plain hash would give it back.
+    pub fn file_state(&self) -> BTreeMap<String, String> {
+        self.file_entries()
+            .map(|(name, value)| {
+                let stands_for = if crate::secret::guessable(value) {
+                    self.fingerprinter
+                        .seal(&[b"env-state", name.as_bytes(), value])
+                        .map_or_else(|| Shown::Withheld.to_string(), |s| s.to_string())
+                } else {
+                    crate::secret::Fingerprint::of(value).to_string()
+                };
+                (name.to_owned(), stands_for)
+            })
             .collect()
     }
 

@@ -13,7 +13,8 @@ use crate::desired::policy::Policy;
 use crate::observed::residue::ResidueView;
 use crate::observed::{EnvRead, ProcessEnv};
 use crate::plan::change::ChangeCase;
-use crate::secret::{Fingerprint, SecretRef, SecretValue};
+use crate::secret::fingerprint::note_if_withheld;
+use crate::secret::{SecretRef, SecretValue, Shown};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -60,8 +61,8 @@ pub struct ResidueEntry {
     /// The tmux session, for the session layer.
     pub session: Option<String>,
     pub name: String,
-    /// Fingerprint of the value found there.
-    pub fingerprint: Fingerprint,
+    /// Fingerprint of the value found there (`withheld` when it can be guessed).
+    pub fingerprint: Shown,
     /// `exposed` when it is the env file's current value, else `stale`.
     pub case: ChangeCase,
     /// True for the global and session layers, which `apply --scrub-tmux-env`
@@ -177,7 +178,7 @@ pub fn compare(policy: &Policy, view: &ResidueView) -> Residue {
             layer,
             session: session.map(str::to_owned),
             name: name.to_owned(),
-            fingerprint: value.fingerprint(),
+            fingerprint: policy.show(name, value.expose_bytes()),
             case: case_of(name, value),
             scrubbable: layer.scrubbable(),
         };
@@ -259,7 +260,7 @@ fn in_argv(
             layer: Layer::ServerArgv,
             session: None,
             name: name.to_owned(),
-            fingerprint: value.fingerprint(),
+            fingerprint: policy.show(name, value.expose_bytes()),
             case: case_of(name, value),
             scrubbable: false,
         })
@@ -328,7 +329,10 @@ pub fn render(residue: &Residue, style: Style) -> String {
                 e.name,
                 e.fingerprint,
                 e.layer.describe(e.session.as_deref(), residue.server_pid),
-                style.dim(&format!("({case})"))
+                style.dim(&format!(
+                    "({case}){}",
+                    note_if_withheld(&[Some(e.fingerprint)])
+                ))
             );
         }
         if residue.scrubbable().next().is_some() {
@@ -366,7 +370,7 @@ mod tests {
                 layer: Layer::TmuxGlobal,
                 session: None,
                 name: "TOKEN".into(),
-                fingerprint: crate::secret::SecretValue::new("retired").fingerprint(),
+                fingerprint: Shown::Fingerprint(crate::secret::Fingerprint::of(b"retired")),
                 case: ChangeCase::Stale,
                 scrubbable: true,
             }],
@@ -385,7 +389,8 @@ mod tests {
         let key = residue.scrub_key().unwrap();
         assert_eq!(key.len(), 16);
         assert_eq!(with_global_residue().scrub_key(), Some(key.clone()));
-        residue.entries[0].fingerprint = crate::secret::SecretValue::new("other").fingerprint();
+        residue.entries[0].fingerprint =
+            Shown::Fingerprint(crate::secret::Fingerprint::of(b"other"));
         assert_ne!(residue.scrub_key(), Some(key));
         residue.entries[0].scrubbable = false;
         assert_eq!(residue.scrub_key(), None);

@@ -44,6 +44,16 @@ pub enum SavedPlanError {
         help("run `the-loop plan --out FILE` again and review the new plan")
     )]
     Stale { path: PathBuf, changes: Vec<String> },
+    #[error("the saved plan {path} names values by {saved} fingerprints, and they are {now} now: its fingerprints cannot be compared with today's")]
+    #[diagnostic(
+        code(the_loop::plan::other_fingerprints),
+        help("env.fingerprint (or the key in <state root>/fingerprint.key) changed since the plan was saved: run `the-loop plan --out FILE` again and review the new plan")
+    )]
+    OtherFingerprints {
+        path: PathBuf,
+        saved: crate::secret::FingerprintLabel,
+        now: crate::secret::FingerprintLabel,
+    },
 }
 
 pub fn write(plan: &Plan, path: &Path) -> Result<(), SavedPlanError> {
@@ -137,12 +147,39 @@ impl Plan {
     }
 }
 
+/// Refuses a saved plan whose fingerprints were made another way (another
+/// `env.fingerprint`, or another key) than a plan made now: every one of
+/// them would differ, which says nothing about the world.
+pub fn same_fingerprints(path: &Path, saved: &Plan, now: &Plan) -> Result<(), SavedPlanError> {
+    if saved.fingerprints.comparable(&now.fingerprints) {
+        return Ok(());
+    }
+    Err(SavedPlanError::OtherFingerprints {
+        path: path.into(),
+        saved: saved.fingerprints,
+        now: now.fingerprints,
+    })
+}
+
 /// What changed between a saved plan and one computed now; empty when the
-/// saved plan still describes the world.
+/// saved plan still describes the world. Both are made under the same
+/// fingerprints ([`same_fingerprints`]).
 pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     let mut changes = Vec::new();
     if saved.env_file != now.env_file {
         changes.push("the configured env file is a different file".to_owned());
+    }
+    if saved.withheld_seal != now.withheld_seal
+        && saved
+            .env_fingerprints
+            .keys()
+            .eq(now.env_fingerprints.keys())
+    {
+        // Names that came or went are said below; this is a value that
+        // changed behind a withheld fingerprint.
+        changes.push(
+            "a guessable value in the env file (its fingerprint withheld) changed".to_owned(),
+        );
     }
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {
