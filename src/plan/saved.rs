@@ -2,7 +2,9 @@
 //! fingerprints only, and is refused when the world moved since it was made.
 
 use super::compute::Targets;
+use super::change::Change;
 use super::model::{Plan, SessionKind, SessionPlan, FORMAT_VERSION};
+use crate::secret::Shown;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -184,9 +186,13 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {
             None => changes.push(format!("env file no longer declares {name}")),
-            Some(now_fp) if now_fp != fp => changes.push(format!(
-                "env file value of {name} changed ({fp} → {now_fp})"
-            )),
+            Some(now_fp) if now_fp != fp => changes.push(if now_fp.is_withheld() {
+                // Saved by a build that showed every fingerprint, or before
+                // the value became guessable: nothing left to compare.
+                format!("the fingerprint of {name} is withheld now (a guessable value), so whether it changed since the plan was saved cannot be told")
+            } else {
+                format!("env file value of {name} changed ({fp} → {now_fp})")
+            }),
             Some(_) => {}
         }
     }
@@ -214,8 +220,12 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         if fresh.record_fingerprint != session.record_fingerprint {
             changes.push(format!("registry record of {label} changed"));
         }
-        if fresh.changes != session.changes || fresh.args_changes != session.args_changes {
+        if fresh.args_changes != session.args_changes
+            || withheld_like(&session.changes, &fresh.changes) != fresh.changes
+        {
             changes.push(format!("the drift of {label} is not what the plan showed"));
+        } else if fresh.changes != session.changes {
+            changes.push(format!("the drift of {label} names fingerprints that are withheld now (guessable values), so whether it is what the plan showed cannot be told"));
         }
     }
     let planned: Vec<&str> = saved
@@ -235,6 +245,25 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         ));
     }
     changes
+}
+
+/// `saved`, with each fingerprint that `now` withholds withheld too.
+fn withheld_like(saved: &[Change], now: &[Change]) -> Vec<Change> {
+    let like = |saved: Option<Shown>, now: Option<Shown>| match now {
+        Some(Shown::Withheld) if saved.is_some() => now,
+        _ => saved,
+    };
+    saved
+        .iter()
+        .map(|change| match now.iter().find(|c| c.name == change.name) {
+            Some(fresh) => Change {
+                have: like(change.have, fresh.have),
+                want: like(change.want, fresh.want),
+                ..change.clone()
+            },
+            None => change.clone(),
+        })
+        .collect()
 }
 
 fn show(pid: Option<i32>) -> String {
