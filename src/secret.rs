@@ -12,12 +12,12 @@
 //! a plain hash of a value that the mode says must be keyed or withheld.
 
 pub mod fingerprint;
+pub mod fingerprinter;
 pub mod key;
 pub mod store;
 
-pub use fingerprint::{
-    guessable, Fingerprint, FingerprintLabel, FingerprintMode, Fingerprinter, Seal, Shown,
-};
+pub use fingerprint::{guessable, Fingerprint, FingerprintMode, Seal, Shown};
+pub use fingerprinter::{FingerprintLabel, Fingerprinter};
 pub use key::FingerprintKey;
 use std::fmt;
 

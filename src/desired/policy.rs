@@ -207,22 +207,37 @@ impl Policy {
     /// What the env file holds, name by name, in a form that does not
     /// depend on `env.fingerprint`, for digests of the desired state that
     /// must not change when only the mode does (watch's memory): the
-    /// SHA-256 fingerprint of a value too long to guess (which is only
-    /// ever hashed again, never shown), and a keyed seal of one that can
-    /// be guessed, whose plain hash would give it back.
+    /// SHA-256 fingerprint of a value too long to guess (only ever hashed
+    /// again, never shown), `withheld` for one that can be guessed, whose
+    /// plain hash would give it back, and then, under a name no variable can
+    /// have (`<sealed>`), one keyed seal of all of those: what changes with
+    /// any of them. With nothing guessable it is the name → fingerprint set
+    /// it always was.
     pub fn file_state(&self) -> BTreeMap<String, String> {
-        self.file_entries()
+        let mut guessable: Vec<(&str, &[u8])> = Vec::new();
+        let mut state: BTreeMap<String, String> = self
+            .file_entries()
             .map(|(name, value)| {
                 let stands_for = if crate::secret::guessable(value) {
-                    self.fingerprinter
-                        .seal(&[b"env-state", name.as_bytes(), value])
-                        .map_or_else(|| Shown::Withheld.to_string(), |s| s.to_string())
+                    guessable.push((name, value));
+                    Shown::Withheld.to_string()
                 } else {
                     crate::secret::Fingerprint::of(value).to_string()
                 };
                 (name.to_owned(), stands_for)
             })
-            .collect()
+            .collect();
+        if !guessable.is_empty() {
+            guessable.sort();
+            let mut parts: Vec<&[u8]> = vec![b"env-state"];
+            parts.extend(guessable.iter().flat_map(|(n, v)| [n.as_bytes(), *v]));
+            let seal = self.fingerprinter.seal(&parts);
+            state.insert(
+                "<sealed>".to_owned(),
+                seal.map_or_else(|| Shown::Withheld.to_string(), |s| s.to_string()),
+            );
+        }
+        state
     }
 
     /// The names no managed session may hold: C minus E, when an env file
@@ -380,7 +395,11 @@ mod tests {
         let seal = p.withheld_seal().expect("a withheld value is sealed");
         let other = policy("sha256", format!("TOKEN={LONG}\nDB_PIN=1235\n").as_bytes());
         assert_ne!(Some(seal), other.withheld_seal(), "its change is noticed");
-        assert_eq!(other.file_fingerprints(), shown, "though nothing shown differs");
+        assert_eq!(
+            other.file_fingerprints(),
+            shown,
+            "though nothing shown differs"
+        );
         // The-loop's own identifiers are public: never withheld.
         assert!(!p.show(VAR_INSTANCE, b"prod").is_withheld());
         assert!(p.show("DEBUG", b"prod").is_withheld());
@@ -409,8 +428,9 @@ mod tests {
             sha.file_state()["TOKEN"],
             crate::secret::Fingerprint::of(LONG.as_bytes()).to_string()
         );
-        // A guessable one's is a seal, never its plain fingerprint.
+        // A guessable one's is sealed, never its plain fingerprint.
         let plain = crate::secret::Fingerprint::of(b"1234").to_string();
-        assert!(!sha.file_state()["DB_PIN"].contains(&plain));
+        assert!(!sha.file_state().values().any(|v| v.contains(&plain)));
+        assert_eq!(sha.file_state()["DB_PIN"], "withheld");
     }
 }

@@ -1,8 +1,8 @@
 //! Saved plans (`plan --out`, `apply --plan`). A saved plan holds
 //! fingerprints only, and is refused when the world moved since it was made.
 
-use super::compute::Targets;
 use super::change::Change;
+use super::compute::Targets;
 use super::model::{Plan, SessionKind, SessionPlan, FORMAT_VERSION};
 use crate::secret::Shown;
 use std::collections::BTreeMap;

@@ -2,7 +2,8 @@
 //! (`fingerprint.key`), and what the text plan last showed fingerprints as
 //! (`fingerprint-mode.json`), so a change of mode or key is said once.
 
-use super::fingerprint::{FingerprintLabel, FingerprintMode};
+use super::fingerprint::FingerprintMode;
+use super::fingerprinter::FingerprintLabel;
 use super::key::FingerprintKey;
 use std::io;
 use std::os::unix::fs::PermissionsExt;

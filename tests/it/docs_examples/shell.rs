@@ -73,7 +73,9 @@ pub fn piped(line: &str, home: &Path) -> Result<Option<(String, String)>, String
         [p, format, value] if p == "printf" && format == "%s" => {
             Ok(Some((value.clone(), command.to_owned())))
         }
-        _ => Err(format!("`{line}`: only `printf %s 'VALUE' | the-loop …` may pipe")),
+        _ => Err(format!(
+            "`{line}`: only `printf %s 'VALUE' | the-loop …` may pipe"
+        )),
     }
 }
 
