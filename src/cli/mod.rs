@@ -148,9 +148,9 @@ pub enum Command {
     /// than 8 distinct bytes, or under 80 bits by length × the character
     /// classes it uses) is shown as `withheld`, here as in every plan; the
     /// env file line still tells whether it is the file's value. With
-    /// env.fingerprint: keyed it is HMAC-SHA-256 under the key in <state
-    /// root>/fingerprint.key (created on first use, mode 0600), which this
-    /// command computes for you.
+    /// env.fingerprint: keyed it is HMAC-SHA-256 under the key kept in
+    /// fingerprint.key under the state root (created on first use, mode
+    /// 0600), which this command computes for you.
     #[command(
         after_help = "Examples:\n  printf %s \"$SLACK_BOT_TOKEN\" | the-loop fingerprint SLACK_BOT_TOKEN\n  the-loop fingerprint DB_PIN < pin.txt    # a file holding the value alone, no newline\n  printf %s \"$V\" | the-loop fingerprint DB_PIN --json\n\n`echo` adds a newline, which is then part of the value (a note says so).\n\nExit codes: 0 printed; 1 stdin is a terminal, or an error (the config, the env file, the key)."
     )]

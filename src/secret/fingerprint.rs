@@ -109,7 +109,9 @@ pub fn guessable(value: &[u8]) -> bool {
 /// (33), and any other byte (128). What a search that knows the classes
 /// (not the value) has to try.
 pub fn estimated_bits(value: &[u8]) -> f64 {
-    let classes: [(fn(&u8) -> bool, u32); 5] = [
+    /// A character class: whether a byte is in it, and its size.
+    type Class = (fn(&u8) -> bool, u32);
+    let classes: [Class; 5] = [
         (u8::is_ascii_digit, 10),
         (u8::is_ascii_lowercase, 26),
         (u8::is_ascii_uppercase, 26),
@@ -128,14 +130,14 @@ pub fn estimated_bits(value: &[u8]) -> f64 {
 }
 
 /// The first 8 lowercase hex digits of a digest: of a value (SHA-256 or
-/// HMAC-SHA-256, see [`Fingerprinter`]), or of state (a record, watch's
+/// HMAC-SHA-256, see [`super::Fingerprinter`]), or of state (a record, watch's
 /// desired state) through [`Fingerprint::of`].
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Fingerprint([u8; 8]);
 
 impl Fingerprint {
     /// SHA-256 of `bytes`, cut to 8 hex digits. For a value, use a
-    /// [`Fingerprinter`]: this does not know whether the value may be shown.
+    /// [`super::Fingerprinter`]: this does not know whether the value may be shown.
     pub fn of(bytes: &[u8]) -> Self {
         Self::from_digest(&Sha256::digest(bytes).into())
     }
