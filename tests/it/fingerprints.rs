@@ -206,6 +206,17 @@ fn assert_nothing_recovered(w: &World, outputs: &Outputs) {
         10_000 + BOOLEANS.len(),
         "no two candidates collide"
     );
+    // The search finds what it looks for: the plain fingerprint of each
+    // value, as every build before issue 28 showed it, is found.
+    for value in [PIN_NOW, "true"] {
+        let shown = fp(value);
+        let planted = format!("    ~ DB_PIN   {shown} → (absent)\n\"have\": \"{shown}\"");
+        let expected = format!("{value:?} (as {shown})");
+        assert_eq!(
+            recovered(planted.as_bytes(), &table),
+            [expected.clone(), expected]
+        );
+    }
     let mut found = Vec::new();
     for (what, bytes) in &outputs.0 {
         for candidate in recovered(bytes, &table) {
