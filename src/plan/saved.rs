@@ -171,17 +171,14 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     if saved.env_file != now.env_file {
         changes.push("the configured env file is a different file".to_owned());
     }
-    if saved.withheld_seal != now.withheld_seal
-        && saved
-            .env_fingerprints
-            .keys()
-            .eq(now.env_fingerprints.keys())
-    {
-        // Names that came or went are said below; this is a value that
-        // changed behind a withheld fingerprint.
-        changes.push(
-            "a guessable value in the env file (its fingerprint withheld) changed".to_owned(),
-        );
+    if let (Some(then), Some(seal)) = (saved.withheld_seal, now.withheld_seal) {
+        // A value that came, went or became guessable is said name by name
+        // below; this is one that changed behind a withheld fingerprint.
+        if then != seal {
+            changes.push(
+                "a guessable value in the env file (its fingerprint withheld) changed".to_owned(),
+            );
+        }
     }
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {

@@ -82,10 +82,6 @@ impl Fingerprinter {
         self.mode
     }
 
-    pub fn has_key(&self) -> bool {
-        self.key.is_some()
-    }
-
     pub fn label(&self) -> FingerprintLabel {
         FingerprintLabel {
             mode: self.mode,
