@@ -2,8 +2,10 @@
 //!
 //! A live pane whose environment verifies proves little: the harness may
 //! have started a fresh conversation, or stopped at a dialog. The proof is
-//! the new harness process's own `SessionStart` hook with source `resume`
-//! and the recorded conversation id (see `docs/safe-points.md`). Without it
+//! what the new harness process says itself: its own `SessionStart` hook
+//! with source `resume` and the recorded conversation id (see
+//! `docs/safe-points.md`), or, for a harness that keeps its conversation's
+//! file open (Codex), that file held by the new process. Without it
 //! the pane's screen is read each second for a known blocking screen, whose
 //! name, never its text, is reported; with it, once, since a harness may
 //! report its resume and still stop at a menu.
@@ -13,7 +15,8 @@ use super::roll::Roller;
 use crate::activity::store;
 use crate::activity::waker::Waker;
 use crate::events::{Event, Subject};
-use crate::harness::screens::{blocking_screen, BlockingScreen};
+use crate::harness::screens::BlockingScreen;
+use crate::harness::Harness;
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
@@ -72,8 +75,15 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
                 resume_failed_late(roller, report);
                 return false;
             }
-            let confirmed = store::read_one(root, pid).confirmed_resume(id)
-                && store::process_start(pid).is_some();
+            // The hooks' `SessionStart` (Claude Code), or the conversation's
+            // file held open by the new process (Codex fires its hook only
+            // at the next prompt).
+            let reported = store::read_one(root, pid).confirmed_resume(id)
+                || harness_of(report)
+                    .conversations_held(pid)
+                    .iter()
+                    .any(|held| held == id);
+            let confirmed = reported && store::process_start(pid).is_some();
             if confirmed {
                 report.conversation = Some(Conversation::Confirmed);
                 settling.push((*i, Instant::now() + SETTLE));
@@ -188,11 +198,22 @@ fn screens_of(
     let mut answers = roller.tmux.run_all(commands).into_iter();
     panes
         .iter()
-        .map(|pane| {
+        .zip(pending)
+        .map(|(pane, i)| {
             pane.and_then(|_| answers.next())
                 .and_then(|answer| answer.ok())
                 .filter(|out| out.success)
-                .and_then(|out| blocking_screen(&out.stdout))
+                .and_then(|out| harness_of(&reports[*i]).blocking_screen(&out.stdout))
         })
         .collect()
+}
+
+/// The harness a report's record names; Claude Code for a record from
+/// before harnesses were named.
+fn harness_of(report: &SessionReport) -> &'static dyn Harness {
+    report
+        .harness
+        .as_deref()
+        .and_then(crate::harness::by_name)
+        .unwrap_or(&crate::harness::CLAUDE_CODE)
 }

@@ -62,6 +62,8 @@ pub struct SessionReport {
     pub standing: Option<String>,
     pub tmux_target: String,
     pub pane_id: Option<String>,
+    /// The harness the record names (`claude`, `codex`).
+    pub harness: Option<String>,
     pub outcome: Outcome,
     /// Why, in words (never a value).
     pub detail: Option<String>,
@@ -101,6 +103,7 @@ impl SessionReport {
             standing: plan.standing.clone(),
             tmux_target: plan.tmux_target.clone(),
             pane_id: plan.pane_id.clone(),
+            harness: plan.record.as_ref().map(|r| r.harness.clone()),
             outcome,
             detail,
             old_pid: plan.pane_pid,

@@ -281,7 +281,7 @@ impl Roller<'_> {
             base,
             home: self
                 .home
-                .get_or_init(|| HarnessHome::for_new_pane(self.tmux, &[])),
+                .get_or_init(|| crate::harness::home_for_new_pane(self.tmux, &[])),
         })
         .map_err(|err| {
             // Nothing has been signalled: the session runs on, stale, and

@@ -97,7 +97,10 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
     let err = command.exec();
     Err(miette::miette!(
         code = "the_loop::exec::harness",
-        help = "check that the harness is installed, or set routing.harnessBinary.claude",
+        help = format!(
+            "check that the harness is installed, or set routing.harnessBinary.{}",
+            harness.name()
+        ),
         "cannot start the harness {}: {}",
         PathBuf::from(program).display(),
         err.kind()

@@ -38,7 +38,9 @@ pub enum Event {
     SessionSpawned {
         #[serde(flatten)]
         subject: Subject,
-        harness_session_id: String,
+        /// Null for a harness that makes its own id (Codex) and had not
+        /// begun a conversation when the start finished.
+        harness_session_id: Option<String>,
         resumed: bool,
     },
     /// `the-loop import` took a harness a person started under management:

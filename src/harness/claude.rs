@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 pub const CLAUDE: &str = "claude";
 
+pub use super::user_files::CLAUDE_CONFIG_DIR as CONFIG_DIR_VARIABLE;
+
 /// Claude Code.
 #[derive(Debug)]
 pub struct ClaudeCode;
@@ -23,6 +25,9 @@ impl Harness for ClaudeCode {
     fn default_binary(&self) -> &'static str {
         CLAUDE
     }
+    fn home_variables(&self) -> &'static [&'static str] {
+        &[CONFIG_DIR_VARIABLE]
+    }
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
         harness_argv(launch, args)
     }
@@ -34,7 +39,7 @@ impl Harness for ClaudeCode {
     ) -> PathBuf {
         // Without a home, `/`: the lookup then fails and says where it looked.
         let home = env("HOME").unwrap_or_else(|| PathBuf::from("/"));
-        let config_dir = env("CLAUDE_CONFIG_DIR");
+        let config_dir = env(CONFIG_DIR_VARIABLE);
         transcript_path(config_dir.as_deref(), &home, cwd, session_id)
     }
     fn hook_settings(
@@ -99,7 +104,7 @@ fn read_launch(cmdline: &[String]) -> Option<ObservedLaunch> {
     }
     Some(ObservedLaunch {
         fresh,
-        conversation: cmdline[at + 1].clone(),
+        conversation: Some(cmdline[at + 1].clone()),
         tail,
     })
 }

@@ -3,6 +3,7 @@
 //! shares: the launch, its arguments and the session id rule.
 
 pub mod claude;
+pub mod codex;
 pub mod hooks;
 pub mod models;
 pub mod prepare;
@@ -23,6 +24,7 @@ pub use claude::{
     harness_argv, project_dir_name, transcript_path, ClaudeCode, CLAUDE, CLAUDE_CODE,
     PROMPT_SEPARATOR,
 };
+pub use codex::{Codex, CODEX};
 
 /// What the harness should do when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +47,26 @@ pub trait Harness: std::fmt::Debug + Sync {
     fn name(&self) -> &'static str;
     /// The binary run when the config names none.
     fn default_binary(&self) -> &'static str;
+    /// The variables besides `HOME` that say where the harness keeps its
+    /// own files (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`), read as the session
+    /// will see them ([`user_files::HarnessHome`]).
+    fn home_variables(&self) -> &'static [&'static str];
+    /// Whether a fresh launch can be told the id of its new conversation.
+    /// Claude Code takes `--session-id`; Codex makes its own id when the
+    /// first prompt is submitted, so the record learns it afterwards
+    /// ([`Harness::conversations_held`], the hooks' `SessionStart`) and names
+    /// none until then. A harness that cannot is never started on a fresh
+    /// conversation in place of one that would not resume.
+    fn names_fresh_conversations(&self) -> bool {
+        true
+    }
+    /// The conversations the running process `pid` holds open, read from
+    /// what the harness itself opened (`/proc/<pid>/fd`); empty when it
+    /// holds none or the harness keeps no file open. A resume is confirmed
+    /// by this, or by the hooks' `SessionStart` with source `resume`.
+    fn conversations_held(&self, _pid: i32) -> Vec<String> {
+        Vec::new()
+    }
     /// The argv after the binary for a launch.
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString>;
     /// Where a conversation's transcript lives. `env` reads a variable as
@@ -107,8 +129,9 @@ pub trait Harness: std::fmt::Debug + Sync {
 pub struct ObservedLaunch {
     /// A new conversation rather than a resumed one.
     pub fresh: bool,
-    /// The conversation it was launched on.
-    pub conversation: String,
+    /// The conversation it was launched on; `None` for a fresh launch of
+    /// a harness that makes its own id ([`Harness::names_fresh_conversations`]).
+    pub conversation: Option<String>,
     /// Every word after the conversation choice, less a first prompt.
     pub tail: Vec<String>,
 }
@@ -116,7 +139,20 @@ pub struct ObservedLaunch {
 /// Every harness the-loop can host. A record's `harness` and the config's
 /// `routing.harnessArgs.<name>` / `routing.harnessBinary.<name>` are looked up
 /// here by [`Harness::name`], so a new harness is one more entry.
-pub static HARNESSES: &[&dyn Harness] = &[&CLAUDE_CODE];
+pub static HARNESSES: &[&dyn Harness] = &[&CLAUDE_CODE, &CODEX];
+
+/// `HOME` and every harness's own variables as a pane started now will
+/// see them ([`user_files::HarnessHome::for_new_pane`]).
+pub fn home_for_new_pane(
+    tmux: &dyn crate::tmux::Run,
+    passthrough: &[(String, String)],
+) -> user_files::HarnessHome {
+    let variables: Vec<&'static str> = HARNESSES
+        .iter()
+        .flat_map(|h| h.home_variables().iter().copied())
+        .collect();
+    user_files::HarnessHome::for_new_pane(tmux, passthrough, &variables)
+}
 
 /// The harness a process is, by its argv ([`Harness::recognises`]); `None`
 /// for any other process.
@@ -192,7 +228,7 @@ mod tests {
         assert!(by_name("other").is_none());
         assert_eq!(
             refusal("other"),
-            "unknown harness; the only supported harness is claude"
+            "unknown harness; the supported harnesses are claude, codex"
         );
     }
 

@@ -19,6 +19,22 @@ use std::sync::Mutex;
 /// none of their read-modify-writes is lost.
 static IN_PROCESS: Mutex<()> = Mutex::new(());
 
+/// Held while a harness's user files are edited: one edit at a time in
+/// this process and across the-loops.
+pub(super) struct EditTurn {
+    _in_process: std::sync::MutexGuard<'static, ()>,
+    _across_processes: Option<crate::lockfile::LockFile>,
+}
+
+/// Waits for this process's and every other the-loop's turn to edit.
+pub(super) fn edit_turn(config: &Config) -> EditTurn {
+    EditTurn {
+        _in_process: IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner()),
+        // Another the-loop (a `sessions start` beside an apply) may be editing too.
+        _across_processes: lock_file(&config.state_root),
+    }
+}
+
 /// Prepares the harness's own config for a session about to start in `cwd`
 /// with `args`.
 pub(super) fn before_spawn(
@@ -33,9 +49,7 @@ pub(super) fn before_spawn(
     if !trust.enabled && !plugins.enabled {
         return;
     }
-    let _in_process = IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner());
-    // Another the-loop (a `sessions start` beside an apply) may be editing too.
-    let _across_processes = lock_file(&config.state_root);
+    let _turn = edit_turn(config);
     if trust.enabled {
         let accept_bypass = match trust.accept_bypass_permissions {
             BypassPermissions::Auto => asks_for_bypass(&args.harness_args),
@@ -93,7 +107,7 @@ pub(super) fn before_spawn(
 const NO_HOME: &str =
     "neither CLAUDE_CONFIG_DIR nor HOME is set, so the harness's config cannot be found";
 
-fn failed(events: &EventLog, step: &str, file: Option<&Path>, reason: &str) {
+pub(super) fn failed(events: &EventLog, step: &str, file: Option<&Path>, reason: &str) {
     tracing::warn!(
         "could not prepare the harness's config ({step}): {reason}; the session may open on a dialog"
     );

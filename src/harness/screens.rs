@@ -1,4 +1,5 @@
-//! Screens that stop Claude Code before its prompt, read from the pane's
+//! Screens that stop a harness before its prompt (Claude Code's are read
+//! here, Codex's in `codex/screen.rs`), read from the pane's
 //! text (`tmux capture-pane -p`).
 //!
 //! A harness stopped at one of these is live, and its environment may well
@@ -35,6 +36,15 @@ pub enum BlockingScreen {
     /// the first start under a manual permission mode, shown after
     /// `SessionStart` has already fired.
     AutoModeMenu,
+    /// Codex's "Hooks need review": hooks it has not been told to trust
+    /// (the-loop pre-seeds the trust of its own; someone else's changed).
+    HooksReview,
+    /// Codex's "Working directory · resume": a resume from another
+    /// directory than the conversation's.
+    ResumeDirectory,
+    /// Codex's "already has an active writer": the conversation is still
+    /// open in another process.
+    ActiveWriter,
 }
 
 impl BlockingScreen {
@@ -46,6 +56,9 @@ impl BlockingScreen {
             BlockingScreen::NoConversation => "no conversation found",
             BlockingScreen::ResumePicker => "resume picker",
             BlockingScreen::AutoModeMenu => "auto-mode menu",
+            BlockingScreen::HooksReview => "hooks review",
+            BlockingScreen::ResumeDirectory => "resume directory chooser",
+            BlockingScreen::ActiveWriter => "active writer",
         }
     }
 }

@@ -1,4 +1,4 @@
-//! Where Claude Code keeps its user config and settings, and how the-loop
+//! Where a harness keeps its user config and settings, and how the-loop
 //! writes to them: through symlinks to the real file, in a temp file beside
 //! it with the file's own mode (0600 when new), then an atomic rename, and
 //! not at all when nothing would change.
@@ -9,26 +9,31 @@ use std::ops::Not;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-/// `CLAUDE_CONFIG_DIR` and `HOME` as the harness will see them.
+/// `HOME` and each harness's own directory variable
+/// ([`super::Harness::home_variables`]: `CLAUDE_CONFIG_DIR`, `CODEX_HOME`)
+/// as the harness will see them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HarnessHome {
-    pub config_dir: Option<PathBuf>,
     pub home: Option<PathBuf>,
+    /// The harnesses' own variables that are set, by name.
+    pub dirs: std::collections::BTreeMap<&'static str, PathBuf>,
 }
 
+/// Where Claude Code keeps its files when set (otherwise `~/.claude`).
+pub const CLAUDE_CONFIG_DIR: &str = "CLAUDE_CONFIG_DIR";
+
 impl HarnessHome {
-    /// From the-loop's own environment: the tmux server a pane is started
-    /// from inherits it, and so does the harness.
-    pub fn from_environment() -> HarnessHome {
-        let var = |name: &str| {
-            std::env::var_os(name)
+    /// `HOME` and `variables` from the-loop's own environment: the tmux
+    /// server a pane is started from inherits it, and so does the harness.
+    pub fn from_environment(variables: &[&'static str]) -> HarnessHome {
+        let mut home = HarnessHome::default();
+        for name in std::iter::once(&"HOME").chain(variables) {
+            let value = std::env::var_os(name)
                 .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        HarnessHome {
-            config_dir: var("CLAUDE_CONFIG_DIR"),
-            home: var("HOME"),
+                .map(PathBuf::from);
+            home.set(name, value);
         }
+        home
     }
 
     /// As a pane started now will see them: a pane's environment comes from
@@ -37,41 +42,58 @@ impl HarnessHome {
     /// decide where the session's conversations and trust keys live. Names
     /// passed through to sessions (`passthrough`) override; with no server
     /// running, the server about to be started inherits our own.
+    /// The harnesses' own `variables` are the ones
+    /// ([`super::home_for_new_pane`] passes every harness's).
     pub fn for_new_pane(
         tmux: &dyn crate::tmux::Run,
         passthrough: &[(String, String)],
+        variables: &[&'static str],
     ) -> HarnessHome {
-        let mut home = HarnessHome::from_environment();
-        for (name, slot) in [
-            ("CLAUDE_CONFIG_DIR", &mut home.config_dir),
-            ("HOME", &mut home.home),
-        ] {
+        let mut home = HarnessHome::from_environment(variables);
+        for name in std::iter::once(&"HOME").chain(variables) {
             if let Some(found) = server_global(tmux, name) {
-                *slot = found;
+                home.set(name, found);
             }
             if let Some((_, value)) = passthrough.iter().find(|(n, _)| n == name) {
-                *slot = Some(PathBuf::from(value)).filter(|v| !v.as_os_str().is_empty());
+                let value = Some(PathBuf::from(value)).filter(|v| !v.as_os_str().is_empty());
+                home.set(name, value);
             }
         }
         home
     }
 
-    /// The two names as an environment, for checks that read a session's.
-    pub fn as_env(&self) -> crate::observed::ProcessEnv {
-        use std::os::unix::ffi::OsStrExt;
-        let pairs = [
-            ("CLAUDE_CONFIG_DIR", &self.config_dir),
-            ("HOME", &self.home),
-        ];
-        crate::observed::ProcessEnv::from_pairs(pairs.into_iter().filter_map(|(name, value)| {
-            Some((name, value.as_ref()?.as_os_str().as_bytes().to_vec()))
-        }))
+    fn set(&mut self, name: &'static str, value: Option<PathBuf>) {
+        if name == "HOME" {
+            self.home = value;
+            return;
+        }
+        match value {
+            Some(value) => self.dirs.insert(name, value),
+            None => self.dirs.remove(name),
+        };
     }
 
-    /// `${CLAUDE_CONFIG_DIR}/.config.json` when it exists, otherwise
-    /// `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
+    /// A harness's own variable, when set.
+    pub fn dir(&self, name: &str) -> Option<&Path> {
+        self.dirs.get(name).map(PathBuf::as_path)
+    }
+
+    /// The variables as an environment, for checks that read a session's.
+    pub fn as_env(&self) -> crate::observed::ProcessEnv {
+        use std::os::unix::ffi::OsStrExt;
+        let home = self.home.as_ref().map(|h| ("HOME", h));
+        let dirs = self.dirs.iter().map(|(name, dir)| (*name, dir));
+        crate::observed::ProcessEnv::from_pairs(
+            home.into_iter()
+                .chain(dirs)
+                .map(|(name, value)| (name, value.as_os_str().as_bytes().to_vec())),
+        )
+    }
+
+    /// Claude Code's user config: `${CLAUDE_CONFIG_DIR}/.config.json` when it
+    /// exists, otherwise `${CLAUDE_CONFIG_DIR:-$HOME}/.claude.json`.
     pub fn user_config(&self) -> Option<PathBuf> {
-        if let Some(dir) = &self.config_dir {
+        if let Some(dir) = self.dir(CLAUDE_CONFIG_DIR) {
             let legacy = dir.join(".config.json");
             if legacy.exists() {
                 return Some(legacy);
@@ -81,9 +103,9 @@ impl HarnessHome {
         self.home.as_ref().map(|home| home.join(".claude.json"))
     }
 
-    /// `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
+    /// Claude Code's `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/settings.json`.
     pub fn settings(&self) -> Option<PathBuf> {
-        match (&self.config_dir, &self.home) {
+        match (self.dir(CLAUDE_CONFIG_DIR), &self.home) {
             (Some(dir), _) => Some(dir.join("settings.json")),
             (None, Some(home)) => Some(home.join(".claude").join("settings.json")),
             (None, None) => None,
@@ -281,8 +303,8 @@ mod tests {
     fn where_claude_keeps_its_files() {
         let dir = tempfile::tempdir().unwrap();
         let home = HarnessHome {
-            config_dir: None,
             home: Some("/home/op".into()),
+            ..HarnessHome::default()
         };
         assert_eq!(
             home.user_config().unwrap(),
@@ -293,8 +315,8 @@ mod tests {
             Path::new("/home/op/.claude/settings.json")
         );
         let custom = HarnessHome {
-            config_dir: Some(dir.path().into()),
             home: Some("/home/op".into()),
+            dirs: [("CLAUDE_CONFIG_DIR", dir.path().into())].into(),
         };
         assert_eq!(
             custom.user_config().unwrap(),

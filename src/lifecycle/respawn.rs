@@ -15,7 +15,6 @@ use super::probe::probe;
 use super::spawn::{attempt, AttemptError, Start};
 use crate::events::Event;
 use crate::harness::resumable::check;
-use crate::harness::user_files::HarnessHome;
 use crate::harness::{by_name, new_session_id, refusal, Launch};
 use crate::lifecycle::context::Context;
 use crate::observed::Probe;
@@ -142,7 +141,7 @@ fn spawn_verified(
         };
         // Where the new pane will look for the transcript, not where our
         // caller's environment says.
-        let home = HarnessHome::for_new_pane(&ctx.tmux, &super::spawn::passthrough(ctx));
+        let home = crate::harness::home_for_new_pane(&ctx.tmux, &super::spawn::passthrough(ctx));
         check(&facts, Some(&home.as_env())).map(|r| r.session_id)
     } else {
         Err("routing.tmux.resumeOnRespawn is off".into())
@@ -196,6 +195,15 @@ fn spawn_verified(
         }
         Err(reason) => reason,
     };
+    // A harness that makes its own ids (Codex) is never started on a new
+    // conversation here: the record could not name it, and the one it
+    // names would be given up without a word.
+    if !harness.names_fresh_conversations() {
+        return Err(AttemptError::Failed(format!(
+            "{resume_failure}; {} makes its own conversation ids, so it is not started on a new conversation in its place",
+            harness.name()
+        )));
+    }
     let session_id = new_session_id();
     ctx.events.emit(Event::SessionResumeFailed {
         subject: key.subject().target(name),

@@ -82,7 +82,7 @@ pub fn attempt(
         AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
     })?;
     let passthrough = passthrough(ctx);
-    let home = crate::harness::user_files::HarnessHome::for_new_pane(&ctx.tmux, &passthrough);
+    let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough);
     let ready = respawn::ready(respawn::Request {
         harness,
         config: &ctx.config,
@@ -163,4 +163,36 @@ pub fn spawn_checked(
         ),
     }
     Ok(())
+}
+
+/// How long a start waits for a harness that makes its own conversation id
+/// (Codex) to open the conversation its first prompt began.
+pub const LEARN_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The conversation a harness that names its own ids
+/// ([`Harness::names_fresh_conversations`] false) opened in session
+/// `name`, read from the files its process holds; `None` when it opened
+/// none within `wait` (no first prompt yet), or more than one.
+pub fn learn_conversation(
+    ctx: &Context,
+    harness: &dyn Harness,
+    name: &str,
+    wait: std::time::Duration,
+) -> Option<String> {
+    let deadline = crate::clock::deadline(wait);
+    loop {
+        let pid = crate::observed::fleet::observe(&ctx.tmux)
+            .harness_pane(name)
+            .filter(|pane| !pane.dead)
+            .map(|pane| pane.pid);
+        if let Some(pid) = pid {
+            if let [only] = harness.conversations_held(pid).as_slice() {
+                return Some(only.clone());
+            }
+        }
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
 }

@@ -56,7 +56,7 @@ impl<'a> Claims<'a> {
 /// reads it; `None` when the argv is unread or names none.
 pub fn launched_conversation(harness: &str, process: &super::HarnessProcess) -> Option<String> {
     let harness = crate::harness::by_name(harness)?;
-    Some(harness.read_launch(process.argv.as_deref()?)?.conversation)
+    harness.read_launch(process.argv.as_deref()?)?.conversation
 }
 
 /// What the record says it is.

@@ -93,7 +93,8 @@ pub fn conversation(
         return Some((id.to_owned(), ConversationSource::Hooks));
     }
     let launch = crate::harness::by_name(harness)?.read_launch(argv)?;
-    valid(&launch.conversation).then_some((launch.conversation, ConversationSource::Argv))
+    let id = launch.conversation.filter(|id| valid(id))?;
+    Some((id, ConversationSource::Argv))
 }
 
 /// Each unmanaged harness the observation found, against the policy.

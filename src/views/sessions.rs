@@ -12,16 +12,16 @@ pub fn started(started: &Started, format: Format) {
     if format == Format::Json {
         return print_json(started);
     }
-    let how = if started.resumed {
-        "resuming conversation"
-    } else {
-        "conversation"
+    let conversation = match (&started.harness_session_id, started.resumed) {
+        (Some(id), true) => format!("resuming conversation {id}"),
+        (Some(id), false) => format!("conversation {id}"),
+        // Codex without a first prompt: its id comes with the first one.
+        (None, _) => "its conversation begins with the first prompt".to_owned(),
     };
     let name = &started.tmux_target;
     crate::outln!(
-        "Started {} in tmux session {name} ({how} {}).",
-        started.reference,
-        started.harness_session_id
+        "Started {} in tmux session {name} ({conversation}).",
+        started.reference
     );
     crate::outln!("Attach with: tmux attach -t {name}");
 }

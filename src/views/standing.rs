@@ -11,10 +11,13 @@ pub fn created(created: &Created, format: Format) {
         return print_json(created);
     }
     let name = &created.tmux_target;
+    let conversation = match &created.harness_session_id {
+        Some(id) => format!("conversation {id}"),
+        None => "its conversation begins with the first prompt".to_owned(),
+    };
     crate::outln!(
-        "Created standing session {} in tmux session {name} (conversation {}).",
-        created.standing,
-        created.harness_session_id
+        "Created standing session {} in tmux session {name} ({conversation}).",
+        created.standing
     );
     crate::outln!("Attach with: tmux attach -t {name}");
 }

@@ -67,6 +67,7 @@ fn start_fleet(w: &World) -> Vec<LegacySession> {
 
 #[test]
 fn plan_and_apply_over_200_sessions_account_for_every_one() {
+    let _alone = alone();
     let w = World::new();
     w.write_env(&format!("SLACK_BOT_TOKEN={RETIRED}\n"));
     w.start_server_holding(&[("SLACK_BOT_TOKEN", RETIRED)]);

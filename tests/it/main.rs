@@ -4,6 +4,7 @@
 //! `cargo test --locked` still runs them all, and `cargo test --test it
 //! <module>::` runs one file's tests.
 
+// The tests that load the whole machine run in `tests/heavy/`, alone.
 mod support;
 
 mod activity_hooks;
@@ -35,7 +36,6 @@ mod launch_args;
 mod layers;
 mod lifecycle;
 mod list_attach;
-mod load;
 mod metrics;
 mod metrics_attack;
 mod operator_cli;
@@ -48,9 +48,6 @@ mod preflight;
 mod prepare;
 mod prespawn;
 mod read_ahead;
-mod real_claude;
-mod real_claude_import;
-mod real_claude_turns;
 mod registry;
 mod remain_on_exit;
 mod residue;

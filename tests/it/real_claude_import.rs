@@ -18,6 +18,7 @@ const ID: &str = "3f2a6c1e-8f7b-4e0a-9d3c-1b2a3c4d5e6f";
 
 #[test]
 fn a_real_claude_started_by_hand_is_imported_and_rolled_onto_the_new_token() {
+    let _alone = alone();
     let Some(claude) = real_claude() else {
         return;
     };

@@ -239,6 +239,7 @@ impl Real {
 /// and rolls the session within the drain.
 #[test]
 fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
+    let _alone = alone();
     let Some(real) = real_session(false) else {
         return;
     };
@@ -258,6 +259,7 @@ fn escape_mid_turn_and_the_session_is_rolled_within_the_drain() {
 /// one, writes it into the record and confirms it.
 #[test]
 fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
+    let _alone = alone();
     let Some(real) = real_session(false) else {
         return;
     };
@@ -316,6 +318,7 @@ fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
 /// `esc to interrupt` and waits for the command to end.
 #[test]
 fn a_bang_command_is_not_ended_by_a_roll() {
+    let _alone = alone();
     let Some(real) = real_session(false) else {
         return;
     };
@@ -347,6 +350,7 @@ fn a_bang_command_is_not_ended_by_a_roll() {
 /// exit stands: the session is not respawned.
 #[test]
 fn ctrl_c_to_exit_during_a_held_roll_is_not_undone() {
+    let _alone = alone();
     let Some(real) = real_session(false) else {
         return;
     };
@@ -374,6 +378,7 @@ fn ctrl_c_to_exit_during_a_held_roll_is_not_undone() {
 /// rolls the session within the drain; the tool never ran.
 #[test]
 fn no_or_esc_on_a_permission_dialog_and_the_session_is_rolled() {
+    let _alone = alone();
     for answer in ["No", "Escape"] {
         let Some(real) = real_session(true) else {
             return;
@@ -412,6 +417,7 @@ fn no_or_esc_on_a_permission_dialog_and_the_session_is_rolled() {
 /// fired: a roll that stopped there is `blocked`, not `confirmed`.
 #[test]
 fn a_respawn_stopped_at_the_auto_mode_menu_is_blocked() {
+    let _alone = alone();
     let Some(real) = real_session(false) else {
         return;
     };

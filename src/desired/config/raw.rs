@@ -143,8 +143,9 @@ pub(super) struct RawWatch {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(rename = "Routing")]
 pub(super) struct RawRouting {
-    /// Harness for new sessions. `cursor-agent` is accepted here but cannot be
-    /// hosted in tmux, so a spawn refuses it (`cursor` is its older name).
+    /// Harness for new sessions: `claude` or `codex`. `cursor-agent` is
+    /// accepted here but cannot be hosted in tmux, so a spawn refuses it
+    /// (`cursor` is its older name).
     #[schemars(extend("default" = "claude"))]
     pub default_harness: Option<HarnessName>,
     pub harness_args: Option<RawHarnessArgs>,
@@ -183,9 +184,10 @@ impl SharedSection for RawRouting {
 /// `cursor-agent`).
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-#[schemars(extend("enum" = ["claude", "cursor-agent", "cursor"]))]
+#[schemars(extend("enum" = ["claude", "codex", "cursor-agent", "cursor"]))]
 pub(super) enum HarnessName {
     Claude,
+    Codex,
     #[serde(alias = "cursor")]
     CursorAgent,
 }
@@ -196,6 +198,7 @@ impl HarnessName {
     pub fn name(self) -> &'static str {
         match self {
             HarnessName::Claude => "claude",
+            HarnessName::Codex => "codex",
             HarnessName::CursorAgent => "cursor-agent",
         }
     }
@@ -207,6 +210,7 @@ impl HarnessName {
 #[schemars(rename = "HarnessArgs")]
 pub(super) struct RawHarnessArgs {
     pub claude: Option<Vec<String>>,
+    pub codex: Option<Vec<String>>,
     // cursor-agent is refused at spawn, so its settings are type-checked only.
     #[serde(rename = "cursor-agent")]
     #[allow(
@@ -223,8 +227,8 @@ impl RawHarnessArgs {
     /// The arguments of each harness the-loop hosts, by the name the
     /// harness registry (`crate::harness::HARNESSES`) knows it by.
     /// cursor-agent's are left out: it is refused at spawn.
-    pub fn by_harness(self) -> [(&'static str, Option<Vec<String>>); 1] {
-        [("claude", self.claude)]
+    pub fn by_harness(self) -> [(&'static str, Option<Vec<String>>); 2] {
+        [("claude", self.claude), ("codex", self.codex)]
     }
 }
 
@@ -236,6 +240,11 @@ impl RawHarnessArgs {
 pub(super) struct RawHarnessBinary {
     #[schemars(extend("default" = "claude"))]
     pub claude: Option<String>,
+    /// The native binary inside the npm package
+    /// (`@openai/codex-linux-x64/vendor/…/bin/codex`) rather than npm's
+    /// `codex.js` wrapper, whose conversation files open in a child process.
+    #[schemars(extend("default" = "codex"))]
+    pub codex: Option<String>,
     #[serde(rename = "cursor-agent")]
     #[allow(dead_code, reason = "type-checked only, as in RawHarnessArgs")]
     pub cursor_agent: Option<String>,
@@ -244,8 +253,8 @@ pub(super) struct RawHarnessBinary {
 impl RawHarnessBinary {
     /// Each hosted harness's binary, by name, as in
     /// [`RawHarnessArgs::by_harness`].
-    pub fn by_harness(self) -> [(&'static str, Option<String>); 1] {
-        [("claude", self.claude)]
+    pub fn by_harness(self) -> [(&'static str, Option<String>); 2] {
+        [("claude", self.claude), ("codex", self.codex)]
     }
 }
 

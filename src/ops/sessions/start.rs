@@ -4,7 +4,6 @@
 
 use crate::harness::models::resolve;
 use crate::harness::resumable::check;
-use crate::harness::user_files::HarnessHome;
 use crate::harness::{Launch, LaunchArgs};
 use crate::lifecycle::spawn::{passthrough, spawn_checked, Start};
 use crate::lifecycle::{queue, SessionKey};
@@ -35,7 +34,9 @@ pub struct Started {
     #[serde(rename = "ref")]
     pub reference: String,
     pub tmux_target: String,
-    pub harness_session_id: String,
+    /// The conversation's id; null for a harness that makes its own id
+    /// (Codex) until its first prompt has begun one.
+    pub harness_session_id: Option<String>,
     pub cwd: PathBuf,
     /// Whether the recorded conversation was resumed (false: a new one).
     pub resumed: bool,
@@ -77,9 +78,19 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     if occupant != Probe::Dead {
         clear_occupant(ctx, &name)?;
     }
-    let (session_id, launch) =
-        choose_conversation(ctx, prior.as_ref(), &cwd, options.fresh, notes)?;
+    let (session_id, launch) = choose_conversation(
+        ctx,
+        prior.as_ref(),
+        &cwd,
+        options.fresh,
+        implementation.name(),
+        notes,
+    )?;
     let resumed = matches!(launch, Launch::Resume { .. });
+    // A harness that makes its own ids (Codex) is recorded with none until
+    // it has opened the conversation its first prompt begins.
+    let recorded_id =
+        (resumed || implementation.names_fresh_conversations()).then(|| session_id.clone());
     if occupant == Probe::Dead {
         clear_occupant(ctx, &name)?;
     }
@@ -103,7 +114,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         .components()
         .any(|c| matches!(c, std::path::Component::ParentDir));
     if lexical && given_cwd != cwd {
-        let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
+        let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough(ctx));
         implementation.prepare(&ctx.config, &home, &given_cwd, &launch_args, &ctx.events);
     }
 
@@ -118,7 +129,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     let session = &mut record.session;
     session.harness = harness;
     session.status = Status::Active;
-    session.harness_session_id = Some(session_id.clone());
+    session.harness_session_id = recorded_id.clone();
     session.cwd = Some(cwd.clone());
     session.tmux_target = Some(name.clone());
     if !resumed || session.created_at.is_none() {
@@ -151,9 +162,14 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     }
     // An explicit start begins the item again after a cleanup.
     crate::lifecycle::control::clear(&ctx.registry, &reference);
+    let harness_session_id = match recorded_id {
+        Some(id) => Some(id),
+        None if prompt.is_some() => learn(ctx, implementation, &name, &mut record),
+        None => None,
+    };
     ctx.events.emit(crate::events::Event::SessionSpawned {
         subject: subject.clone(),
-        harness_session_id: session_id.clone(),
+        harness_session_id: harness_session_id.clone(),
         resumed,
     });
     crate::harness::models::report_dropped_events(&ctx.events, &subject, &resolved.dropped);
@@ -163,10 +179,37 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     Ok(Started {
         reference: reference.to_string(),
         tmux_target: name,
-        harness_session_id: session_id,
+        harness_session_id,
         cwd,
         resumed,
     })
+}
+
+/// The id a harness that makes its own (Codex) gave the conversation its
+/// first prompt began, written into the record (still in the session's
+/// turn). `None` when it did not open one in time: the record then names
+/// none, the session is left alone by rolls until it does, and the hooks'
+/// `SessionStart` or the next `plan` tells it.
+fn learn(
+    ctx: &Context,
+    harness: &'static dyn crate::harness::Harness,
+    name: &str,
+    record: &mut WorkItemRecord,
+) -> Option<String> {
+    let id = crate::lifecycle::spawn::learn_conversation(
+        ctx,
+        harness,
+        name,
+        crate::lifecycle::spawn::LEARN_WAIT,
+    )?;
+    record.session.harness_session_id = Some(id.clone());
+    match ctx.registry.save_work_item(record) {
+        Ok(_) => Some(id),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not record the conversation the harness began");
+            None
+        }
+    }
 }
 
 /// The ref as recorded (GitHub matches owner and repository without regard
@@ -205,6 +248,7 @@ fn choose_conversation(
     prior: Option<&WorkItemRecord>,
     cwd: &std::path::Path,
     fresh: bool,
+    harness: &str,
     notes: &dyn Notes,
 ) -> miette::Result<(String, Launch)> {
     let recorded = prior.and_then(|r| {
@@ -230,6 +274,14 @@ fn choose_conversation(
         });
         return Ok(fresh_launch());
     }
+    if prior.session.harness != harness {
+        let recorded_harness = &prior.session.harness;
+        miette::bail!(
+            code = "the_loop::start::other_harness",
+            help = format!("start it with --harness {recorded_harness} to resume it, or pass --fresh to begin a new conversation; nothing was started"),
+            "the recorded conversation {recorded} is {recorded_harness}'s, not {harness}'s"
+        );
+    }
     let recorded_cwd = prior.session.cwd.clone();
     if recorded_cwd.as_deref().is_some_and(|c| c != cwd) {
         miette::bail!(
@@ -247,7 +299,7 @@ fn choose_conversation(
         cwd: recorded_cwd,
         args: LaunchArgs::default(),
     };
-    let home = HarnessHome::for_new_pane(&ctx.tmux, &passthrough(ctx));
+    let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough(ctx));
     match check(&facts, Some(&home.as_env())) {
         Ok(resumable) => Ok((
             resumable.session_id.clone(),

@@ -22,7 +22,9 @@ pub struct CreateOptions {
 pub struct Created {
     pub standing: String,
     pub tmux_target: String,
-    pub harness_session_id: String,
+    /// Null for a harness that makes its own id (Codex) until its first
+    /// prompt has begun a conversation.
+    pub harness_session_id: Option<String>,
     pub cwd: PathBuf,
 }
 
@@ -48,7 +50,11 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
     let now = crate::clock::now_utc();
     let mut record = StandingRecord::new(&options.name, &harness, Status::Active);
     let session = &mut record.session;
-    session.harness_session_id = Some(session_id.clone());
+    // A harness that makes its own ids (Codex) is recorded with none until
+    // it has opened the conversation its first prompt begins.
+    session.harness_session_id = implementation
+        .names_fresh_conversations()
+        .then(|| session_id.clone());
     session.cwd = Some(cwd.clone());
     session.tmux_target = Some(name.clone());
     session.created_at = Some(now.clone());
@@ -78,15 +84,29 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
         }
         return Err(e);
     }
+    let learned = match &record.session.harness_session_id {
+        Some(id) => Some(id.clone()),
+        None if prompt.is_none() => None,
+        None => crate::lifecycle::spawn::learn_conversation(
+            ctx,
+            implementation,
+            &name,
+            crate::lifecycle::spawn::LEARN_WAIT,
+        )
+        .filter(|id| {
+            record.session.harness_session_id = Some(id.clone());
+            ctx.registry.save_standing(&record).is_ok()
+        }),
+    };
     ctx.events.emit(crate::events::Event::SessionSpawned {
         subject: key.subject().target(&name),
-        harness_session_id: session_id.clone(),
+        harness_session_id: learned.clone(),
         resumed: false,
     });
     Ok(Created {
         standing: options.name.clone(),
         tmux_target: name,
-        harness_session_id: session_id,
+        harness_session_id: learned,
         cwd,
     })
 }
