@@ -199,6 +199,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` as a new file of exactly `mode`, only if no
+/// file is there: `AlreadyExists` when one is (another process made it
+/// first, and its file is the one to use). The file has `mode` from the
+/// moment it is created, and is in place whole or not at all: written to a
+/// temp file beside it, synced, then linked at `path` without replacing
+/// anything.
+pub fn create_new_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".new.tmp-")
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    // Before any byte is written, so the umask can only have narrowed it.
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist_noclobber(path).map_err(|e| e.error)?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
 /// Beyond this a first buffer is not reserved up front: the read grows it.
 pub const MAX_FIRST_BUFFER: usize = 1 << 20;
 

@@ -39,6 +39,11 @@ pub fn validate() -> serde_json::Value {
     schema_for::<crate::ops::validate::ValidateReport>()
 }
 
+/// `fingerprint --json`.
+pub fn fingerprint() -> serde_json::Value {
+    schema_for::<crate::ops::fingerprint::FingerprintReport>()
+}
+
 /// Each line of `<state root>/events.jsonl`.
 pub fn events() -> serde_json::Value {
     schema_for::<crate::events::EventLine>()
@@ -58,5 +63,6 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("status.schema.json", status()),
         ("validate.schema.json", validate()),
         ("events.schema.json", events()),
+        ("fingerprint.schema.json", fingerprint()),
     ]
 }

@@ -8,6 +8,7 @@ pub(crate) mod apply;
 pub(crate) mod complete;
 mod duration;
 mod exec;
+mod fingerprint;
 mod help;
 mod import;
 mod man;
@@ -31,7 +32,9 @@ use std::process::ExitCode;
 /// file (`plan`), and rolls drifted sessions onto it in place, resuming every
 /// conversation and verifying what the new process holds (`apply`). Values
 /// are never shown: they are named by fingerprint, the first 8 hex digits of
-/// their SHA-256 (`printf %s "$V" | sha256sum | cut -c1-8`).
+/// their SHA-256 (`printf %s "$V" | sha256sum | cut -c1-8`), withheld for a
+/// value that could be guessed from it, or, with env.fingerprint: keyed, of
+/// an HMAC under a local key; `the-loop fingerprint NAME` checks a value.
 #[derive(Debug, Parser)]
 #[command(
     name = "the-loop",
@@ -151,6 +154,28 @@ pub enum Command {
     /// Create, start, stop, restart, list and talk to standing sessions (no work item).
     #[command(subcommand)]
     Standing(standing::StandingCommand),
+    /// Show the fingerprint a plan would show for a value, read from stdin.
+    ///
+    /// Reads one value from stdin, exactly as given (never from the command
+    /// line: every user can read an argv in `ps`), and prints what plans,
+    /// reports and events show for NAME holding it under the configured
+    /// env.fingerprint, and whether the env file holds that value now.
+    /// Nothing else is printed: not the value, nor anything made from it
+    /// that a plan would not show.
+    ///
+    /// With env.fingerprint: sha256 (the default) a fingerprint is the first
+    /// 8 hex digits of SHA-256, the same as `printf %s "$V" | sha256sum`.
+    /// A value that can be guessed from that (shorter than 16 bytes, fewer
+    /// than 8 distinct bytes, or under 80 bits by length × the character
+    /// classes it uses) is shown as `withheld`, here as in every plan; the
+    /// env file line still tells whether it is the file's value. With
+    /// env.fingerprint: keyed it is HMAC-SHA-256 under the key kept in
+    /// fingerprint.key under the state root (created on first use, mode
+    /// 0600), which this command computes for you.
+    #[command(
+        after_help = "Examples:\n  printf %s \"$SLACK_BOT_TOKEN\" | the-loop fingerprint SLACK_BOT_TOKEN\n  the-loop fingerprint DB_PIN < pin.txt    # a file holding the value alone, no newline\n  printf %s \"$V\" | the-loop fingerprint DB_PIN --json\n\n`echo` adds a newline, which is then part of the value (a note says so).\n\nExit codes: 0 printed; 1 stdin is a terminal, or an error (the config, the env file, the key)."
+    )]
+    Fingerprint(fingerprint::FingerprintArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where your shell looks, for example
@@ -220,6 +245,7 @@ pub fn run() -> ExitCode {
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::ApiKeyHelper(args) => api_key_helper::run(args),
+        Command::Fingerprint(args) => fingerprint::run(cli.config.as_deref(), args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
         Command::Completions(args) => {

@@ -77,8 +77,15 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     // fleet is then one tmux call in all.
     let mut ctx = Context::load_checking_tmux_later(config)?;
     let (policy, candidate_for) = match &args.env_file {
-        Some(candidate) => crate::desired::load_candidate_policy(&ctx.config, candidate)?,
-        None => (crate::desired::load_policy(&ctx.config, true)?, None),
+        Some(candidate) => {
+            let (policy, candidate_for) =
+                crate::desired::load_candidate_policy(&ctx.config, candidate)?;
+            (
+                crate::desired::with_key(&ctx.config, policy)?,
+                candidate_for,
+            )
+        }
+        None => (crate::desired::load_policy_with_key(&ctx.config)?, None),
     };
     let targets = resolve_targets(&ctx, &args.targets)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
@@ -94,6 +101,20 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&plan);
     } else {
+        // Once per change of mode or key, not on every plan: the JSON
+        // carries `fingerprints` on every plan instead.
+        let before = crate::secret::store::last_shown(&ctx.config.state_root);
+        if plan.fingerprints.shows_differently_from(&before) {
+            plan.fingerprints_changed_from = Some(before);
+            if let Err(e) =
+                crate::secret::store::remember_shown(&ctx.config.state_root, &plan.fingerprints)
+            {
+                tracing::warn!(
+                    "cannot remember the fingerprint mode ({}); the change is said again next time",
+                    e.kind()
+                );
+            }
+        }
         if let Some(residue) = plan.residue.as_mut() {
             // Once per residue, not on every plan: see `Residue::scrub_key`.
             residue.say_plans_get_cheaper = residue.scrub_key().is_some_and(|key| {

@@ -38,6 +38,9 @@ pub enum DesiredError {
     #[error(transparent)]
     #[diagnostic(transparent)]
     Policy(#[from] PolicyError),
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Key(#[from] crate::secret::store::KeyFileError),
 }
 
 /// Reads the env file now (never cached) and builds the policy. With
@@ -101,4 +104,21 @@ fn load_configured(config: &Config, path: &Path) -> Result<EnvFile, DesiredError
         }
         other => other.into(),
     })
+}
+
+/// [`load_policy`] (an env file required) for a command that names values
+/// by fingerprint (`plan`, `apply`, `watch`): with the local key, read or
+/// created under the state root, when the mode or a guessable value needs
+/// it. The launcher and the spawns use [`load_policy`]: they name no value.
+pub fn load_policy_with_key(config: &Config) -> Result<Policy, DesiredError> {
+    with_key(config, load_policy(config, true)?)
+}
+
+/// `policy` with the local key attached when its mode or a guessable value
+/// needs it (a candidate's policy too: `plan --env-file`).
+pub fn with_key(config: &Config, mut policy: Policy) -> Result<Policy, DesiredError> {
+    if policy.needs_key() {
+        policy.attach_key(crate::secret::store::load_or_create(&config.state_root)?);
+    }
+    Ok(policy)
 }

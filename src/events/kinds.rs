@@ -359,8 +359,7 @@ pub enum Event {
         count: usize,
         sessions: Vec<DriftedSession>,
         env_file: Option<PathBuf>,
-        #[schemars(with = "std::collections::BTreeMap<String, String>")]
-        env_fingerprints: std::collections::BTreeMap<String, Fingerprint>,
+        env_fingerprints: std::collections::BTreeMap<String, crate::secret::Shown>,
         #[schemars(with = "String")]
         desired: Fingerprint,
         fix_command: String,

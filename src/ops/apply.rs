@@ -320,7 +320,7 @@ fn plan_under_lock(
     targets: &Targets,
     saved: Option<&Path>,
 ) -> Result<(Policy, Plan, Observed), ApplyError> {
-    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let saved = match saved {
         Some(path) => Some((path, saved::read(path)?)),
         None => None,
@@ -331,6 +331,7 @@ fn plan_under_lock(
     };
     let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
     if let Some((path, saved)) = &saved {
+        saved::same_fingerprints(path, saved, &plan)?;
         let changes = saved::staleness(&saved.restricted_to(&targets), &plan);
         if !changes.is_empty() {
             return Err(SavedPlanError::Stale {

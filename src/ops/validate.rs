@@ -144,5 +144,7 @@ fn desired_finding(error: &DesiredError) -> Finding {
             finding(error, Some(config), None)
         }
         DesiredError::Policy(policy) => finding(error, Some(policy.config()), None),
+        // validate reads no key; a key error can only come from another path.
+        DesiredError::Key(_) => finding(error, None, None),
     }
 }

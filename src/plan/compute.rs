@@ -83,6 +83,9 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         env_file: policy.env_file().map(|f| f.path.clone()),
         candidate_for: None,
         env_fingerprints: policy.file_fingerprints(),
+        fingerprints: policy.fingerprinter().label(),
+        withheld_seal: policy.withheld_seal(),
+        fingerprints_changed_from: None,
         sessions: plans,
         delivered_by_helper: [crate::harness::hooks::HELPER_DELIVERED]
             .into_iter()

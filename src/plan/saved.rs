@@ -1,8 +1,10 @@
 //! Saved plans (`plan --out`, `apply --plan`). A saved plan holds
 //! fingerprints only, and is refused when the world moved since it was made.
 
+use super::change::Change;
 use super::compute::Targets;
 use super::model::{Plan, SessionKind, SessionPlan, FORMAT_VERSION};
+use crate::secret::Shown;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +54,16 @@ pub enum SavedPlanError {
         help("run `the-loop plan --out FILE` again and review the new plan (a candidate's plan: swap the candidate in first)")
     )]
     Stale { path: PathBuf, changes: Vec<String> },
+    #[error("the saved plan {path} names values by {saved} fingerprints, and they are {now} now: its fingerprints cannot be compared with today's")]
+    #[diagnostic(
+        code(the_loop::plan::other_fingerprints),
+        help("env.fingerprint (or the key in <state root>/fingerprint.key) changed since the plan was saved: run `the-loop plan --out FILE` again and review the new plan")
+    )]
+    OtherFingerprints {
+        path: PathBuf,
+        saved: crate::secret::FingerprintLabel,
+        now: crate::secret::FingerprintLabel,
+    },
 }
 
 pub fn write(plan: &Plan, path: &Path) -> Result<(), SavedPlanError> {
@@ -152,8 +164,23 @@ impl Plan {
     }
 }
 
+/// Refuses a saved plan whose fingerprints were made another way (another
+/// `env.fingerprint`, or another key) than a plan made now: every one of
+/// them would differ, which says nothing about the world.
+pub fn same_fingerprints(path: &Path, saved: &Plan, now: &Plan) -> Result<(), SavedPlanError> {
+    if saved.fingerprints.comparable(&now.fingerprints) {
+        return Ok(());
+    }
+    Err(SavedPlanError::OtherFingerprints {
+        path: path.into(),
+        saved: saved.fingerprints,
+        now: now.fingerprints,
+    })
+}
+
 /// What changed between a saved plan and one computed now; empty when the
-/// saved plan still describes the world.
+/// saved plan still describes the world. Both are made under the same
+/// fingerprints ([`same_fingerprints`]).
 pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
     let mut changes = Vec::new();
     // A candidate's plan (`plan --env-file`) is for the file it would
@@ -172,12 +199,25 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
             ));
         }
     }
+    if let (Some(then), Some(seal)) = (saved.withheld_seal, now.withheld_seal) {
+        // A value that came, went or became guessable is said name by name
+        // below; this is one that changed behind a withheld fingerprint.
+        if then != seal {
+            changes.push(
+                "a guessable value in the env file (its fingerprint withheld) changed".to_owned(),
+            );
+        }
+    }
     for (name, fp) in &saved.env_fingerprints {
         match now.env_fingerprints.get(name) {
             None => changes.push(format!("env file no longer declares {name}")),
-            Some(now_fp) if now_fp != fp => changes.push(format!(
-                "env file value of {name} changed ({fp} → {now_fp})"
-            )),
+            Some(now_fp) if now_fp != fp => changes.push(if now_fp.is_withheld() {
+                // Saved by a build that showed every fingerprint, or before
+                // the value became guessable: nothing left to compare.
+                format!("the fingerprint of {name} is withheld now (a guessable value), so whether it changed since the plan was saved cannot be told")
+            } else {
+                format!("env file value of {name} changed ({fp} → {now_fp})")
+            }),
             Some(_) => {}
         }
     }
@@ -205,8 +245,12 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         if fresh.record_fingerprint != session.record_fingerprint {
             changes.push(format!("registry record of {label} changed"));
         }
-        if fresh.changes != session.changes || fresh.args_changes != session.args_changes {
+        if fresh.args_changes != session.args_changes
+            || withheld_like(&session.changes, &fresh.changes) != fresh.changes
+        {
             changes.push(format!("the drift of {label} is not what the plan showed"));
+        } else if fresh.changes != session.changes {
+            changes.push(format!("the drift of {label} names fingerprints that are withheld now (guessable values), so whether it is what the plan showed cannot be told"));
         }
     }
     let planned: Vec<&str> = saved
@@ -226,6 +270,25 @@ pub fn staleness(saved: &Plan, now: &Plan) -> Vec<String> {
         ));
     }
     changes
+}
+
+/// `saved`, with each fingerprint that `now` withholds withheld too.
+fn withheld_like(saved: &[Change], now: &[Change]) -> Vec<Change> {
+    let like = |saved: Option<Shown>, now: Option<Shown>| match now {
+        Some(Shown::Withheld) if saved.is_some() => now,
+        _ => saved,
+    };
+    saved
+        .iter()
+        .map(|change| match now.iter().find(|c| c.name == change.name) {
+            Some(fresh) => Change {
+                have: like(change.have, fresh.have),
+                want: like(change.want, fresh.want),
+                ..change.clone()
+            },
+            None => change.clone(),
+        })
+        .collect()
 }
 
 fn show(pid: Option<i32>) -> String {

@@ -1,7 +1,7 @@
 //! The apply report as text: one line per session, then a summary (the
 //! `--json` view is the report itself, serialised).
 
-use super::plan::render_change;
+use super::change::render_change;
 use super::Style;
 use crate::apply::{Conversation, Outcome, Report};
 use std::fmt::Write;

@@ -5,8 +5,10 @@
 
 pub mod apply;
 pub mod apply_stream;
+pub mod change;
 pub mod close;
 pub mod delivery;
+pub mod fingerprint;
 pub mod import;
 pub mod notes;
 pub mod plan;

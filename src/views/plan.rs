@@ -3,80 +3,14 @@
 //! plan itself (`crate::plan`) only computes; this is its text view, which
 //! `plan`, `apply` and the restarts print.
 
+use super::change::{render_args_change, write_change};
 use super::Style;
-use crate::plan::change::{Change, ChangeCase};
 use crate::plan::model::*;
 use crate::style::Painted;
 use std::fmt::Write;
 
 use super::plan_next::footer;
 pub use super::plan_next::Next;
-
-pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {
-    fp.as_ref()
-        .map_or("(absent)", crate::secret::Fingerprint::as_str)
-}
-
-/// One line per differing name: `NAME  have → want  (case: meaning)`.
-pub fn render_change(change: &Change, style: Style) -> String {
-    let mut line = String::new();
-    write_change(&mut line, change, style);
-    line
-}
-
-/// [`render_change`], written onto the end of `out`.
-fn write_change(out: &mut String, change: &Change, style: Style) {
-    let meaning = match change.case {
-        ChangeCase::Stale if change.want.is_none() => {
-            "(stale: a withheld name holding a value that is not the file's)"
-        }
-        ChangeCase::Stale => "(stale: not the file's current value)",
-        ChangeCase::Exposed => "(exposed: a withheld name holding the file's current value)",
-        ChangeCase::Missing => "(missing: the harness should hold the file's value)",
-        ChangeCase::Identifier => "(identifier: the-loop's own variable)",
-    };
-    let symbol = if change.want.is_none() {
-        style.red("-")
-    } else {
-        style.yellow("~")
-    };
-    let _ = write!(
-        out,
-        "{symbol} {:<28} {} → {}   {}",
-        change.name,
-        fingerprint_or_absent(&change.have),
-        fingerprint_or_absent(&change.want),
-        style.dim(meaning)
-    );
-}
-
-/// One line per differing launch argument: `--model  have → want  (args: …)`.
-/// Argv words are never secret, so they are shown as they are.
-pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
-    let label = match change.name {
-        ArgsField::Model => "--model",
-        ArgsField::Effort => "--effort",
-        ArgsField::HarnessArgs => "harness args",
-    };
-    let show = |words: &[String]| {
-        if words.is_empty() {
-            "(none)".to_owned()
-        } else {
-            words.join(" ")
-        }
-    };
-    let mut line = format!(
-        "{} {label:<28} {} → {}   {}",
-        style.yellow("~"),
-        show(&change.have),
-        show(&change.want),
-        style.dim("(args: the harness was launched with other arguments)")
-    );
-    if let Some(dropped) = &change.dropped {
-        let _ = write!(line, "\n      {} {dropped}", style.red("!"));
-    }
-    line
-}
 
 /// The plan as `plan` shows it.
 pub fn render_plan(plan: &Plan, style: Style) -> String {
@@ -107,6 +41,24 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
             );
         }
         None => out.push_str("env file: none configured\n"),
+    }
+    if let Some(before) = &plan.fingerprints_changed_from {
+        let _ = writeln!(
+            out,
+            "{} they are now {}, no longer {}. Each one differs from what earlier plans, reports and events showed for the same value; that alone is not drift. (Said once.)",
+            style.bold("Fingerprints changed:"),
+            describe_fingerprints(&plan.fingerprints),
+            describe_fingerprints(before)
+        );
+    }
+    if let Some(before) = &plan.fingerprints_changed_from {
+        let _ = writeln!(
+            out,
+            "{} they are now {}, no longer {}. Each one differs from what earlier plans, reports and events showed for the same value; that alone is not drift. (Said once.)",
+            style.bold("Fingerprints changed:"),
+            describe_fingerprints(&plan.fingerprints),
+            describe_fingerprints(before)
+        );
     }
     if let Some(reason) = &plan.tmux_unanswered {
         let _ = writeln!(
@@ -335,4 +287,19 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
             session.activity
         ))
     );
+}
+
+/// `plain SHA-256 (env.fingerprint: sha256)`, or keyed with the key's id.
+fn describe_fingerprints(label: &crate::secret::FingerprintLabel) -> String {
+    match (label.mode, label.key_id) {
+        (crate::secret::FingerprintMode::Keyed, Some(id)) => {
+            format!("HMAC-SHA-256 under key {id} (env.fingerprint: keyed)")
+        }
+        (crate::secret::FingerprintMode::Keyed, None) => {
+            "HMAC-SHA-256 (env.fingerprint: keyed)".to_owned()
+        }
+        (crate::secret::FingerprintMode::Sha256, _) => {
+            "plain SHA-256 (env.fingerprint: sha256)".to_owned()
+        }
+    }
 }

@@ -266,7 +266,7 @@ impl Watch {
 
     fn reconcile(&mut self, snapshot: &Snapshot) {
         let plan = &snapshot.plan;
-        let desired = desired_fingerprint(&self.ctx.config, &plan.env_fingerprints);
+        let desired = desired_fingerprint(&self.ctx.config, &snapshot.policy.file_state());
         let auto = self.auto_apply();
         let drifted: Vec<&SessionPlan> = plan.sessions.iter().filter(|s| s.action.acts()).collect();
         let unverified: Vec<&SessionPlan> =

@@ -122,6 +122,8 @@ enum Scenario {
     ByHand,
     /// As `ByHand`, with `mywork`'s harness imported as github:octo/repo#5.
     Imported,
+    /// As `Drifted`, with `env.fingerprint: keyed` (the key made on first use).
+    Keyed,
 }
 
 use Scenario::*;
@@ -131,6 +133,8 @@ struct Row {
     /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}`, `{pane}`,
     /// `{env}` (the env file), `{candidate}` (a candidate env file) and
     /// `{candplan}` (a plan saved against the candidate) are filled in.
+    /// A last word `<TOKEN` or `<SHORT` is not an argument: that canary
+    /// ([`FILE_TOKEN`], [`FILE_SHORT`]) is written to the command's stdin.
     args: &'static str,
     code: i32,
     /// Text that must appear in stdout or stderr, proving the path was taken.
@@ -346,6 +350,20 @@ const ROWS: &[Row] = &[
     row(Drifted, "sessions restart --help", 0, "--all"),
     row(Drifted, "completions --help", 0, "Usage"),
     row(Drifted, "exec --help", 0, "Usage"),
+    // fingerprint: a value on stdin, in both modes
+    row(Drifted, "fingerprint SLACK_BOT_TOKEN <TOKEN", 0, "this one"),
+    row(Drifted, "fingerprint SHORT_SECRET --json <SHORT", 0, "\"withheld\""),
+    row(Drifted, "fingerprint SLACK_BOT_TOKEN", 0, "another one"),
+    row(Drifted, "fingerprint bad-name <TOKEN", 1, "[A-Za-z_]"),
+    row(Drifted, "fingerprint --help", 0, "stdin"),
+    row(Malformed, "fingerprint SLACK_BOT_TOKEN <TOKEN", 1, "unterminated double-quoted"),
+    row(Keyed, "fingerprint SHORT_SECRET <SHORT", 0, "HMAC-SHA-256 under key"),
+    row(Keyed, "fingerprint SLACK_BOT_TOKEN --json <TOKEN", 0, "\"keyed\""),
+    row(Keyed, "plan", 0, "Fingerprints changed"),
+    row(Keyed, "plan --json", 0, "\"key_id\""),
+    row(Keyed, "apply --auto-approve --json", 0, "\"restarted\""),
+    row(Keyed, "apply --plan {plan} --auto-approve", 0, "restarted (verified)"),
+    row(Keyed, "status --json", 0, "\"stale_sessions\""),
     row(Drifted, "no-such-command", 1, "unrecognized subcommand"),
 ];
 
@@ -405,7 +423,14 @@ fn sessions_on_old_server(w: &World, n: usize) -> Vec<LegacySession> {
 
 fn build(scenario: Scenario) -> Built {
     let w = World::new();
-    w.write_config("  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n");
+    let keyed = if scenario == Keyed {
+        "  fingerprint: keyed\n"
+    } else {
+        ""
+    };
+    w.write_config(&format!(
+        "  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n{keyed}"
+    ));
     w.install_tmux_wrapper();
     let mut built = Built {
         hung: None,
@@ -428,8 +453,8 @@ fn build(scenario: Scenario) -> Built {
                 assert_eq!(code(&out), Some(0), "{}", explain(&out));
             }
         }
-        Drifted | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords | Malformed
-        | EnvIsDirectory | EnvDangling => {
+        Drifted | Keyed | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords
+        | Malformed | EnvIsDirectory | EnvDangling => {
             w.write_env(&current_env_file());
             let sessions = sessions_on_old_server(w, 2);
             match scenario {
@@ -627,7 +652,15 @@ fn run_row(row: &Row, trace: bool) -> usize {
         .replace("{env}", w.env_path.to_str().unwrap())
         .replace("{candidate}", candidate.to_str().unwrap())
         .replace("{candplan}", candplan.to_str().unwrap());
-    let args: Vec<&str> = filled.split(' ').collect();
+    let mut args: Vec<&str> = filled.split(' ').collect();
+    let stdin = match args.last() {
+        Some(&"<TOKEN") => Some(FILE_TOKEN),
+        Some(&"<SHORT") => Some(FILE_SHORT),
+        _ => None,
+    };
+    if stdin.is_some() {
+        args.pop();
+    }
     let mut env: Vec<(&str, &str)> = CALLER_ENV.to_vec();
     env.extend(b.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if trace {
@@ -660,7 +693,21 @@ fn run_row(row: &Row, trace: bool) -> usize {
             stderr(&saved)
         );
     }
-    let out = w.the_loop_with(&args, &env);
+    let out = match stdin {
+        None => w.the_loop_with(&args, &env),
+        Some(value) => {
+            let mut cmd = w.the_loop_command(&args);
+            cmd.envs(env.iter().copied())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("run the-loop");
+            use std::io::Write;
+            // A usage error exits before reading: a closed pipe is no failure.
+            let _ = child.stdin.take().unwrap().write_all(value.as_bytes());
+            child.wait_with_output().expect("run the-loop")
+        }
+    };
     let said = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(
         out.status.code(),

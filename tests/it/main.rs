@@ -26,6 +26,8 @@ mod envfile;
 mod events_schema;
 mod extreme_values;
 mod faults;
+mod fingerprint_modes;
+mod fingerprints;
 mod fleet_ansible;
 mod hostile_files;
 mod identity;
