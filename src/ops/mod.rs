@@ -4,6 +4,7 @@
 //! view. Nothing here knows a command line exists.
 
 pub mod apply;
+pub mod history;
 pub mod import;
 pub mod notes;
 pub mod resolve;

@@ -7,6 +7,7 @@ pub mod apply;
 pub mod apply_stream;
 pub mod close;
 pub mod delivery;
+pub mod history;
 pub mod import;
 pub mod notes;
 pub mod plan;
@@ -14,6 +15,7 @@ pub mod sessions;
 pub mod sessions_list;
 pub mod standing;
 pub mod status;
+pub mod version;
 pub mod web_terminal;
 
 pub use crate::style::Style;
