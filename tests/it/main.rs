@@ -28,6 +28,7 @@ mod events_schema;
 mod extreme_values;
 mod faults;
 mod fleet_ansible;
+mod history;
 mod hostile_files;
 mod identity;
 mod journal;
