@@ -49,6 +49,7 @@ mod prepare;
 mod prespawn;
 mod read_ahead;
 mod registry;
+mod release;
 mod remain_on_exit;
 mod residue;
 mod rewrites;
