@@ -4,6 +4,11 @@
 //! downloaded from a registry, a tarball) says `unknown` rather than failing
 //! the build.
 
+#![allow(
+    clippy::print_stdout,
+    reason = "Cargo reads a build script's instructions from its stdout"
+)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
