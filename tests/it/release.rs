@@ -40,8 +40,7 @@ fn version_names_the_commit_this_checkout_is_at_and_the_build_date() {
     let date = doc["build_date"].as_str().unwrap();
     let today = the_loop::clock::now_utc();
     assert!(
-        the_loop::clock::parse_utc(&format!("{date}T00:00:00Z")).is_some()
-            && date <= &today[..10],
+        the_loop::clock::parse_utc(&format!("{date}T00:00:00Z")).is_some() && date <= &today[..10],
         "a day, not after today: {date}"
     );
 
