@@ -52,6 +52,20 @@ pub fn shell_quote(word: &std::ffi::OsStr) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// The command a harness runs on `event`: `<the-loop> hook --dir <activity
+/// dir> --event <name>`, as one `sh -c` line (Claude Code's and Codex's
+/// hooks alike).
+pub fn hook_command(the_loop: &Path, activity_dir: &Path, event: HookEvent) -> String {
+    command_line(&[
+        the_loop.into(),
+        crate::activity::hook::SUBCOMMAND.into(),
+        "--dir".into(),
+        activity_dir.into(),
+        "--event".into(),
+        event.name().into(),
+    ])
+}
+
 /// Words as one `sh -c` command line, each quoted.
 pub fn command_line(words: &[OsString]) -> String {
     words
@@ -71,14 +85,7 @@ pub fn settings(
 ) -> Value {
     let mut hooks = Map::new();
     for event in HookEvent::ALL {
-        let command = command_line(&[
-            the_loop.into(),
-            crate::activity::hook::SUBCOMMAND.into(),
-            "--dir".into(),
-            activity_dir.into(),
-            "--event".into(),
-            event.name().into(),
-        ]);
+        let command = hook_command(the_loop, activity_dir, event);
         hooks.insert(
             event.name().into(),
             json!([{ "hooks": [{

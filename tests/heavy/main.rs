@@ -9,11 +9,8 @@
 //! failed a plan. The files stay under `tests/it/`, beside the support
 //! they share.
 
+// Its own `dead_code` allowance covers what only the `it` binary uses.
 #[path = "../it/support/mod.rs"]
-#[allow(
-    dead_code,
-    reason = "the support is shared with the `it` binary, which uses the rest"
-)]
 mod support;
 
 #[path = "../it/load.rs"]

@@ -526,7 +526,7 @@ fn a_wrong_type_error_never_shows_the_value() {
         (
             "routing:\n  defaultHarness: VALUE\n",
             "routing.defaultHarness",
-            "expected one of `claude`, `cursor`, `cursor-agent`",
+            "expected one of `claude`, `codex`, `cursor`, `cursor-agent`",
         ),
         (
             "routing:\n  harnessTrust:\n    scope: VALUE\n",

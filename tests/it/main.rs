@@ -5,7 +5,6 @@
 //! <module>::` runs one file's tests.
 
 // The tests that load the whole machine run in `tests/heavy/`, alone.
-#[allow(dead_code, reason = "some of the support serves only `tests/heavy/`")]
 mod support;
 
 mod activity_hooks;

@@ -22,18 +22,8 @@ fn tool(name: &str, test: &str) -> Option<PathBuf> {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join(name))
         .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("THE_LOOP_REQUIRE_TOOLS").is_none(),
-            "{name} is not installed and THE_LOOP_REQUIRE_TOOLS is set (.ci/run installs it)"
-        );
-        // Straight to fd 2: libtest captures eprintln!, and a skip must be seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIP {test}: {name} is not installed (apt-get install prometheus; .ci/run does) ***\n"
-        );
-    }
-    found
+    let how = format!("{test} needs it: apt-get install prometheus; .ci/run does");
+    required_tool(found, name, &how)
 }
 
 /// A running process killed when the test ends, its output in a file.

@@ -9,8 +9,7 @@
 //! THE_LOOP_REQUIRE_TOOLS is set (CI sets it), when it fails.
 
 use crate::support::*;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use the_loop::activity::{store, Activity, HookEvent};
 
@@ -18,23 +17,11 @@ const OLD: &str = "tok-OLD-canary-r3al";
 const NEW: &str = "tok-NEW-canary-r3al";
 
 pub(crate) fn real_claude() -> Option<PathBuf> {
-    let installed = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(".ci/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
-    let found = std::env::var_os("THE_LOOP_REAL_CLAUDE")
-        .map(PathBuf::from)
-        .or(Some(installed))
-        .filter(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("THE_LOOP_REQUIRE_TOOLS").is_none(),
-            "Claude Code is not installed and THE_LOOP_REQUIRE_TOOLS is set (.ci/run installs it)"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIP real_claude: Claude Code is not installed (set THE_LOOP_REAL_CLAUDE, or run .ci/run) ***\n"
-        );
-    }
-    found
+    real_cli(
+        "Claude Code",
+        "THE_LOOP_REAL_CLAUDE",
+        ".ci/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    )
 }
 
 /// Like `wait_for`, with the time a real CLI needs to start offline.

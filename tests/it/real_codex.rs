@@ -17,31 +17,17 @@
 
 use crate::real_claude::{screen, wait_long};
 use crate::support::*;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const OLD: &str = "sk-OLD-canary-c0dex";
 const NEW: &str = "sk-NEW-canary-c0dex";
 
 fn real_codex() -> Option<PathBuf> {
-    let installed = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+    real_cli(
+        "Codex",
+        "THE_LOOP_REAL_CODEX",
         ".ci/codex/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
-    );
-    let found = std::env::var_os("THE_LOOP_REAL_CODEX")
-        .map(PathBuf::from)
-        .or(Some(installed))
-        .filter(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("THE_LOOP_REQUIRE_TOOLS").is_none(),
-            "Codex is not installed and THE_LOOP_REQUIRE_TOOLS is set (.ci/run installs it)"
-        );
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIP real_codex: Codex is not installed (set THE_LOOP_REAL_CODEX, or run .ci/run) ***\n"
-        );
-    }
-    found
+    )
 }
 
 /// A world whose sessions see `CODEX_HOME` with a provider that reads its

@@ -53,16 +53,7 @@ fn timeout(event: HookEvent) -> u64 {
 }
 
 /// The command line of the hook for `event`.
-pub fn command(the_loop: &Path, activity_dir: &Path, event: HookEvent) -> String {
-    crate::harness::hooks::command_line(&[
-        the_loop.into(),
-        crate::activity::hook::SUBCOMMAND.into(),
-        "--dir".into(),
-        activity_dir.into(),
-        "--event".into(),
-        event.name().into(),
-    ])
-}
+pub use crate::harness::hooks::hook_command as command;
 
 /// The words after the binary: `-c hooks.<Event>=[{hooks=[{…}]}]` each.
 pub fn words(the_loop: &Path, activity_dir: &Path) -> Vec<OsString> {

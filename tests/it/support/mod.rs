@@ -1146,3 +1146,34 @@ pub fn alone() -> std::sync::MutexGuard<'static, ()> {
     static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// A tool a test needs, `found` or not: when it is missing the test says
+/// SKIP loudly (`how` to get it) and its caller passes, unless
+/// THE_LOOP_REQUIRE_TOOLS is set (CI sets it), when it fails.
+pub fn required_tool(found: Option<PathBuf>, what: &str, how: &str) -> Option<PathBuf> {
+    if found.is_none() {
+        assert!(
+            std::env::var_os("THE_LOOP_REQUIRE_TOOLS").is_none(),
+            "{what} is not installed and THE_LOOP_REQUIRE_TOOLS is set (.ci/run installs it)"
+        );
+        // Straight to fd 2: libtest captures eprintln!, and a skip must be seen.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "\n*** SKIP: {what} is not installed ({how}) ***\n"
+        );
+    }
+    found
+}
+
+/// A real CLI for the tiers that run one (`real_claude`, `real_codex`): at
+/// `$<variable>`, else at `installed` (under the repository, where
+/// `.ci/run` installs it); see [`required_tool`].
+pub fn real_cli(what: &str, variable: &str, installed: &str) -> Option<PathBuf> {
+    let installed = Path::new(env!("CARGO_MANIFEST_DIR")).join(installed);
+    let found = std::env::var_os(variable)
+        .map(PathBuf::from)
+        .or(Some(installed))
+        .filter(|p| p.is_file());
+    required_tool(found, what, &format!("set {variable}, or run .ci/run"))
+}
