@@ -102,7 +102,7 @@ pub enum Command {
     Import(import::ImportArgs),
     /// List past rolls, newest first: when, what ran them, how the env file changed, each outcome.
     ///
-    /// Read from the event log (<state root>/events.jsonl), as `kubectl
+    /// Read from the event log (`<state root>/events.jsonl`), as `kubectl
     /// rollout history` lists revisions: every roll of `apply`, `sessions
     /// restart`, `standing restart`, `watch` and a delivery's relaunch, with
     /// its result (succeeded, failed, interrupted, or unfinished when it was
