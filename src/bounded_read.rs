@@ -79,6 +79,14 @@ pub const ACTIVITY_TAIL: Limit = Limit {
     cap: 320 * KIB,
     links: Links::Refuse,
 };
+/// The event log (`events.jsonl`), read from its end by `the-loop
+/// history`: it only grows, so its newest lines are what is read, from a
+/// line start, and a longer log says its oldest rolls are not listed.
+pub const EVENT_LOG_TAIL: Limit = Limit {
+    what: "the event log",
+    cap: 16 * MIB,
+    links: Links::Refuse,
+};
 /// A plan saved by `plan --out`, read by `apply --plan`.
 pub const SAVED_PLAN: Limit = Limit {
     what: "a saved plan",

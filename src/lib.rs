@@ -10,6 +10,7 @@ pub mod activity;
 pub mod announce;
 pub mod apply;
 pub mod bounded_read;
+pub mod build_info;
 pub mod cli;
 pub mod clock;
 pub mod console;

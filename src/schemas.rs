@@ -49,6 +49,16 @@ pub fn events() -> serde_json::Value {
     schema_for::<crate::events::EventLine>()
 }
 
+/// `history --json`.
+pub fn history() -> serde_json::Value {
+    schema_for::<crate::ops::history::History>()
+}
+
+/// `version --json`.
+pub fn version() -> serde_json::Value {
+    schema_for::<crate::build_info::BuildInfo>()
+}
+
 /// Every published schema with its file name under `schemas/`.
 pub fn published() -> Vec<(&'static str, serde_json::Value)> {
     vec![
@@ -64,5 +74,7 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("validate.schema.json", validate()),
         ("events.schema.json", events()),
         ("fingerprint.schema.json", fingerprint()),
+        ("history.schema.json", history()),
+        ("version.schema.json", version()),
     ]
 }

@@ -10,6 +10,7 @@ mod duration;
 mod exec;
 mod fingerprint;
 mod help;
+mod history;
 mod import;
 mod man;
 pub(crate) mod output;
@@ -19,6 +20,7 @@ mod show;
 mod standing;
 pub(crate) mod status;
 mod validate;
+mod version;
 mod watch;
 mod web_terminal;
 
@@ -38,7 +40,7 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(
     name = "the-loop",
-    version,
+    version = crate::build_info::LONG_VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -125,6 +127,19 @@ pub enum Command {
         after_help = "Examples:\n  the-loop plan                                 # lists harnesses it does not manage, by pane\n  the-loop import %3 github:octo/repo#15 --dry-run\n  the-loop import %3 github:octo/repo#15\n  the-loop apply                                # rolls it, resuming its conversation\n\nIf you are attached to that session, `apply` defers it (a safe point) until you detach, or pass --include-attached.\n\nExit codes: 0 imported (or, with --dry-run, importable); 1 refused or an error, nothing changed."
     )]
     Import(import::ImportArgs),
+    /// List past rolls, newest first: when, what ran them, how the env file changed, each outcome.
+    ///
+    /// Read from the event log (`<state root>/events.jsonl`), as `kubectl
+    /// rollout history` lists revisions: every roll of `apply`, `sessions
+    /// restart`, `standing restart`, `watch` and a delivery's relaunch, with
+    /// its result (succeeded, failed, interrupted, or unfinished when it was
+    /// killed), the names whose fingerprint in the env file differs from the
+    /// roll before it (names and fingerprints only; the log holds no value),
+    /// and what became of each session. Needs no tmux.
+    #[command(
+        after_help = "Examples:\n  the-loop history\n  the-loop history --json | jq '.rolls[0].sessions'\n\nExit codes: 0 listed (an empty log lists nothing); 1 the log or the config cannot be read."
+    )]
+    History(history::HistoryArgs),
     /// Start, deliver to, pause, close, reset, clean up and attach to work-item sessions.
     #[command(subcommand)]
     Sessions(sessions::SessionsCommand),
@@ -184,6 +199,13 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page, or write one page per command with --out-dir.
     Man(man::ManArgs),
+    /// Print the version, the git commit it was built from and the build date.
+    ///
+    /// `--version` prints the same facts on one line. The commit is
+    /// `unknown` for a build from a source tree without git (a registry's
+    /// copy); the date is the build's (SOURCE_DATE_EPOCH when it was set).
+    #[command(after_help = "Example, for a bug report:\n  the-loop version --json")]
+    Version(version::VersionArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
     /// Panes run it as `the-loop exec …`, which [`run`] parses on its own.
     #[command(hide = true)]
@@ -241,6 +263,7 @@ pub fn run() -> ExitCode {
         Command::Validate(args) => validate::run(cli.config.as_deref(), args),
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Import(args) => import::run(cli.config.as_deref(), args),
+        Command::History(args) => history::run(cli.config.as_deref(), args),
         Command::Sessions(cmd) => sessions::run(cli.config.as_deref(), cmd),
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
@@ -248,6 +271,7 @@ pub fn run() -> ExitCode {
         Command::Fingerprint(args) => fingerprint::run(cli.config.as_deref(), args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
+        Command::Version(args) => version::run(args),
         Command::Completions(args) => {
             clap_complete::generate(
                 args.shell,

@@ -24,6 +24,15 @@ pub enum Event {
         command: RollCommand,
         /// How many sessions the roll selected to act on.
         sessions: usize,
+        /// The env file the roll's plan read; absent when none is
+        /// configured. `the-loop history` shows what changed in it
+        /// between one roll and the next from this and `env_fingerprints`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        env_file: Option<PathBuf>,
+        /// Name → fingerprint of every value that file declared, as the
+        /// plan read it: the state the roll rolls sessions onto.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        env_fingerprints: Option<std::collections::BTreeMap<String, crate::secret::Shown>>,
     },
     /// A roll is over; each session's outcome.
     #[serde(rename = "apply.finished")]

@@ -4,7 +4,7 @@
 
 use super::roll::Outcome;
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Which session an event is about. A roll names both `ref` and `standing`
 /// (one of them null), as its plan does; a lifecycle verb names the one its
@@ -136,8 +136,8 @@ pub struct CleanedCheckout {
     pub verdict: super::session::Verdict,
 }
 
-/// A session's outcome in `apply.finished`.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
+/// A session's outcome in `apply.finished`; read back by `the-loop history`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SessionOutcome {
     #[serde(rename = "ref")]
     pub reference: Option<String>,

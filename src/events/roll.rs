@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which verb runs the roll: its name goes into the apply lock and into
 /// the `apply.*` events, where `watch`'s rolls are told apart by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum RollCommand {
     #[serde(rename = "apply")]
     Apply,

@@ -185,6 +185,11 @@ pub fn apply(
         ctx.events.emit(Event::ApplyStarted {
             command: options.command,
             sessions: selected,
+            env_file: plan.env_file.clone(),
+            env_fingerprints: plan
+                .env_file
+                .is_some()
+                .then(|| plan.env_fingerprints.clone()),
         });
     }
     let respawning = |s: &SessionPlan| sink.respawning(s);

@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod fingerprint;
+pub mod history;
 pub mod import;
 pub mod notes;
 pub mod resolve;

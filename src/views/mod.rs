@@ -9,6 +9,7 @@ pub mod change;
 pub mod close;
 pub mod delivery;
 pub mod fingerprint;
+pub mod history;
 pub mod import;
 pub mod notes;
 pub mod plan;
@@ -19,6 +20,7 @@ pub mod show;
 pub mod standing;
 pub mod status;
 pub mod validate;
+pub mod version;
 pub mod web_terminal;
 
 pub use crate::style::Style;

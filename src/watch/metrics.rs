@@ -82,6 +82,14 @@ struct StateLabels {
     state: StateValue,
 }
 
+/// Which build is running, as the `_build_info` idiom of Prometheus's own
+/// exporters: one series, always 1, to join on or alert on by its labels.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabels {
+    version: String,
+    commit: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OutcomeLabels {
     outcome: OutcomeValue,
@@ -139,6 +147,20 @@ impl Metrics {
             "last_plan_timestamp_seconds",
             "Unix time of watch's last successful plan",
             last_plan.clone(),
+        );
+        // A gauge rather than prometheus-client's `Info`: the text format
+        // served (0.0.4) has no `info` type, and Prometheus refuses it.
+        let build = Family::<BuildLabels, Gauge>::default();
+        build
+            .get_or_create(&BuildLabels {
+                version: crate::build_info::VERSION.to_owned(),
+                commit: crate::build_info::COMMIT.to_owned(),
+            })
+            .set(1);
+        registry.register(
+            "build_info",
+            "Always 1; the labels name the running the-loop's version and the git commit it was built from",
+            build,
         );
         let held = Family::<ReasonLabels, Gauge>::default();
         let held_seconds = Family::<ReasonLabels, Gauge>::default();
@@ -280,6 +302,12 @@ mod tests {
             text.contains("# TYPE the_loop_rolls_total counter"),
             "{text}"
         );
+        let build = format!(
+            "the_loop_build_info{{version=\"{}\",commit=\"{}\"}}",
+            crate::build_info::VERSION,
+            crate::build_info::COMMIT
+        );
+        assert_eq!(sample(&text, &build), Some(1.0), "{build} in\n{text}");
     }
 
     #[test]

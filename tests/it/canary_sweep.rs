@@ -124,6 +124,9 @@ enum Scenario {
     Imported,
     /// As `Drifted`, with `env.fingerprint: keyed` (the key made on first use).
     Keyed,
+    /// As `Drifted`, rolled by `apply`, then the env file changed (a value
+    /// rotated back, a name added) and rolled again: two rolls in the log.
+    Rolled,
 }
 
 use Scenario::*;
@@ -341,6 +344,14 @@ const ROWS: &[Row] = &[
     row(Drifted, "man --help", 0, "--out-dir"),
     row(Drifted, "--help", 0, "Usage"),
     row(Drifted, "--version", 0, "the-loop"),
+    row(Drifted, "version", 0, "commit"),
+    row(Drifted, "version --json", 0, "\"build_date\""),
+    // history
+    row(Rolled, "history", 0, "SLACK_BOT_TOKEN"),
+    row(Rolled, "history --json", 0, "\"SLACK_BOT_TOKEN\""),
+    row(Drifted, "history", 0, "No rolls recorded"),
+    row(Malformed, "history --json", 0, "\"rolls\""),
+    row(Drifted, "history --help", 0, "--json"),
     row(Drifted, "plan --help", 0, "--detailed-exitcode"),
     row(Drifted, "apply --help", 0, "--scrub-tmux-env"),
     row(Drifted, "status --help", 0, "Usage"),
@@ -452,6 +463,18 @@ fn build(scenario: Scenario) -> Built {
                 let out = w.the_loop(&["import", &built.pane, "github:octo/repo#5"]);
                 assert_eq!(code(&out), Some(0), "{}", explain(&out));
             }
+        }
+        Rolled => {
+            w.write_env(&current_env_file());
+            sessions_on_old_server(w, 2);
+            let out = w.the_loop(&["apply", "--auto-approve"]);
+            assert_eq!(code(&out), Some(0), "{}", explain(&out));
+            w.write_env(&format!(
+                "{}SLACK_BOT_TOKEN={OLD_TOKEN}\nADDED_SECRET={OLD_DELIVERED}\n",
+                current_env_file().replace(&format!("SLACK_BOT_TOKEN={FILE_TOKEN}\n"), "")
+            ));
+            let out = w.the_loop(&["sessions", "restart", "--all"]);
+            assert_eq!(code(&out), Some(0), "{}", explain(&out));
         }
         Drifted | Keyed | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords
         | Malformed | EnvIsDirectory | EnvDangling => {

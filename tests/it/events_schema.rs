@@ -19,7 +19,7 @@ fn schema() -> Value {
 }
 
 /// Why `value` does not match `schema` (resolved against `root`), if it does not.
-fn violation(root: &Value, schema: &Value, value: &Value, at: &str) -> Option<String> {
+pub(super) fn violation(root: &Value, schema: &Value, value: &Value, at: &str) -> Option<String> {
     let Some(schema) = schema.as_object() else {
         // `true` accepts anything, `false` nothing.
         return (schema == &Value::Bool(false)).then(|| format!("{at}: nothing is allowed here"));

@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
     // Base: no knowledge of sessions, plans or rolls.
     &[
         "bounded_read",
+        "build_info",
         "clock",
         "console",
         "fsutil",

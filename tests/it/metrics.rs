@@ -195,6 +195,11 @@ fn metrics_follow_a_rotation_and_count_the_roll() {
         Some(0.0)
     );
     assert_eq!(sample(&clean, "the_loop_plan_ok"), Some(1.0));
+    // The build serving them, named as `the-loop version` names it.
+    let built = json(&ok(w.the_loop(&["version", "--json"])));
+    let (version, commit) = (&built["version"], &built["commit"]);
+    let build_info = format!("the_loop_build_info{{version={version},commit={commit}}}");
+    assert_eq!(sample(&clean, &build_info), Some(1.0), "{clean}");
 
     rotate(&w);
     watch.wait_for_log(
@@ -349,6 +354,13 @@ fn a_real_prometheus_scrapes_watch_and_answers_the_drift() {
         "the_loop_sessions{state=\"live\"}",
         "2",
     );
+    // Prometheus's own parser takes the build's series.
+    let build = concat!(
+        "the_loop_build_info{version=\"",
+        env!("CARGO_PKG_VERSION"),
+        "\"}"
+    );
+    wait_for_query(&prometheus, prometheus_at, build, "1");
 
     rotate(&w);
     watch.wait_for_log("env drift:", Duration::from_secs(10));
