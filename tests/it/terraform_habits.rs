@@ -282,7 +282,9 @@ fn validate_checks_the_config_and_env_file_without_tmux() {
 fn a_candidate_env_file_previews_a_rotation_and_its_saved_plan_waits_for_the_swap() {
     let w = World::new();
     w.write_config("  deliver: [DELIVERED]\n");
-    w.write_env("SLACK_BOT_TOKEN=xoxb-now-cd-1\nDELIVERED=dlv-now-cd-2\n");
+    w.write_env(
+        "SLACK_BOT_TOKEN=xoxb-now-cd-1-Lo8Ty3Eb6Sv1\nDELIVERED=dlv-now-cd-2-Qx7Lm9Pz4Rw8\n",
+    );
     let a = w.started_session("github:octo/repo#31", "github-octo-repo-31");
     let b = w.started_session("github:octo/repo#32", "github-octo-repo-32");
     for s in [&a, &b] {
@@ -294,7 +296,7 @@ fn a_candidate_env_file_previews_a_rotation_and_its_saved_plan_waits_for_the_swa
     let candidate = w.root().join("next.env");
     std::fs::write(
         &candidate,
-        "SLACK_BOT_TOKEN=xoxb-next-cd-3\nDELIVERED=dlv-next-cd-4\n",
+        "SLACK_BOT_TOKEN=xoxb-next-cd-3-Ap4Ge7Ur2Ni5\nDELIVERED=dlv-next-cd-4-Hs3Vt8Kn2Yb6\n",
     )
     .unwrap();
     let c = candidate.to_str().unwrap();
@@ -312,8 +314,8 @@ fn a_candidate_env_file_previews_a_rotation_and_its_saved_plan_waits_for_the_swa
         assert_eq!(session["action"], "respawn", "{session}");
         let change = &session["changes"][0];
         assert_eq!(change["name"], "DELIVERED");
-        assert_eq!(change["have"], fp("dlv-now-cd-2").as_str());
-        assert_eq!(change["want"], fp("dlv-next-cd-4").as_str());
+        assert_eq!(change["have"], fp("dlv-now-cd-2-Qx7Lm9Pz4Rw8").as_str());
+        assert_eq!(change["want"], fp("dlv-next-cd-4-Hs3Vt8Kn2Yb6").as_str());
     }
     // The candidate of the configured file itself is a plain plan.
     let out = w.the_loop(&["plan", "--env-file", w.env_path.to_str().unwrap(), "--json"]);
@@ -354,7 +356,9 @@ fn a_candidate_env_file_previews_a_rotation_and_its_saved_plan_waits_for_the_swa
             .collect::<Vec<_>>()
     );
     // Another value still is not the candidate.
-    w.write_env("SLACK_BOT_TOKEN=xoxb-next-cd-3\nDELIVERED=dlv-other-cd-5\n");
+    w.write_env(
+        "SLACK_BOT_TOKEN=xoxb-next-cd-3-Ap4Ge7Ur2Ni5\nDELIVERED=dlv-other-cd-5-Jd5Wq1Zc9Mf3\n",
+    );
     let out = w.the_loop(&["apply", &saved]);
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     assert!(
@@ -372,7 +376,7 @@ fn a_candidate_env_file_previews_a_rotation_and_its_saved_plan_waits_for_the_swa
         wait_for_harness(pid);
         assert_eq!(
             environ(pid).get("DELIVERED").map(String::as_str),
-            Some("dlv-next-cd-4")
+            Some("dlv-next-cd-4-Hs3Vt8Kn2Yb6")
         );
     }
     assert_eq!(code(&w.the_loop(&["plan", "--detailed-exitcode"])), Some(0));
