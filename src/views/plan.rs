@@ -51,15 +51,6 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
             describe_fingerprints(before)
         );
     }
-    if let Some(before) = &plan.fingerprints_changed_from {
-        let _ = writeln!(
-            out,
-            "{} they are now {}, no longer {}. Each one differs from what earlier plans, reports and events showed for the same value; that alone is not drift. (Said once.)",
-            style.bold("Fingerprints changed:"),
-            describe_fingerprints(&plan.fingerprints),
-            describe_fingerprints(before)
-        );
-    }
     if let Some(reason) = &plan.tmux_unanswered {
         let _ = writeln!(
             out,

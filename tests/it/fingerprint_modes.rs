@@ -32,6 +32,11 @@ fn a_change_of_mode_or_key_is_said_once_and_is_no_drift() {
         "{first}"
     );
     assert!(first.contains("No drift"), "{first}");
+    assert_eq!(
+        first.matches("Fingerprints changed").count(),
+        1,
+        "said once in the plan, too: {first}"
+    );
     assert!(!said(&w).contains("Fingerprints changed"), "said once");
     // JSON never says it, and carries the mode on every plan instead.
     let plan = json(&w.the_loop(&["plan", "--json"]));
