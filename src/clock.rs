@@ -86,8 +86,9 @@ fn days_from_civil(y: i64, m: u64, d: u64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-// Howard Hinnant's days-to-civil algorithm; avoids a date crate for one format.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+/// Days since 1970-01-01 to (year, month, day): Howard Hinnant's days-to-civil
+/// algorithm, which avoids a date crate (also how Codex's rollout days are found).
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

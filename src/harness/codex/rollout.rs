@@ -86,23 +86,9 @@ fn days_of(id: &str) -> Vec<(i64, u32, u32)> {
         return Vec::new();
     };
     let day = ms.div_euclid(86_400_000);
-    [day, day - 1, day + 1].map(civil_from_days).to_vec()
-}
-
-/// Days since 1970-01-01 to a calendar date (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    // m is 1..=12 and d 1..=31 by construction.
-    let small = |n: i64| u32::try_from(n).unwrap_or(1);
-    (y, small(m), small(d))
+    [day, day - 1, day + 1]
+        .map(crate::clock::civil_from_days)
+        .to_vec()
 }
 
 /// The conversations whose rollout files process `pid` holds open.
