@@ -179,15 +179,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     // tempfile creates with O_CREAT|O_EXCL under a random name, so a link
     // planted at the temp name is never followed, and removes the temp file
     // if anything below fails.
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}.tmp-"))
-        .permissions(std::fs::Permissions::from_mode(mode))
-        .tempfile_in(dir)?;
-    // Explicitly, so the umask can neither narrow nor the default widen it.
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    let tmp = synced_temp(dir, &format!(".{name}.tmp-"), bytes, mode)?;
     // rename(2) replaces whatever name is at `path` (checked above to be a
     // regular file or nothing) without following it.
     tmp.persist(path).map_err(|e| e.error)?;
@@ -197,6 +189,26 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// `bytes` in a new temp file in `dir` of exactly `mode` (set before any
+/// byte is written, so the umask can neither narrow nor the default widen
+/// it), synced: what both atomic writes put in place.
+fn synced_temp(
+    dir: &Path,
+    prefix: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<tempfile::NamedTempFile> {
+    let mut tmp = tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    Ok(tmp)
 }
 
 /// Writes `bytes` to `path` as a new file of exactly `mode`, only if no
@@ -211,15 +223,7 @@ pub fn create_new_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()>
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     create_private_dir(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".new.tmp-")
-        .permissions(std::fs::Permissions::from_mode(mode))
-        .tempfile_in(dir)?;
-    // Before any byte is written, so the umask can only have narrowed it.
-    tmp.as_file()
-        .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    let tmp = synced_temp(dir, ".new.tmp-", bytes, mode)?;
     tmp.persist_noclobber(path).map_err(|e| e.error)?;
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
