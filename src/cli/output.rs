@@ -5,7 +5,8 @@
 //! cannot disagree: `--no-color` (written as anstream's global choice, which
 //! clap reads too) wins; then a non-empty `NO_COLOR`; then `CLICOLOR_FORCE`
 //! (colour even in a pipe); then `CLICOLOR=0`; otherwise colour only on a
-//! terminal whose `TERM` is set and is not `dumb` (bixense.com/clicolors,
+//! terminal whose `TERM` is set and is not `dumb`, or on any terminal when
+//! `CI` is set (anstream's rule for CI logs) (bixense.com/clicolors,
 //! no-color.org).
 
 use crate::views::Style;

@@ -87,8 +87,10 @@ fn in_pty(w: &World, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u
             None => cmd.env_remove(k),
         };
     }
-    // A terminal that takes colour, unless `env` says otherwise.
-    cmd.env("TERM", "xterm");
+    // A terminal that takes colour, unless `env` says otherwise. A CI
+    // machine sets `CI`, which anstream reads as "colour on a terminal even
+    // when TERM is dumb"; the child sees an operator's shell instead.
+    cmd.env("TERM", "xterm").env_remove("CI");
     for (k, v) in env {
         cmd.env(k, v);
     }
