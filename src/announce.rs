@@ -97,7 +97,7 @@ fn run_gh(args: &[String]) -> Result<(), GhError> {
         .spawn()
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => GhError::Missing,
-            kind => GhError::Failed(format!("cannot run gh: {kind}")),
+            kind => GhError::Failed(format!("cannot run gh: {}", crate::fsutil::IoKind(kind))),
         })?;
     let deadline = Instant::now() + GH_TIMEOUT;
     loop {

@@ -99,6 +99,13 @@ pub const WATCH_MEMORY: Limit = Limit {
     cap: 16 * MIB,
     links: Links::Refuse,
 };
+/// The fingerprint key (`fingerprint.key`): 32 bytes. The cap is a little
+/// over, so a file of the wrong size is read and refused by its size.
+pub const FINGERPRINT_KEY: Limit = Limit {
+    what: "the fingerprint key",
+    cap: 64,
+    links: Links::Refuse,
+};
 /// A state file of a few words: a pidfile, a lock's holder line, a counter,
 /// the hook settings the-loop writes for its harnesses, a control file.
 pub const STATE_TEXT: Limit = Limit {
@@ -116,6 +123,13 @@ pub const BOOT_PROMPT: Limit = Limit {
 pub const MESSAGE: Limit = Limit {
     what: "a message",
     cap: MIB,
+    links: Links::Follow,
+};
+/// A value `the-loop fingerprint` reads from stdin: as large as an env
+/// file may be, since one value can fill it.
+pub const VALUE: Limit = Limit {
+    what: "a value",
+    cap: 4 * MIB,
     links: Links::Follow,
 };
 /// A harness's own settings in the person's home (`~/.claude.json`, which
@@ -189,9 +203,9 @@ pub fn refusal(e: &io::Error) -> Option<String> {
     too_large(e).map(|t| t.to_string())
 }
 
-/// [`refusal`], or the error's kind.
+/// [`refusal`], or the error's kind in words.
 pub fn describe(e: &io::Error) -> String {
-    refusal(e).unwrap_or_else(|| e.kind().to_string())
+    refusal(e).unwrap_or_else(|| crate::fsutil::IoKind(e.kind()).to_string())
 }
 
 /// Opens `path` for reading if it is a regular file; with its size.

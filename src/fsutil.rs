@@ -64,11 +64,57 @@ pub fn not_regular(e: &io::Error) -> Option<SpecialFile> {
 }
 
 /// A short reason for an error from this module: the special file it met,
-/// or the error's kind. Never the file's content.
+/// or the error's kind in words. Never the file's content.
 pub fn describe(e: &io::Error) -> String {
     match not_regular(e) {
         Some(special) => format!("it is {special}, not a regular file; left alone"),
-        None => e.kind().to_string(),
+        None => IoKind(e.kind()).to_string(),
+    }
+}
+
+/// An I/O error's kind in an operator's words. Errors keep the kind alone
+/// (an `io::Error` may carry text from elsewhere), and Rust's own wording
+/// of a kind is a programmer's: `NotFound` is "entity not found".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoKind(pub io::ErrorKind);
+
+impl std::fmt::Display for IoKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use io::ErrorKind as K;
+        f.write_str(match self.0 {
+            K::NotFound => "no such file or directory",
+            K::PermissionDenied => "permission denied",
+            K::AlreadyExists => "it already exists",
+            K::IsADirectory => "it is a directory",
+            K::NotADirectory => "a part of the path is not a directory",
+            K::DirectoryNotEmpty => "the directory is not empty",
+            K::ReadOnlyFilesystem => "the file system is read-only",
+            K::StorageFull => "no space is left on the device",
+            K::QuotaExceeded => "the disk quota is exceeded",
+            K::FileTooLarge => "the file is too large",
+            K::InvalidFilename => "the file name is too long or not valid",
+            // What `bounded_read::read_string` and the lock file say of a
+            // file that is not UTF-8: the only producers of this kind here.
+            K::InvalidData => "it is not UTF-8 text",
+            K::TimedOut => "it timed out",
+            K::Interrupted => "interrupted by a signal",
+            K::ResourceBusy => "the resource is busy",
+            K::ExecutableFileBusy => "the executable is being written (text file busy)",
+            K::CrossesDevices => "it would cross file systems",
+            K::TooManyLinks => "too many links",
+            K::OutOfMemory => "out of memory",
+            K::AddrInUse => "the address is already in use",
+            K::AddrNotAvailable => "the address is not one of this machine's",
+            K::ConnectionRefused => "the connection was refused",
+            K::BrokenPipe => "the other end went away (broken pipe)",
+            K::Unsupported => "it is not supported on this system",
+            K::UnexpectedEof => "it ended early",
+            K::WouldBlock => "it would block",
+            K::ArgumentListTooLong => "the argument list is too long",
+            K::Other => "an unexpected error",
+            // Rust's wording, which is plain enough for the rest.
+            other => return write!(f, "{other}"),
+        })
     }
 }
 
@@ -147,6 +193,34 @@ pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     tmp.persist(path).map_err(|e| e.error)?;
     // Makes the rename itself durable. Best-effort: not every filesystem
     // lets a directory be fsynced, and the file is already in place.
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` as a new file of exactly `mode`, only if no
+/// file is there: `AlreadyExists` when one is (another process made it
+/// first, and its file is the one to use). The file has `mode` from the
+/// moment it is created, and is in place whole or not at all: written to a
+/// temp file beside it, synced, then linked at `path` without replacing
+/// anything.
+pub fn create_new_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    create_private_dir(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".new.tmp-")
+        .permissions(std::fs::Permissions::from_mode(mode))
+        .tempfile_in(dir)?;
+    // Before any byte is written, so the umask can only have narrowed it.
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist_noclobber(path).map_err(|e| e.error)?;
     if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
@@ -356,6 +430,17 @@ mod tests {
         assert_eq!(read, own);
     }
 
+    /// The kinds a person meets are said in their words, not Rust's.
+    #[test]
+    fn io_kinds_are_said_in_words() {
+        use io::ErrorKind as K;
+        assert_eq!(IoKind(K::NotFound).to_string(), "no such file or directory");
+        assert_eq!(IoKind(K::Other).to_string(), "an unexpected error");
+        for kind in [K::NotFound, K::IsADirectory, K::InvalidData, K::Other] {
+            assert_ne!(IoKind(kind).to_string(), kind.to_string(), "{kind:?}");
+        }
+    }
+
     #[test]
     fn a_read_that_ends_short_is_whole_once_the_known_size_is_in() {
         let dir = tempfile::tempdir().unwrap();
@@ -369,13 +454,16 @@ mod tests {
         }
         let stat = std::fs::read("/proc/self/stat").unwrap();
         let read = read_short_ends(&File::open("/proc/self/stat").unwrap(), 4096, 0).unwrap();
-        // The same process, a moment later: the fields up to its state agree.
+        // The same process, a moment later: its pid and name agree (its
+        // state, the third field, may not: a CI run saw R, then S), and the
+        // read is the whole line.
         let fields = |b: &[u8]| {
             b.split(|c| *c == b' ')
-                .take(3)
+                .take(2)
                 .map(<[u8]>::to_vec)
                 .collect::<Vec<_>>()
         };
         assert_eq!(fields(&read), fields(&stat));
+        assert!(read.ends_with(b"\n") && stat.ends_with(b"\n"));
     }
 }

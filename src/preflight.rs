@@ -189,7 +189,7 @@ pub fn require_tmux() -> Result<TmuxFound, PreflightError> {
         }),
         Err(e) => Err(PreflightError::Unusable {
             tool: "tmux",
-            reason: e.kind().to_string(),
+            reason: crate::fsutil::IoKind(e.kind()).to_string(),
             help: install_help(Tool::Tmux, platform),
         }),
     }
@@ -217,7 +217,7 @@ pub fn require_ttyd() -> Result<(), PreflightError> {
         }),
         Err(e) => Err(PreflightError::Unusable {
             tool: "ttyd",
-            reason: e.kind().to_string(),
+            reason: crate::fsutil::IoKind(e.kind()).to_string(),
             help: install_help(Tool::Ttyd, platform),
         }),
     }

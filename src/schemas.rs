@@ -34,6 +34,16 @@ pub fn status() -> serde_json::Value {
     schema_for::<crate::ops::status::StatusReport>()
 }
 
+/// `validate --json`.
+pub fn validate() -> serde_json::Value {
+    schema_for::<crate::ops::validate::ValidateReport>()
+}
+
+/// `fingerprint --json`.
+pub fn fingerprint() -> serde_json::Value {
+    schema_for::<crate::ops::fingerprint::FingerprintReport>()
+}
+
 /// Each line of `<state root>/events.jsonl`.
 pub fn events() -> serde_json::Value {
     schema_for::<crate::events::EventLine>()
@@ -61,7 +71,9 @@ pub fn published() -> Vec<(&'static str, serde_json::Value)> {
         ("apply-stream.schema.json", apply_stream()),
         ("sessions-list.schema.json", sessions_list()),
         ("status.schema.json", status()),
+        ("validate.schema.json", validate()),
         ("events.schema.json", events()),
+        ("fingerprint.schema.json", fingerprint()),
         ("history.schema.json", history()),
         ("version.schema.json", version()),
     ]

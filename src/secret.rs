@@ -5,8 +5,20 @@
 //! field, JSON document or panic message can carry the bytes it holds. The
 //! only way to the bytes is [`SecretValue::expose_bytes`], whose name makes
 //! every use easy to audit with grep.
+//!
+//! A value is named by its fingerprint instead, and only through a
+//! [`Fingerprinter`], which knows the configured mode (`env.fingerprint`):
+//! neither value type has a way to fingerprint itself, so no code can show
+//! a plain hash of a value that the mode says must be keyed or withheld.
 
-use sha2::{Digest, Sha256};
+pub mod fingerprint;
+pub mod fingerprinter;
+pub mod key;
+pub mod store;
+
+pub use fingerprint::{guessable, Fingerprint, FingerprintMode, Seal, Shown};
+pub use fingerprinter::{FingerprintLabel, Fingerprinter};
+pub use key::FingerprintKey;
 use std::fmt;
 
 /// A value read from the env file or from a process environment.
@@ -22,10 +34,6 @@ impl SecretValue {
     /// environment or to compare it; never to format it.
     pub fn expose_bytes(&self) -> &[u8] {
         &self.0
-    }
-
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::of(&self.0)
     }
 
     pub fn len(&self) -> usize {
@@ -70,10 +78,6 @@ impl<'a> SecretRef<'a> {
         self.0
     }
 
-    pub fn fingerprint(&self) -> Fingerprint {
-        Fingerprint::of(self.0)
-    }
-
     pub fn len(&self) -> usize {
         self.0.len()
     }
@@ -106,91 +110,9 @@ impl PartialEq<SecretRef<'_>> for SecretValue {
     }
 }
 
-/// The first 8 lowercase hex digits of SHA-256 over a value's bytes.
-///
-/// Anyone can check one with `printf %s "$V" | sha256sum | cut -c1-8`.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Fingerprint([u8; 8]);
-
-impl Fingerprint {
-    pub fn of(bytes: &[u8]) -> Self {
-        let digest = Sha256::digest(bytes);
-        let mut hex = [0u8; 64];
-        let encoded = base16ct::lower::encode(&digest, &mut hex).expect("64 bytes hold a sha256");
-        let mut short = [0u8; 8];
-        short.copy_from_slice(&encoded[..8]);
-        Fingerprint(short)
-    }
-
-    /// Parses an 8-digit lowercase hex fingerprint, as stored in a saved plan.
-    pub fn parse(text: &str) -> Option<Self> {
-        let bytes = text.as_bytes();
-        if bytes.len() != 8
-            || !bytes
-                .iter()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-        {
-            return None;
-        }
-        let mut short = [0u8; 8];
-        short.copy_from_slice(bytes);
-        Some(Fingerprint(short))
-    }
-
-    pub fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0).expect("hex digits are ascii")
-    }
-}
-
-impl fmt::Display for Fingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl fmt::Debug for Fingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Fingerprint({})", self.as_str())
-    }
-}
-
-impl serde::Serialize for Fingerprint {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Fingerprint {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        Fingerprint::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom("not an 8-digit lowercase hex fingerprint"))
-    }
-}
-
-impl schemars::JsonSchema for Fingerprint {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Fingerprint".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "pattern": "^[0-9a-f]{8}$",
-            "description": "First 8 lowercase hex digits of SHA-256 over the value's bytes"
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fingerprint_matches_sha256sum_prefix() {
-        // printf %s 'xoxb-bot-a-the-new-one' | sha256sum | cut -c1-8
-        assert_eq!(Fingerprint::of(b"").as_str(), "e3b0c442");
-        assert_eq!(Fingerprint::of(b"abc").as_str(), "ba7816bf");
-    }
 
     #[test]
     fn debug_never_shows_the_value() {
@@ -200,21 +122,12 @@ mod tests {
     }
 
     #[test]
-    fn a_borrowed_value_equals_its_owner_and_fingerprints_alike() {
+    fn a_borrowed_value_equals_its_owner() {
         let value = SecretValue::new("hunter2-canary");
         let borrowed = SecretRef::new(b"hunter2-canary");
         assert!(borrowed == value);
         assert!(value == borrowed);
         assert!(SecretRef::new(b"other") != value);
-        assert_eq!(borrowed.fingerprint(), value.fingerprint());
         assert_eq!(borrowed.to_value(), value);
-    }
-
-    #[test]
-    fn fingerprint_parse_rejects_non_hex() {
-        assert!(Fingerprint::parse("ba7816bf").is_some());
-        assert!(Fingerprint::parse("BA7816BF").is_none());
-        assert!(Fingerprint::parse("ba7816b").is_none());
-        assert!(Fingerprint::parse("zz7816bf").is_none());
     }
 }

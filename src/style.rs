@@ -1,8 +1,9 @@
-//! Colour for text views: on a terminal only, and never under `NO_COLOR`.
-//! Every text view takes a [`Style`] so the same report renders plain in a
-//! pipe and in snapshots, and coloured on a TTY.
+//! Colour for text views. Every text view takes a [`Style`] so the same
+//! report renders plain in a pipe and in snapshots, and coloured on a TTY;
+//! whether a stream gets colour is decided once, by the command line
+//! (`cli/output.rs`: `--no-color`, `NO_COLOR`, `CLICOLOR`, `TERM`).
 
-/// Whether to colour output: on a terminal, unless `NO_COLOR` is set.
+/// Whether to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Style {
     pub color: bool,
@@ -10,13 +11,6 @@ pub struct Style {
 
 impl Style {
     pub const PLAIN: Style = Style { color: false };
-
-    /// Colour only on a TTY, and never when `NO_COLOR` is set (no-color.org).
-    pub fn detect(is_terminal: bool) -> Style {
-        Style {
-            color: is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        }
-    }
 
     /// The escape codes come from anstyle, as clap's and miette's do.
     fn paint(self, style: anstyle::Style, text: &str) -> Painted<'_> {

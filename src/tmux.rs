@@ -260,7 +260,7 @@ impl Started {
         };
         let status = child
             .wait()
-            .map_err(|e| TmuxError::Spawn(e.kind().to_string()))?;
+            .map_err(|e| TmuxError::Spawn(crate::fsutil::IoKind(e.kind()).to_string()))?;
         let err = self
             .stderr
             .take()

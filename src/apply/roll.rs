@@ -209,7 +209,7 @@ impl Roller<'_> {
         if let Err(err) = journal.record(&entry) {
             report.detail = Some(format!(
                 "cannot write the intent journal ({}); not touched",
-                err.kind()
+                crate::fsutil::IoKind(err.kind())
             ));
             return Respawn::Done(report);
         }

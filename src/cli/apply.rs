@@ -18,16 +18,20 @@ use std::process::ExitCode;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
-    /// A plan saved with `plan --out FILE`, as Terraform takes it (the same as --plan).
+    /// A plan saved with `plan --out FILE`, as Terraform takes it (the same
+    /// as --plan). The file is the approval: it is applied without asking,
+    /// and refused if anything changed since it was saved.
     #[arg(value_name = "PLANFILE", conflicts_with = "plan")]
     pub planfile: Option<PathBuf>,
-    /// Apply a plan saved with `plan --out FILE`; refused if anything changed since.
+    /// Apply a plan saved with `plan --out FILE`, without asking; refused if
+    /// anything changed since.
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Only this session (a work-item ref or standing name). Repeatable.
     #[arg(long = "target", value_name = "REF")]
     pub targets: Vec<String>,
-    /// Do not ask for confirmation (required when stdin is not a terminal).
+    /// Do not ask for confirmation (required when stdin is not a terminal,
+    /// unless a saved plan is applied: that needs no confirmation).
     #[arg(long)]
     pub auto_approve: bool,
     /// Report what would be respawned, and why, without touching anything.
@@ -38,12 +42,14 @@ pub struct ApplyArgs {
     pub json: bool,
     /// Print the roll as JSON lines, one event per line as it happens
     /// (planned, respawning, verified, failed, skipped, left_alone, finished).
-    /// Needs --auto-approve. Schema: schemas/apply-stream.schema.json.
+    /// Needs --auto-approve or a saved plan. Schema:
+    /// schemas/apply-stream.schema.json.
     #[arg(long)]
     pub json_stream: bool,
     /// Whether apply may ask for confirmation (Terraform's -input). With
     /// --input=false it never prompts, even on a terminal, and refuses
-    /// unless --auto-approve is given. Without a terminal it never prompts either.
+    /// unless --auto-approve or a saved plan is given. Without a terminal it
+    /// never prompts either.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     pub input: bool,
     /// How many sessions may be in flight at once after the canary.
@@ -122,19 +128,22 @@ pub struct Roll<'a> {
 pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
     let targets = resolve_targets(&ctx, &args.targets)?;
+    let saved_plan = args.planfile.as_deref().or(args.plan.as_deref());
     roll(
         &ctx,
         Roll {
             command: RollCommand::Apply,
             mode: Mode::Apply,
             targets,
-            saved_plan: args.planfile.as_deref().or(args.plan.as_deref()),
+            saved_plan,
             dry_run: args.dry_run,
             json: args.json,
             json_stream: args.json_stream,
             input: args.input,
             parallelism: args.parallelism.into(),
-            ask: !args.auto_approve,
+            // Terraform's rule: the saved plan is what was approved. Its
+            // staleness checks, under the lock, refuse it if the world moved.
+            ask: !args.auto_approve && saved_plan.is_none(),
             scrub_tmux_env: args.scrub_tmux_env,
             lock_timeout: args.lock_timeout,
             drain: args.drain.into(),

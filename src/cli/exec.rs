@@ -103,7 +103,7 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         ),
         "cannot start the harness {}: {}",
         PathBuf::from(program).display(),
-        err.kind()
+        crate::fsutil::IoKind(err.kind())
     ))
 }
 

@@ -26,7 +26,7 @@ pub fn run(args: ManArgs) -> miette::Result<ExitCode> {
                         help = "pass a directory you can write to",
                         "cannot write manual pages into {}: {}",
                         dir.display(),
-                        err.kind()
+                        crate::fsutil::IoKind(err.kind())
                     )
                 })?;
             crate::outln!("Wrote manual pages into {}.", dir.display());
@@ -39,7 +39,7 @@ pub fn run(args: ManArgs) -> miette::Result<ExitCode> {
                     miette::miette!(
                         code = "the_loop::man::write",
                         "cannot print the manual page: {}",
-                        err.kind()
+                        crate::fsutil::IoKind(err.kind())
                     )
                 })?;
         }

@@ -8,14 +8,18 @@ pub(crate) mod apply;
 pub(crate) mod complete;
 mod duration;
 mod exec;
+mod fingerprint;
+mod help;
 mod history;
 mod import;
 mod man;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod sessions;
+mod show;
 mod standing;
 pub(crate) mod status;
+mod validate;
 mod version;
 mod watch;
 mod web_terminal;
@@ -30,7 +34,9 @@ use std::process::ExitCode;
 /// file (`plan`), and rolls drifted sessions onto it in place, resuming every
 /// conversation and verifying what the new process holds (`apply`). Values
 /// are never shown: they are named by fingerprint, the first 8 hex digits of
-/// their SHA-256 (`printf %s "$V" | sha256sum | cut -c1-8`).
+/// their SHA-256 (`printf %s "$V" | sha256sum | cut -c1-8`), withheld for a
+/// value that could be guessed from it, or, with env.fingerprint: keyed, of
+/// an HMAC under a local key; `the-loop fingerprint NAME` checks a value.
 #[derive(Debug, Parser)]
 #[command(
     name = "the-loop",
@@ -44,8 +50,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Never print colour codes (plans, reports, errors, logs). NO_COLOR=1
-    /// does the same; without either, colour appears only on a terminal.
+    /// Never print colour codes (plans, reports, errors, logs, help).
+    /// NO_COLOR=1 and CLICOLOR=0 do the same, CLICOLOR_FORCE=1 colours even
+    /// a pipe; otherwise colour appears only on a terminal, and not when
+    /// TERM is dumb or unset.
     #[arg(long, global = true)]
     pub no_color: bool,
 
@@ -60,19 +68,38 @@ pub enum Command {
     /// Re-reads the env file, asks tmux once for every loop-* pane, reads each
     /// managed harness's /proc/<pid>/environ and lists, per session, every
     /// differing name with fingerprints (have → want). Nothing is changed.
-    #[command(
-        after_help = "Exit codes: 0 success; with --detailed-exitcode 0 = no drift, 2 = drift observed, 1 = error."
-    )]
+    #[command(after_help = help::PLAN, after_long_help = help::PLAN_LONG)]
     Plan(plan::PlanArgs),
     /// Respawn drifted sessions in place, resuming each conversation, and verify them.
     ///
     /// Shows the plan, asks for confirmation (or takes --auto-approve), rolls
-    /// one canary session first, then the rest with bounded parallelism.
-    #[command(
-        after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); \
-1 any left stale (unresumable, resume failed, mismatch) or an error."
-    )]
+    /// one canary session first, then the rest with bounded parallelism. A
+    /// plan saved with `plan --out FILE` is the approval, as in Terraform:
+    /// `apply FILE` asks nothing (and needs no terminal), and is refused if
+    /// the env file, a pane or a record changed since the plan was saved.
+    #[command(after_help = help::APPLY, after_long_help = help::APPLY_LONG)]
     Apply(apply::ApplyArgs),
+    /// Show a plan saved with `plan --out FILE`, as `plan` showed it.
+    ///
+    /// Reads the file alone (no config, tmux or /proc), so a second reviewer
+    /// can read it anywhere. A file that is not a saved plan is refused,
+    /// naming it.
+    #[command(
+        after_help = "Exit codes: 0 shown; 1 not a saved plan, or unreadable.\n\nExamples:\n  the-loop plan --out tfplan\n  the-loop show tfplan\n  the-loop show tfplan --json | jq '.sessions[] | select(.action == \"respawn\") | .ref'\n  the-loop apply tfplan"
+    )]
+    Show(show::ShowArgs),
+    /// Check the config and the env file (syntax, names, policy) without tmux.
+    ///
+    /// Loads the config and the env file exactly as `plan` does, and the
+    /// policy that joins them (env.deliver names the file declares, no
+    /// credential in env.sessionPassthrough), touching neither tmux nor
+    /// /proc nor the state root: for a pre-commit hook, or an Ansible task
+    /// that checks a new env file before it is pushed. Errors give the file,
+    /// line and column, and never a value.
+    #[command(
+        after_help = "Exit codes: 0 valid; 1 invalid (the error says where) or unreadable.\n\nExamples:\n  the-loop validate\n  the-loop validate --env-file .env.new          # a candidate, before it is swapped in\n  the-loop validate --env-file .env.new --json"
+    )]
+    Validate(validate::ValidateArgs),
     /// Report services and, when sessions hold a stale environment, one line saying so.
     #[command(
         after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
@@ -126,10 +153,7 @@ pub enum Command {
     /// env file fingerprint set; a session that could not be rolled is
     /// reported once and retried only when something about it changes.
     /// SIGTERM or SIGINT stops it after any roll in flight has finished.
-    #[command(
-        after_help = "Exit codes: 0 after a clean stop (SIGTERM or SIGINT); 1 when it cannot start \
-(no env.file, another watch holds <state root>/watch.lock, an unreadable config)."
-    )]
+    #[command(after_help = help::WATCH, after_long_help = help::WATCH_LONG)]
     Watch(watch::WatchArgs),
     /// Serve the shared the-loop-hub tmux session in a browser through ttyd.
     ///
@@ -145,6 +169,28 @@ pub enum Command {
     /// Create, start, stop, restart, list and talk to standing sessions (no work item).
     #[command(subcommand)]
     Standing(standing::StandingCommand),
+    /// Show the fingerprint a plan would show for a value, read from stdin.
+    ///
+    /// Reads one value from stdin, exactly as given (never from the command
+    /// line: every user can read an argv in `ps`), and prints what plans,
+    /// reports and events show for NAME holding it under the configured
+    /// env.fingerprint, and whether the env file holds that value now.
+    /// Nothing else is printed: not the value, nor anything made from it
+    /// that a plan would not show.
+    ///
+    /// With env.fingerprint: sha256 (the default) a fingerprint is the first
+    /// 8 hex digits of SHA-256, the same as `printf %s "$V" | sha256sum`.
+    /// A value that can be guessed from that (shorter than 16 bytes, fewer
+    /// than 8 distinct bytes, or under 80 bits by length × the character
+    /// classes it uses) is shown as `withheld`, here as in every plan; the
+    /// env file line still tells whether it is the file's value. With
+    /// env.fingerprint: keyed it is HMAC-SHA-256 under the key kept in
+    /// fingerprint.key under the state root (created on first use, mode
+    /// 0600), which this command computes for you.
+    #[command(
+        after_help = "Examples:\n  printf %s \"$SLACK_BOT_TOKEN\" | the-loop fingerprint SLACK_BOT_TOKEN\n  the-loop fingerprint DB_PIN < pin.txt    # a file holding the value alone, no newline\n  printf %s \"$V\" | the-loop fingerprint DB_PIN --json\n\n`echo` adds a newline, which is then part of the value (a note says so).\n\nExit codes: 0 printed; 1 stdin is a terminal, or an error (the config, the env file, the key)."
+    )]
+    Fingerprint(fingerprint::FingerprintArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
     /// Install it where your shell looks, for example
@@ -192,6 +238,7 @@ pub fn run() -> ExitCode {
         _ => {}
     }
     complete::answer_if_asked();
+    output::install_diagnostic_handler();
     let cli = match parse::<Cli>(std::env::args_os()) {
         Ok(cli) => cli,
         Err(code) => return code,
@@ -205,13 +252,15 @@ pub fn run() -> ExitCode {
             Command::Watch(_) => "info",
             _ => "warn",
         },
-        output::color_allowed(),
+        output::stderr_color(),
     );
     crate::apply::interrupt::catch_file_size_signal();
     let result = match cli.command {
         Command::Plan(args) => plan::run(cli.config.as_deref(), args),
         Command::Apply(args) => apply::run(cli.config.as_deref(), args),
         Command::Status(args) => status::run(cli.config.as_deref(), args),
+        Command::Show(args) => show::run(args),
+        Command::Validate(args) => validate::run(cli.config.as_deref(), args),
         Command::Watch(args) => watch::run(cli.config.as_deref(), args),
         Command::Import(args) => import::run(cli.config.as_deref(), args),
         Command::History(args) => history::run(cli.config.as_deref(), args),
@@ -219,6 +268,7 @@ pub fn run() -> ExitCode {
         Command::Standing(cmd) => standing::run(cli.config.as_deref(), cmd),
         Command::Exec(args) => exec::run(args),
         Command::ApiKeyHelper(args) => api_key_helper::run(args),
+        Command::Fingerprint(args) => fingerprint::run(cli.config.as_deref(), args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
         Command::Version(args) => version::run(args),
@@ -241,7 +291,8 @@ fn launch(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
         Ok(launcher) => launcher,
         Err(code) => return code,
     };
-    init_tracing("warn", output::color_allowed());
+    output::install_diagnostic_handler();
+    init_tracing("warn", output::stderr_color());
     crate::apply::interrupt::catch_file_size_signal();
     finish(exec::run(launcher.args))
 }
@@ -251,12 +302,6 @@ fn finish(result: miette::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(report) => {
-            if !output::color_allowed() {
-                // miette's fancy handler otherwise paints a diagnostic on a terminal.
-                let _ = miette::set_hook(Box::new(|_| {
-                    Box::new(miette::MietteHandlerOpts::new().color(false).build())
-                }));
-            }
             crate::errln!("{report:?}");
             ExitCode::FAILURE
         }
@@ -282,11 +327,9 @@ fn parse<P: clap::Parser>(
     if no_color {
         output::disable_color();
     }
-    let mut command = P::command();
-    if !output::color_allowed() {
-        command = command.color(clap::ColorChoice::Never);
-    }
-    let parsed = command
+    // clap's own colour follows anstream's global choice, which
+    // `disable_color` set: the same choice as everything else.
+    let parsed = P::command()
         .try_get_matches_from(args)
         .and_then(|mut m| <P as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
     parsed.map_err(|err| {
@@ -307,8 +350,8 @@ fn init_tracing(default_level: &str, color: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        // No colour codes in a journal or a log file.
-        .with_ansi(color && std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // No colour codes in a journal or a log file (`color` is stderr's choice).
+        .with_ansi(color)
         .with_target(false)
         .try_init();
 }

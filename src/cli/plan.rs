@@ -28,9 +28,17 @@ pub struct PlanArgs {
     /// listed either way.
     #[arg(long)]
     pub include_unmanaged: bool,
-    /// Also write the plan (fingerprints only) to FILE for `apply --plan FILE`.
+    /// Also write the plan (fingerprints only) to FILE. `the-loop apply
+    /// FILE` applies exactly it, without asking, and is refused if anything
+    /// changed since; `the-loop show FILE` shows it again.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Plan against CANDIDATE instead of the configured env.file, to see
+    /// what a rotation would do before the file is swapped in (Terraform's
+    /// -var-file). Saved with --out, the plan is applied only once env.file
+    /// declares exactly the candidate's names and values.
+    #[arg(long, value_name = "CANDIDATE")]
+    pub env_file: Option<PathBuf>,
 }
 
 /// Canonicalises targets that parse as refs, and refuses targets that name nothing.
@@ -68,10 +76,21 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     // tmux is checked on the version its listing reports: a plan of a clean
     // fleet is then one tmux call in all.
     let mut ctx = Context::load_checking_tmux_later(config)?;
-    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let (policy, candidate_for) = match &args.env_file {
+        Some(candidate) => {
+            let (policy, candidate_for) =
+                crate::desired::load_candidate_policy(&ctx.config, candidate)?;
+            (
+                crate::desired::with_key(&ctx.config, policy)?,
+                candidate_for,
+            )
+        }
+        None => (crate::desired::load_policy_with_key(&ctx.config)?, None),
+    };
     let targets = resolve_targets(&ctx, &args.targets)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
     plan.unmanaged_counted = args.include_unmanaged;
+    plan.candidate_for = candidate_for;
     ctx.check_tmux(observed.tmux_version())?;
     // Freeing what 500 sessions' processes hold takes a millisecond or two:
     // on another core, while the plan is written.
@@ -82,6 +101,20 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     if args.json {
         print_json(&plan);
     } else {
+        // Once per change of mode or key, not on every plan: the JSON
+        // carries `fingerprints` on every plan instead.
+        let before = crate::secret::store::last_shown(&ctx.config.state_root);
+        if plan.fingerprints.shows_differently_from(&before) {
+            plan.fingerprints_changed_from = Some(before);
+            if let Err(e) =
+                crate::secret::store::remember_shown(&ctx.config.state_root, &plan.fingerprints)
+            {
+                tracing::warn!(
+                    "cannot remember the fingerprint mode ({}); the change is said again next time",
+                    e.kind()
+                );
+            }
+        }
         if let Some(residue) = plan.residue.as_mut() {
             // Once per residue, not on every plan: see `Residue::scrub_key`.
             residue.say_plans_get_cheaper = residue.scrub_key().is_some_and(|key| {
@@ -90,11 +123,7 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
         }
         crate::out!("{}", render_plan(&plan, stdout_style()));
         if let Some(out) = &args.out {
-            crate::outln!(
-                "Saved this plan to {}; apply it with `the-loop apply --plan {}`.",
-                out.display(),
-                out.display()
-            );
+            crate::out!("{}", crate::views::show::saved_to(out, &plan));
         }
     }
     let _ = freed.join();

@@ -93,7 +93,7 @@ const FORMAT_HELP: &str = "the env file is data, not shell: one `[export ]NAME=v
 /// source code or labels: a snippet would show text from the file.
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum EnvFileError {
-    #[error("cannot read env file {path}: {kind}")]
+    #[error("cannot read env file {path}: {}", crate::fsutil::IoKind(*.kind))]
     #[diagnostic(code(the_loop::envfile::read))]
     Read {
         path: PathBuf,

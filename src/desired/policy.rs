@@ -10,7 +10,7 @@
 use super::config::Config;
 use super::envfile::EnvFile;
 use crate::registry::SessionKey;
-use crate::secret::{Fingerprint, SecretValue};
+use crate::secret::{FingerprintKey, FingerprintMode, Fingerprinter, Seal, SecretValue, Shown};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -50,6 +50,16 @@ pub enum PolicyError {
     PassthroughIsSecret { config: PathBuf, name: String },
 }
 
+impl PolicyError {
+    /// The config whose keys are at fault.
+    pub fn config(&self) -> &std::path::Path {
+        match self {
+            PolicyError::DeliverUndeclared { config, .. }
+            | PolicyError::PassthroughIsSecret { config, .. } => config,
+        }
+    }
+}
+
 /// The policy for one config and one reading of the env file.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -65,6 +75,9 @@ pub struct Policy {
     /// `routing.models`, against which a record's model and effort are
     /// re-validated before a launch and when planning.
     models: BTreeMap<String, Vec<String>>,
+    /// `env.fingerprint`, and the local key once [`Policy::attach_key`]
+    /// gave it: every value the plan names is named through it.
+    fingerprinter: Fingerprinter,
 }
 
 /// What one session must hold.
@@ -117,7 +130,46 @@ impl Policy {
             config_path: config.path.clone(),
             instance: config.instance.clone(),
             models: config.routing.models.clone(),
+            fingerprinter: Fingerprinter::new(config.env.fingerprint),
         })
+    }
+
+    /// Whether naming this env file's values needs the local key: always
+    /// in `keyed` mode, and in `sha256` mode when a value can be guessed,
+    /// to seal it ([`Policy::withheld_seal`], [`Policy::file_state`]).
+    pub fn needs_key(&self) -> bool {
+        self.fingerprinter.mode() == FingerprintMode::Keyed
+            || self
+                .file_entries()
+                .any(|(_, v)| crate::secret::guessable(v))
+    }
+
+    /// Gives the policy the local key (read by the caller: this module
+    /// does no I/O).
+    pub fn attach_key(&mut self, key: FingerprintKey) {
+        self.fingerprinter = std::mem::take(&mut self.fingerprinter).with_key(key);
+    }
+
+    pub fn fingerprinter(&self) -> &Fingerprinter {
+        &self.fingerprinter
+    }
+
+    /// What a plan shows for `name` holding `value`: the-loop's own
+    /// identifiers are never secret (a ref, a path, an instance name), so
+    /// they are never withheld for being short.
+    pub fn show(&self, name: &str, value: &[u8]) -> Shown {
+        if is_identifier(name) {
+            self.fingerprinter.show_public(value)
+        } else {
+            self.fingerprinter.show(value)
+        }
+    }
+
+    fn file_entries(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.env_file
+            .iter()
+            .flat_map(|f| f.entries.iter())
+            .map(|e| (e.name.as_str(), e.value.expose_bytes()))
     }
 
     /// The models (and their effort levels) the operator declares now.
@@ -137,12 +189,65 @@ impl Policy {
 
     /// Name → fingerprint of every value the env file declares, for plans
     /// and for spotting that the file changed since a saved plan.
-    pub fn file_fingerprints(&self) -> BTreeMap<String, Fingerprint> {
-        self.env_file
-            .iter()
-            .flat_map(|f| f.entries.iter())
-            .map(|e| (e.name.clone(), e.value.fingerprint()))
+    pub fn file_fingerprints(&self) -> BTreeMap<String, Shown> {
+        self.file_entries()
+            .map(|(name, value)| (name.to_owned(), self.show(name, value)))
             .collect()
+    }
+
+    /// One keyed digest of every env-file value whose fingerprint is
+    /// withheld, so a saved plan still notices that one changed; `None`
+    /// when none is withheld (or there is no key to seal with).
+    pub fn withheld_seal(&self) -> Option<Seal> {
+        let mut parts: Vec<(&str, &[u8])> = self
+            .file_entries()
+            .filter(|(name, value)| self.show(name, value).is_withheld())
+            .collect();
+        if parts.is_empty() {
+            return None;
+        }
+        parts.sort();
+        let flat: Vec<&[u8]> = parts
+            .iter()
+            .flat_map(|(name, value)| [name.as_bytes(), *value])
+            .collect();
+        self.fingerprinter.seal(&flat)
+    }
+
+    /// What the env file holds, name by name, in a form that does not
+    /// depend on `env.fingerprint`, for digests of the desired state that
+    /// must not change when only the mode does (watch's memory): the
+    /// SHA-256 fingerprint of a value too long to guess (only ever hashed
+    /// again, never shown), `withheld` for one that can be guessed, whose
+    /// plain hash would give it back, and then, under a name no variable can
+    /// have (`<sealed>`), one keyed seal of all of those: what changes with
+    /// any of them. With nothing guessable it is the name → fingerprint set
+    /// it always was.
+    pub fn file_state(&self) -> BTreeMap<String, String> {
+        let mut guessable: Vec<(&str, &[u8])> = Vec::new();
+        let mut state: BTreeMap<String, String> = self
+            .file_entries()
+            .map(|(name, value)| {
+                let stands_for = if crate::secret::guessable(value) {
+                    guessable.push((name, value));
+                    Shown::Withheld.to_string()
+                } else {
+                    crate::secret::Fingerprint::of(value).to_string()
+                };
+                (name.to_owned(), stands_for)
+            })
+            .collect();
+        if !guessable.is_empty() {
+            guessable.sort();
+            let mut parts: Vec<&[u8]> = vec![b"env-state"];
+            parts.extend(guessable.iter().flat_map(|(n, v)| [n.as_bytes(), *v]));
+            let seal = self.fingerprinter.seal(&parts);
+            state.insert(
+                "<sealed>".to_owned(),
+                seal.map_or_else(|| Shown::Withheld.to_string(), |s| s.to_string()),
+            );
+        }
+        state
     }
 
     /// The names no managed session may hold: C minus E, when an env file
@@ -255,5 +360,87 @@ impl DesiredEnv {
         for (name, value) in &self.set {
             command.env(name, std::ffi::OsStr::from_bytes(value.expose_bytes()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desired::envfile::{parse, EnvFile};
+
+    fn policy(mode: &str, env: &[u8]) -> Policy {
+        let mut config = crate::desired::config::Config {
+            path: "/srv/loop/cli-config.yaml".into(),
+            state_root: "/srv/loop".into(),
+            instance: Some("prod".into()),
+            env: Default::default(),
+            routing: crate::desired::config::Routing::default(),
+        };
+        config.env.fingerprint = match mode {
+            "keyed" => FingerprintMode::Keyed,
+            _ => FingerprintMode::Sha256,
+        };
+        let file = EnvFile {
+            path: "/srv/loop/.env".into(),
+            entries: parse(env).unwrap(),
+        };
+        let mut policy = Policy::new(&config, Some(file)).unwrap();
+        if policy.needs_key() {
+            policy.attach_key(FingerprintKey::from_bytes([4; 32]));
+        }
+        policy
+    }
+
+    const LONG: &str = "xoxb-bot-a-the-new-one";
+
+    #[test]
+    fn a_guessable_value_is_withheld_and_sealed_in_sha256_mode() {
+        let p = policy("sha256", format!("TOKEN={LONG}\nDB_PIN=1234\n").as_bytes());
+        let shown = p.file_fingerprints();
+        assert_eq!(
+            shown["TOKEN"],
+            Shown::Fingerprint(crate::secret::Fingerprint::of(LONG.as_bytes()))
+        );
+        assert_eq!(shown["DB_PIN"], Shown::Withheld);
+        let seal = p.withheld_seal().expect("a withheld value is sealed");
+        let other = policy("sha256", format!("TOKEN={LONG}\nDB_PIN=1235\n").as_bytes());
+        assert_ne!(Some(seal), other.withheld_seal(), "its change is noticed");
+        assert_eq!(
+            other.file_fingerprints(),
+            shown,
+            "though nothing shown differs"
+        );
+        // The-loop's own identifiers are public: never withheld.
+        assert!(!p.show(VAR_INSTANCE, b"prod").is_withheld());
+        assert!(p.show("DEBUG", b"prod").is_withheld());
+    }
+
+    #[test]
+    fn nothing_is_withheld_or_sealed_in_keyed_mode_or_without_a_guessable_value() {
+        let keyed = policy("keyed", b"DB_PIN=1234\n");
+        assert!(!keyed.file_fingerprints()["DB_PIN"].is_withheld());
+        assert_eq!(keyed.withheld_seal(), None);
+        let strong = policy("sha256", format!("TOKEN={LONG}\n").as_bytes());
+        assert!(!strong.needs_key());
+        assert_eq!(strong.withheld_seal(), None);
+    }
+
+    #[test]
+    fn the_file_state_follows_values_not_the_mode() {
+        let env = format!("TOKEN={LONG}\nDB_PIN=1234\n");
+        let sha = policy("sha256", env.as_bytes());
+        let keyed = policy("keyed", env.as_bytes());
+        assert_eq!(sha.file_state(), keyed.file_state());
+        let rotated = policy("keyed", format!("TOKEN={LONG}\nDB_PIN=4321\n").as_bytes());
+        assert_ne!(keyed.file_state(), rotated.file_state());
+        // A long value's part is its plain fingerprint, as before the modes.
+        assert_eq!(
+            sha.file_state()["TOKEN"],
+            crate::secret::Fingerprint::of(LONG.as_bytes()).to_string()
+        );
+        // A guessable one's is sealed, never its plain fingerprint.
+        let plain = crate::secret::Fingerprint::of(b"1234").to_string();
+        assert!(!sha.file_state().values().any(|v| v.contains(&plain)));
+        assert_eq!(sha.file_state()["DB_PIN"], "withheld");
     }
 }

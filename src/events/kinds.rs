@@ -32,7 +32,7 @@ pub enum Event {
         /// Name → fingerprint of every value that file declared, as the
         /// plan read it: the state the roll rolls sessions onto.
         #[serde(skip_serializing_if = "Option::is_none")]
-        env_fingerprints: Option<std::collections::BTreeMap<String, Fingerprint>>,
+        env_fingerprints: Option<std::collections::BTreeMap<String, crate::secret::Shown>>,
     },
     /// A roll is over; each session's outcome.
     #[serde(rename = "apply.finished")]
@@ -368,8 +368,7 @@ pub enum Event {
         count: usize,
         sessions: Vec<DriftedSession>,
         env_file: Option<PathBuf>,
-        #[schemars(with = "std::collections::BTreeMap<String, String>")]
-        env_fingerprints: std::collections::BTreeMap<String, Fingerprint>,
+        env_fingerprints: std::collections::BTreeMap<String, crate::secret::Shown>,
         #[schemars(with = "String")]
         desired: Fingerprint,
         fix_command: String,

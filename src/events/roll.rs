@@ -4,7 +4,7 @@
 //! the bottom, and the roll, the plan and `watch` speak them; each keeps its
 //! behaviour (`impl` blocks) beside the code that decides them.
 
-use crate::secret::Fingerprint;
+use crate::secret::Shown;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -100,12 +100,13 @@ pub enum Decision {
     Backoff { until: u64, outcome: Outcome },
 }
 
-/// One differing name: fingerprints only; `None` means absent.
+/// One differing name: fingerprints only; `None` means absent, and
+/// `withheld` a guessable value whose fingerprint the mode does not show.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Change {
     pub name: String,
-    pub have: Option<Fingerprint>,
-    pub want: Option<Fingerprint>,
+    pub have: Option<Shown>,
+    pub want: Option<Shown>,
     pub case: ChangeCase,
 }
 

@@ -135,7 +135,7 @@ fn server_global(tmux: &dyn crate::tmux::Run, name: &str) -> Option<Option<PathB
 pub enum EditError {
     #[error("{path}: left alone: {why}")]
     Refused { path: PathBuf, why: String },
-    #[error("{path}: cannot {action}: {kind}")]
+    #[error("{path}: cannot {action}: {}", crate::fsutil::IoKind(*.kind))]
     Io {
         path: PathBuf,
         action: &'static str,

@@ -167,7 +167,7 @@ pub fn cleanup(
         Ok(()) => report.last_control = Some(super::control::CLEANUP.into()),
         Err(err) => report.problems.push(format!(
             "`cleanup` was not recorded as the last control command: {}",
-            err.kind()
+            crate::fsutil::IoKind(err.kind())
         )),
     }
     ctx.events.emit(crate::events::Event::SessionCleaned {
@@ -228,7 +228,10 @@ fn remove_checkout(ctx: &Context, path: &Path) -> CheckoutReport {
             Ok(()) => (CheckoutAction::Removed, None),
             Err(err) => (
                 CheckoutAction::Failed,
-                Some(format!("could not remove it: {}", err.kind())),
+                Some(format!(
+                    "could not remove it: {}",
+                    crate::fsutil::IoKind(err.kind())
+                )),
             ),
         },
         Verdict::KeepNoWorkspaceRoot => (

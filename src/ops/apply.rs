@@ -122,7 +122,7 @@ pub enum ApplyError {
     #[error("refusing to respawn sessions without confirmation: {0}")]
     #[diagnostic(
         code(the_loop::apply::needs_approval),
-        help("review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`")
+        help("review `the-loop plan`, then add --auto-approve: `the-loop apply --auto-approve`; or save the plan you review and apply that file, which asks nothing: `the-loop plan --out tfplan`, then `the-loop apply tfplan`")
     )]
     NeedsApproval(&'static str),
     #[error("apply cancelled; nothing was changed")]
@@ -325,7 +325,7 @@ fn plan_under_lock(
     targets: &Targets,
     saved: Option<&Path>,
 ) -> Result<(Policy, Plan, Observed), ApplyError> {
-    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let saved = match saved {
         Some(path) => Some((path, saved::read(path)?)),
         None => None,
@@ -336,6 +336,7 @@ fn plan_under_lock(
     };
     let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
     if let Some((path, saved)) = &saved {
+        saved::same_fingerprints(path, saved, &plan)?;
         let changes = saved::staleness(&saved.restricted_to(&targets), &plan);
         if !changes.is_empty() {
             return Err(SavedPlanError::Stale {

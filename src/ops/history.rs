@@ -14,7 +14,7 @@ use crate::bounded_read::{self, EVENT_LOG_TAIL};
 use crate::events::roll::RollCommand;
 use crate::events::SessionOutcome;
 use crate::ops::Context;
-use crate::secret::Fingerprint;
+use crate::secret::Shown;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -90,8 +90,8 @@ pub struct RollEnv {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct EnvChange {
     pub name: String,
-    pub before: Option<Fingerprint>,
-    pub after: Option<Fingerprint>,
+    pub before: Option<Shown>,
+    pub after: Option<Shown>,
 }
 
 /// Why the log could not be read.
@@ -153,7 +153,7 @@ enum RollLine {
         #[serde(default)]
         env_file: Option<PathBuf>,
         #[serde(default)]
-        env_fingerprints: Option<BTreeMap<String, Fingerprint>>,
+        env_fingerprints: Option<BTreeMap<String, Shown>>,
     },
     #[serde(rename = "apply.finished")]
     Finished {
@@ -170,7 +170,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
     // The log is mostly other events; only lines naming a roll are parsed.
     let finder = memchr::memmem::Finder::new(b"\"event\":\"apply.");
     let mut rolls: Vec<Roll> = Vec::new();
-    let mut envs: Vec<Option<(PathBuf, BTreeMap<String, Fingerprint>)>> = Vec::new();
+    let mut envs: Vec<Option<(PathBuf, BTreeMap<String, Shown>)>> = Vec::new();
     let mut open: Option<usize> = None;
     let mut unreadable = 0;
     for line in log.split(|b| *b == b'\n') {
@@ -236,7 +236,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
             }
         }
     }
-    let mut before: Option<&BTreeMap<String, Fingerprint>> = None;
+    let mut before: Option<&BTreeMap<String, Shown>> = None;
     for (roll, env) in rolls.iter_mut().zip(&envs) {
         let Some((file, after)) = env else { continue };
         roll.env = Some(RollEnv {
@@ -250,10 +250,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
 }
 
 /// The names whose fingerprint differs, or that one side lacks, by name.
-fn changes(
-    before: &BTreeMap<String, Fingerprint>,
-    after: &BTreeMap<String, Fingerprint>,
-) -> Vec<EnvChange> {
+fn changes(before: &BTreeMap<String, Shown>, after: &BTreeMap<String, Shown>) -> Vec<EnvChange> {
     let names: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     names
         .into_iter()

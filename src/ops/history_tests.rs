@@ -1,7 +1,7 @@
 use super::*;
 
-fn fp(text: &str) -> Fingerprint {
-    Fingerprint::of(text.as_bytes())
+fn fp(text: &str) -> Shown {
+    Shown::Fingerprint(crate::secret::Fingerprint::of(text.as_bytes()))
 }
 
 fn started(ts: &str, command: &str, env: &[(&str, &str)]) -> String {

@@ -4,14 +4,17 @@
 //! view. Nothing here knows a command line exists.
 
 pub mod apply;
+pub mod fingerprint;
 pub mod history;
 pub mod import;
 pub mod notes;
 pub mod resolve;
 pub mod sessions;
+pub mod show;
 pub mod spawn;
 pub mod standing;
 pub mod status;
+pub mod validate;
 pub mod web_terminal;
 
 pub use crate::lifecycle::context::Context;

@@ -48,11 +48,15 @@ pub fn check_spawnable(
         )
     })?;
     let canonical = std::fs::canonicalize(cwd).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => "no such directory".to_owned(),
+            kind => crate::fsutil::IoKind(kind).to_string(),
+        };
         miette::miette!(
             code = "the_loop::spawn::cwd",
-            "--cwd {}: {}",
+            help = "--cwd names an existing directory for the harness to run in; create it first (`mkdir -p DIR`)",
+            "--cwd {}: {why}",
             cwd.display(),
-            e.kind()
         )
     })?;
     if !canonical.is_dir() {

@@ -38,7 +38,7 @@ impl Policy {
                 };
                 changes.push(Change {
                     name: name.clone(),
-                    have: Some(value.fingerprint()),
+                    have: Some(self.show(name, value.expose_bytes())),
                     want: None,
                     case,
                 });
@@ -56,8 +56,8 @@ impl Policy {
             };
             changes.push(Change {
                 name: name.clone(),
-                have: held.map(|v| v.fingerprint()),
-                want: Some(want.fingerprint()),
+                have: held.map(|v| self.show(name, v.expose_bytes())),
+                want: Some(self.show(name, want.expose_bytes())),
                 case,
             });
         }

@@ -81,7 +81,11 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         unmanaged_counted: false,
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),
+        candidate_for: None,
         env_fingerprints: policy.file_fingerprints(),
+        fingerprints: policy.fingerprinter().label(),
+        withheld_seal: policy.withheld_seal(),
+        fingerprints_changed_from: None,
         sessions: plans,
         delivered_by_helper: [crate::harness::hooks::HELPER_DELIVERED]
             .into_iter()

@@ -9,7 +9,8 @@ use crate::desired::policy::Policy;
 use crate::observed::detached::Detached;
 use crate::observed::ProcessEnv;
 use crate::plan::change::ChangeCase;
-use crate::secret::{Fingerprint, SecretRef};
+use crate::secret::fingerprint::note_if_withheld;
+use crate::secret::{SecretRef, Shown};
 use crate::style::Style;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -21,8 +22,8 @@ pub struct DetachedEntry {
     /// The process name (`/proc/<pid>/comm`).
     pub process: String,
     pub name: String,
-    /// Fingerprint of the value the process holds.
-    pub fingerprint: Fingerprint,
+    /// Fingerprint of the value the process holds (`withheld` when it can be guessed).
+    pub fingerprint: Shown,
     /// `exposed` when it is the env file's current value, else `stale`.
     pub case: ChangeCase,
     /// The tmux session and pane (of a session that is not the-loop's) the
@@ -36,7 +37,7 @@ pub struct DetachedEntry {
 /// What `env` holds that no process of this config may hold outside a
 /// managed pane: `(name, fingerprint, case)`. A withheld name at any value,
 /// a delivered name at a value that is not the file's.
-pub fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, ChangeCase)> {
+pub fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Shown, ChangeCase)> {
     let current = |name: &str| policy.file_value(name);
     let case = |name: &str, value: SecretRef<'_>| {
         if current(name).is_some_and(|current| *current == value) {
@@ -51,13 +52,15 @@ pub fn held(policy: &Policy, env: &ProcessEnv) -> Vec<(String, Fingerprint, Chan
         .filter_map(|name| {
             let value = env.get(&name)?;
             let case = case(&name, value);
-            Some((name, value.fingerprint(), case))
+            Some((name.clone(), policy.show(&name, value.expose_bytes()), case))
         })
         .collect();
     out.extend(policy.delivered_names().into_iter().filter_map(|name| {
         let value = env.get(&name)?;
-        (case(&name, value) == ChangeCase::Stale)
-            .then(|| (name, value.fingerprint(), ChangeCase::Stale))
+        (case(&name, value) == ChangeCase::Stale).then(|| {
+            let shown = policy.show(&name, value.expose_bytes());
+            (name, shown, ChangeCase::Stale)
+        })
     }));
     out
 }
@@ -111,7 +114,10 @@ pub fn render(entries: &[DetachedEntry], style: Style) -> String {
             e.fingerprint,
             e.pid,
             e.process,
-            style.dim(&format!("({case})"))
+            style.dim(&format!(
+                "({case}){}",
+                note_if_withheld(&[Some(e.fingerprint)])
+            ))
         );
     }
     let _ = writeln!(

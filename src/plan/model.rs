@@ -8,7 +8,7 @@ pub use crate::events::roll::ArgsField;
 use crate::observed::Probe;
 use crate::plan::change::Change;
 use crate::registry::{RecordFacts, SessionKey};
-use crate::secret::Fingerprint;
+use crate::secret::{Fingerprint, FingerprintLabel, Seal, Shown};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -22,8 +22,26 @@ pub struct Plan {
     pub format_version: String,
     /// The env file this plan was computed against.
     pub env_file: Option<PathBuf>,
-    /// Name → fingerprint of every value the env file declared.
-    pub env_fingerprints: BTreeMap<String, Fingerprint>,
+    /// Set by `plan --env-file CANDIDATE`: the configured `env.file` that
+    /// the candidate (`env_file`) would replace. The plan says what a
+    /// rotation to the candidate would do; saved, it is applied only once
+    /// this file declares exactly the candidate's names and fingerprints.
+    /// Null for a plan of the configured env file.
+    #[serde(default)]
+    pub candidate_for: Option<PathBuf>,
+    /// Name → fingerprint of every value the env file declared
+    /// (`withheld` for a guessable value in `sha256` mode).
+    pub env_fingerprints: BTreeMap<String, Shown>,
+    /// How the fingerprints in this plan were made (`env.fingerprint`,
+    /// and the id of the local key when one was used): a saved plan is
+    /// applied only under the same.
+    #[serde(default)]
+    pub fingerprints: FingerprintLabel,
+    /// A keyed digest of the env file's values whose fingerprints are
+    /// withheld, so a saved plan still notices that one changed; null when
+    /// none is withheld.
+    #[serde(default)]
+    pub withheld_seal: Option<Seal>,
     /// Contract: one entry per managed or unmanaged `loop-*` session.
     pub sessions: Vec<SessionPlan>,
     /// Set when tmux could not be asked; every probe is then "unknown".
@@ -58,6 +76,12 @@ pub struct Plan {
     /// in the JSON, which carries every entry either way.
     #[serde(skip)]
     pub unmanaged_counted: bool,
+    /// The text plan says, once, that fingerprints are now made another
+    /// way (another mode or key) than when it last spoke: every one of
+    /// them differs, and that is no drift. Not in the JSON, which carries
+    /// `fingerprints` on every plan.
+    #[serde(skip)]
+    pub fingerprints_changed_from: Option<FingerprintLabel>,
 }
 
 /// What the plan could not see, and why.

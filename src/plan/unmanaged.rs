@@ -9,7 +9,8 @@ use crate::desired::policy::Policy;
 use crate::observed::unmanaged::UnmanagedHarness;
 use crate::observed::{EnvRead, Observation};
 use crate::plan::change::ChangeCase;
-use crate::secret::Fingerprint;
+use crate::secret::fingerprint::note_if_withheld;
+use crate::secret::Shown;
 use crate::style::Style;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -51,7 +52,8 @@ pub enum ConversationSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct HeldName {
     pub name: String,
-    pub fingerprint: Fingerprint,
+    /// `withheld` when the value can be guessed (see `env.fingerprint`).
+    pub fingerprint: Shown,
     /// `stale` (a retired value, or a withheld name at one) or `exposed`
     /// (a withheld name at the env file's current value).
     pub case: ChangeCase,
@@ -200,7 +202,10 @@ pub fn render(entries: &[UnmanagedHarnessEntry], counted: bool, style: Style) ->
                 style.red("-"),
                 held.name,
                 held.fingerprint,
-                style.dim(meaning)
+                style.dim(&format!(
+                    "{meaning}{}",
+                    note_if_withheld(&[Some(held.fingerprint)])
+                ))
             );
         }
     }

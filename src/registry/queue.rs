@@ -27,7 +27,7 @@ pub enum QueueError {
         help("retry once the other command has finished (`ps` shows the-loop processes)")
     )]
     Busy { session: String, waited: Duration },
-    #[error("cannot use the session queue {path}: {kind}")]
+    #[error("cannot use the session queue {path}: {}", crate::fsutil::IoKind(*.kind))]
     #[diagnostic(code(the_loop::queue::io))]
     Io {
         path: PathBuf,

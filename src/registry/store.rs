@@ -45,7 +45,7 @@ impl<T> Default for Listing<T> {
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum RegistryError {
-    #[error("registry {path}: {kind}")]
+    #[error("registry {path}: {}", crate::fsutil::IoKind(*.kind))]
     Io { path: PathBuf, kind: io::ErrorKind },
     /// A directory, FIFO, link or socket sits where a record belongs. It is
     /// never opened blocking nor replaced: someone put it there.
@@ -257,7 +257,9 @@ fn list<T: DeserializeOwned>(dir: &Path, check: impl Fn(&T) -> Result<(), RefErr
 /// listing already carries.
 fn corrupt_reason(e: &RegistryError) -> String {
     match e {
-        RegistryError::Io { kind, .. } => format!("cannot read the file: {kind}"),
+        RegistryError::Io { kind, .. } => {
+            format!("cannot read the file: {}", crate::fsutil::IoKind(*kind))
+        }
         RegistryError::NotRegular { what, .. } => format!("it is {what}, not a regular file"),
         RegistryError::Corrupt { reason, .. } => reason.clone(),
         RegistryError::InvalidName(e) => e.reason.to_string(),

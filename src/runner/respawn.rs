@@ -90,7 +90,7 @@ pub enum StartError {
     /// tmux refused or could not be reached (`duplicate session` included).
     #[error(transparent)]
     Tmux(#[from] SpawnError),
-    #[error("cannot write the boot prompt file: {0}")]
+    #[error("cannot write the boot prompt file: {}", crate::fsutil::IoKind(*.0))]
     PromptFile(std::io::ErrorKind),
 }
 

@@ -17,7 +17,7 @@ pub enum SpawnError {
     Refused(String),
     #[error(transparent)]
     Tmux(#[from] TmuxError),
-    #[error("cannot locate the-loop's own binary for the launcher: {0}")]
+    #[error("cannot locate the-loop's own binary for the launcher: {}", crate::fsutil::IoKind(*.0))]
     Launcher(std::io::ErrorKind),
 }
 

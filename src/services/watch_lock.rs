@@ -23,7 +23,7 @@ pub enum WatchLockError {
         help("one watch per state root: stop the running one first (for example `systemctl --user stop the-loop-watch`)")
     )]
     AlreadyRunning { path: PathBuf, holder: String },
-    #[error("cannot create the watch lock or pidfile under {root}: {kind}")]
+    #[error("cannot create the watch lock or pidfile under {root}: {}", crate::fsutil::IoKind(*.kind))]
     #[diagnostic(
         code(the_loop::watch::state_root),
         help("the state root must be a writable directory (state.root in the config)")

@@ -1,7 +1,7 @@
 //! The apply report as text: one line per session, then a summary (the
 //! `--json` view is the report itself, serialised).
 
-use super::plan::render_change;
+use super::change::render_change;
 use super::Style;
 use crate::apply::{Conversation, Outcome, Report};
 use std::fmt::Write;
@@ -13,7 +13,7 @@ pub fn render(report: &Report, style: Style) -> String {
     let width = report
         .sessions
         .iter()
-        .map(|s| s.label().len())
+        .map(|s| super::display_width(s.label()))
         .max()
         .unwrap_or(0);
     for s in &report.sessions {
@@ -36,7 +36,7 @@ pub fn render(report: &Report, style: Style) -> String {
             }
             None => pids,
         };
-        let _ = writeln!(out, "{:<width$}  {painted}{pids}", s.label());
+        let _ = writeln!(out, "{}  {painted}{pids}", super::pad(s.label(), width));
         for change in &s.mismatches {
             let _ = writeln!(out, "    {}", render_change(change, style));
         }

@@ -149,9 +149,8 @@ fn env_line(env: &RollEnv) -> String {
 }
 
 fn change(c: &EnvChange) -> String {
-    let side = |f: Option<crate::secret::Fingerprint>| {
-        f.map_or_else(|| "absent".to_owned(), |f| f.to_string())
-    };
+    let side =
+        |f: Option<crate::secret::Shown>| f.map_or_else(|| "absent".to_owned(), |f| f.to_string());
     format!("{} {} → {}", c.name, side(c.before), side(c.after))
 }
 
@@ -209,7 +208,7 @@ mod tests {
             .map(|i| EnvChange {
                 name: format!("N{i}"),
                 before: None,
-                after: Some(Fingerprint::of(b"v")),
+                after: Some(crate::secret::Shown::Fingerprint(Fingerprint::of(b"v"))),
             })
             .collect();
         // Killed mid-roll: its start is all the log has.

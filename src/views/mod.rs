@@ -5,16 +5,21 @@
 
 pub mod apply;
 pub mod apply_stream;
+pub mod change;
 pub mod close;
 pub mod delivery;
+pub mod fingerprint;
 pub mod history;
 pub mod import;
 pub mod notes;
 pub mod plan;
+mod plan_next;
 pub mod sessions;
 pub mod sessions_list;
+pub mod show;
 pub mod standing;
 pub mod status;
+pub mod validate;
 pub mod version;
 pub mod web_terminal;
 
@@ -46,6 +51,24 @@ pub fn print_json<T: serde::Serialize>(value: &T) {
         "{}",
         serde_json::to_string_pretty(value).expect("report serialises")
     );
+}
+
+/// How many terminal columns `text` takes: a CJK character takes two, a
+/// combining accent none. Tables pad by this, not by characters, or a path
+/// in Japanese would push every later column to the right.
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` followed by the spaces that make it `width` columns wide.
+pub fn pad(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + width);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(display_width(text)),
+    ));
+    out
 }
 
 /// A launch's model with its effort, as `sessions list` and `standing list`

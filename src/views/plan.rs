@@ -3,99 +3,21 @@
 //! plan itself (`crate::plan`) only computes; this is its text view, which
 //! `plan`, `apply` and the restarts print.
 
+use super::change::{render_args_change, write_change};
 use super::Style;
-use crate::plan::change::{Change, ChangeCase};
 use crate::plan::model::*;
 use crate::style::Painted;
 use std::fmt::Write;
 
-pub fn fingerprint_or_absent(fp: &Option<crate::secret::Fingerprint>) -> &str {
-    fp.as_ref()
-        .map_or("(absent)", crate::secret::Fingerprint::as_str)
-}
-
-/// One line per differing name: `NAME  have → want  (case: meaning)`.
-pub fn render_change(change: &Change, style: Style) -> String {
-    let mut line = String::new();
-    write_change(&mut line, change, style);
-    line
-}
-
-/// [`render_change`], written onto the end of `out`.
-fn write_change(out: &mut String, change: &Change, style: Style) {
-    let meaning = match change.case {
-        ChangeCase::Stale if change.want.is_none() => {
-            "(stale: a withheld name holding a value that is not the file's)"
-        }
-        ChangeCase::Stale => "(stale: not the file's current value)",
-        ChangeCase::Exposed => "(exposed: a withheld name holding the file's current value)",
-        ChangeCase::Missing => "(missing: the harness should hold the file's value)",
-        ChangeCase::Identifier => "(identifier: the-loop's own variable)",
-    };
-    let symbol = if change.want.is_none() {
-        style.red("-")
-    } else {
-        style.yellow("~")
-    };
-    let _ = write!(
-        out,
-        "{symbol} {:<28} {} → {}   {}",
-        change.name,
-        fingerprint_or_absent(&change.have),
-        fingerprint_or_absent(&change.want),
-        style.dim(meaning)
-    );
-}
-
-/// One line per differing launch argument: `--model  have → want  (args: …)`.
-/// Argv words are never secret, so they are shown as they are.
-pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
-    let label = match change.name {
-        ArgsField::Model => "--model",
-        ArgsField::Effort => "--effort",
-        ArgsField::HarnessArgs => "harness args",
-    };
-    let show = |words: &[String]| {
-        if words.is_empty() {
-            "(none)".to_owned()
-        } else {
-            words.join(" ")
-        }
-    };
-    let mut line = format!(
-        "{} {label:<28} {} → {}   {}",
-        style.yellow("~"),
-        show(&change.have),
-        show(&change.want),
-        style.dim("(args: the harness was launched with other arguments)")
-    );
-    if let Some(dropped) = &change.dropped {
-        let _ = write!(line, "\n      {} {dropped}", style.red("!"));
-    }
-    line
-}
-
-/// Which command shows the plan. The footer says what happens next, and
-/// that depends on who is asking: `plan` changes nothing, `apply` respawns
-/// drifted sessions, a restart rolls every targeted session, drifted or not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
-    Plan,
-    Apply {
-        dry_run: bool,
-    },
-    Restart {
-        command: &'static str,
-        dry_run: bool,
-    },
-}
+use super::plan_next::footer;
+pub use super::plan_next::Next;
 
 /// The plan as `plan` shows it.
 pub fn render_plan(plan: &Plan, style: Style) -> String {
     render_plan_for(plan, Next::Plan, style)
 }
 
-pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
+pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
     let mut out = String::new();
     match &plan.env_file {
         Some(path) => {
@@ -107,14 +29,36 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
                     plan.delivered_by_helper.join(", ")
                 )
             };
+            let candidate = match &plan.candidate_for {
+                Some(configured) => format!(", a candidate for env.file {}", configured.display()),
+                None => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "env file: {} ({} names declared{helper})",
+                "env file: {} ({} names declared{helper}){candidate}",
                 path.display(),
                 plan.env_fingerprints.len()
             );
         }
         None => out.push_str("env file: none configured\n"),
+    }
+    if let Some(before) = &plan.fingerprints_changed_from {
+        let _ = writeln!(
+            out,
+            "{} they are now {}, no longer {}. Each one differs from what earlier plans, reports and events showed for the same value; that alone is not drift. (Said once.)",
+            style.bold("Fingerprints changed:"),
+            describe_fingerprints(&plan.fingerprints),
+            describe_fingerprints(before)
+        );
+    }
+    if let Some(before) = &plan.fingerprints_changed_from {
+        let _ = writeln!(
+            out,
+            "{} they are now {}, no longer {}. Each one differs from what earlier plans, reports and events showed for the same value; that alone is not drift. (Said once.)",
+            style.bold("Fingerprints changed:"),
+            describe_fingerprints(&plan.fingerprints),
+            describe_fingerprints(before)
+        );
     }
     if let Some(reason) = &plan.tmux_unanswered {
         let _ = writeln!(
@@ -170,94 +114,6 @@ pub fn render_plan_for(plan: &Plan, next: Next, style: Style) -> String {
         s.unmanaged
     );
     out.push_str(&footer(plan, next));
-    out
-}
-
-/// What happens next, true for the command that printed the plan.
-fn footer(plan: &Plan, next: Next) -> String {
-    let s = &plan.summary;
-    let will = |dry_run: bool| if dry_run { "would" } else { "will" };
-    let mut out = String::new();
-    if s.resume > 0 {
-        out.push_str(
-            "An earlier roll was interrupted after ending a harness: `the-loop apply` respawns its pane, resuming the recorded conversation.\n",
-        );
-    }
-    if let Some(failed) = &plan.observation_failed {
-        let (it, they) = match failed.sessions.len() {
-            1 => ("it", "it"),
-            _ => ("they", "them"),
-        };
-        let _ = writeln!(out, "Blind: {failed}.");
-        let _ = match next {
-            Next::Plan => writeln!(
-                out,
-                "Whether {it} drifted is unknown: an error, not a clean plan (`plan --detailed-exitcode` exits 1)."
-            ),
-            Next::Apply { .. } => writeln!(out, "apply rolls none of {they}, and exits 1."),
-            Next::Restart { command, .. } => {
-                writeln!(out, "{command} restarts none of {they}, and exits 1.")
-            }
-        };
-    }
-    let blind = plan.observation_failed.is_some();
-    match next {
-        Next::Plan if s.respawn > 0 => out.push_str(
-            "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
-        ),
-        Next::Apply { dry_run } if s.respawn > 0 => {
-            let _ = writeln!(
-                out,
-                "apply {} respawn {} drifted session(s) in place, resuming each conversation.",
-                will(dry_run),
-                s.respawn
-            );
-        }
-        Next::Plan | Next::Apply { .. }
-            if !plan.has_drift() && !blind && plan.has_unmanaged_drift() =>
-        {
-            let held = plan
-                .unmanaged_harnesses
-                .iter()
-                .filter(|h| h.drifted())
-                .count();
-            let _ = writeln!(
-                out,
-                "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."
-            );
-        }
-        Next::Plan | Next::Apply { .. } if !plan.has_drift() && !blind => out.push_str(
-            "No drift: every session that could be read holds the desired environment.\n",
-        ),
-        Next::Plan | Next::Apply { .. } => {}
-        Next::Restart { command, dry_run } => {
-            let restarting = plan
-                .sessions
-                .iter()
-                .filter(|p| p.action != Action::Skip && p.left_alone.is_none())
-                .count();
-            if restarting == 0 {
-                let _ = writeln!(
-                    out,
-                    "{command} has nothing to restart: no targeted session is running with a readable environment."
-                );
-            } else {
-                let _ = writeln!(
-                    out,
-                    "{command} {} restart {restarting} session(s) in place ({} drifted), resuming each conversation.",
-                    will(dry_run),
-                    s.respawn
-                );
-            }
-        }
-    }
-    if s.left_alone > 0 {
-        let _ = writeln!(
-            out,
-            "{} drifted session(s) cannot be resumed: a roll leaves them alone (reasons above).",
-            s.left_alone
-        );
-    }
     out
 }
 
@@ -431,4 +287,19 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
             session.activity
         ))
     );
+}
+
+/// `plain SHA-256 (env.fingerprint: sha256)`, or keyed with the key's id.
+fn describe_fingerprints(label: &crate::secret::FingerprintLabel) -> String {
+    match (label.mode, label.key_id) {
+        (crate::secret::FingerprintMode::Keyed, Some(id)) => {
+            format!("HMAC-SHA-256 under key {id} (env.fingerprint: keyed)")
+        }
+        (crate::secret::FingerprintMode::Keyed, None) => {
+            "HMAC-SHA-256 (env.fingerprint: keyed)".to_owned()
+        }
+        (crate::secret::FingerprintMode::Sha256, _) => {
+            "plain SHA-256 (env.fingerprint: sha256)".to_owned()
+        }
+    }
 }

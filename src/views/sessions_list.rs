@@ -3,7 +3,7 @@
 //! the rest off the screen; a capped cell loses its middle (or its end)
 //! to an ellipsis rather than wrapping.
 
-use super::Format;
+use super::{display_width, Format};
 use crate::ops::sessions::list::{Kind, ListReport, Listed};
 use crate::registry::WorkItemRef;
 use std::path::{Path, PathBuf};
@@ -173,8 +173,8 @@ fn table(rows: &[Listed], home: Option<&Path>) -> String {
         .map(|(i, c)| {
             cells
                 .iter()
-                .map(|r| r[i].chars().count())
-                .chain([c.header().chars().count()])
+                .map(|r| display_width(&r[i]))
+                .chain([display_width(c.header())])
                 .max()
                 .unwrap_or(0)
         })
@@ -193,7 +193,7 @@ fn line_of(cells: &[String], widths: &[usize]) -> String {
     for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
         line.push_str(cell);
         if i + 1 < cells.len() {
-            let pad = width.saturating_sub(cell.chars().count()) + 2;
+            let pad = width.saturating_sub(display_width(cell)) + 2;
             line.extend(std::iter::repeat_n(' ', pad));
         }
     }
@@ -207,25 +207,34 @@ fn printable(text: &str) -> String {
         .collect()
 }
 
+/// `text` within `cap` columns (not characters: a CJK character is two).
 fn fit(text: &str, (cap, cut): (usize, Cut)) -> String {
-    let count = text.chars().count();
-    if count <= cap || cap < 3 {
+    if display_width(text) <= cap || cap < 3 {
         return text.to_owned();
     }
-    let chars: Vec<char> = text.chars().collect();
-    match cut {
-        Cut::End => chars[..cap - 1].iter().chain([&ELLIPSIS]).collect(),
-        Cut::Middle => {
-            let keep = cap - 1;
-            let tail = keep / 2;
-            let head = keep - tail;
-            chars[..head]
-                .iter()
-                .chain([&ELLIPSIS])
-                .chain(&chars[count - tail..])
-                .collect()
-        }
-    }
+    let keep = cap - 1; // the ellipsis takes one column
+    let (head, tail) = match cut {
+        Cut::End => (keep, 0),
+        Cut::Middle => (keep - keep / 2, keep / 2),
+    };
+    let front = columns(text.chars(), head);
+    let mut back: Vec<char> = columns(text.chars().rev(), tail).chars().collect();
+    back.reverse();
+    let mut out = front;
+    out.push(ELLIPSIS);
+    out.extend(back);
+    out
+}
+
+/// The leading characters of `chars` that fit in `budget` columns.
+fn columns(chars: impl Iterator<Item = char>, budget: usize) -> String {
+    let mut used = 0;
+    chars
+        .take_while(|c| {
+            used += unicode_width::UnicodeWidthChar::width(*c).unwrap_or(0);
+            used <= budget
+        })
+        .collect()
 }
 
 /// `~/work/x` for a path under HOME.
@@ -292,6 +301,23 @@ mod tests {
         );
         assert_eq!(end.chars().count(), 20);
         assert!(end.ends_with(ELLIPSIS), "{end}");
+    }
+
+    /// Columns line up by what a terminal shows: a CJK cwd is two columns
+    /// a character, so it is capped and padded by columns.
+    #[test]
+    fn cells_are_fitted_and_padded_by_display_width() {
+        let cjk = "~/作業/リポジトリ/とても長いディレクトリの名前です";
+        let fitted = fit(cjk, Column::Cwd.cap());
+        assert!(display_width(&fitted) <= 30, "{fitted}");
+        assert!(display_width(&fitted) >= 29, "{fitted}");
+        assert!(
+            fitted.starts_with("~/作業") && fitted.ends_with("名前です"),
+            "{fitted}"
+        );
+        let line = line_of(&["作業".into(), "x".into()], &[6, 1]);
+        assert_eq!(line, "作業    x");
+        assert_eq!(display_width(&line[..line.find('x').unwrap()]), 8);
     }
 
     #[test]

@@ -49,10 +49,16 @@ pub fn list(list: &StandingList, format: Format) {
     if rows.is_empty() {
         crate::outln!("No standing sessions are registered.");
     } else {
-        let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
+        let width = rows
+            .iter()
+            .map(|r| super::display_width(&r.name))
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let pad = super::pad;
         crate::outln!(
-            "{:<width$}  {:<40}  {:<7}  {:<7}  MODEL",
-            "NAME",
+            "{}  {:<40}  {:<7}  {:<7}  MODEL",
+            pad("NAME", width),
             "TMUX",
             "STATUS",
             "LIVE"
@@ -61,9 +67,9 @@ pub fn list(list: &StandingList, format: Format) {
             let status = snake_name(r.status);
             let model = model_cell(r.model.as_deref(), r.effort.as_deref());
             crate::outln!(
-                "{:<width$}  {:<40}  {status:<7}  {:<7}  {model}",
-                r.name,
-                r.tmux_target,
+                "{}  {}  {status:<7}  {:<7}  {model}",
+                pad(&r.name, width),
+                pad(&r.tmux_target, 40),
                 r.live.as_str()
             );
         }

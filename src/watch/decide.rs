@@ -46,12 +46,12 @@ pub struct Assessment {
     pub report: bool,
 }
 
-/// The desired state as one fingerprint: the env file's name → fingerprint
-/// set, and the parts of the config that decide what a session must hold.
-pub fn desired_fingerprint(
-    config: &Config,
-    env_fingerprints: &BTreeMap<String, Fingerprint>,
-) -> Fingerprint {
+/// The desired state as one fingerprint: what the env file holds, name by
+/// name ([`crate::desired::policy::Policy::file_state`], which does not
+/// depend on `env.fingerprint`, so a change of mode or key alone is not a
+/// new desired state and rolls nothing again), and the parts of the config
+/// that decide what a session must hold.
+pub fn desired_fingerprint(config: &Config, env_state: &BTreeMap<String, String>) -> Fingerprint {
     let mut credentials = config.env.credentials.clone();
     credentials.sort();
     let mut deliver = config.env.deliver.clone();
@@ -59,7 +59,7 @@ pub fn desired_fingerprint(
     let mut passthrough = config.env.session_passthrough.clone();
     passthrough.sort();
     let canonical = json!({
-        "env": env_fingerprints,
+        "env": env_state,
         "credentials": credentials,
         "deliver": deliver,
         "passthrough": passthrough,
@@ -87,14 +87,22 @@ pub fn session_desired(desired: Fingerprint, session: &SessionPlan) -> Fingerpri
 
 /// What was observed of one drifted session, as one fingerprint: a change in
 /// its pane, its record, its drift or its resumability is "something changed".
+/// Its drift is taken by name and case, without fingerprints: what a process
+/// holds is fixed with its pid, and what it should hold is `desired`, so the
+/// fingerprints add nothing but a dependence on `env.fingerprint`.
 pub fn signature(desired: Fingerprint, drifted: &Drifted) -> Fingerprint {
     let s = drifted.session;
+    let changes: Vec<_> = s
+        .changes
+        .iter()
+        .map(|c| json!([c.name, c.case, c.have.is_some(), c.want.is_some()]))
+        .collect();
     let canonical = json!({
         "desired": desired,
         "pane": s.pane_id,
         "pid": s.pane_pid,
         "record": s.record_fingerprint,
-        "changes": s.changes,
+        "changes": changes,
         "args_changes": s.args_changes,
         "unresumable": drifted.verdict.as_ref().err(),
     });
@@ -224,6 +232,10 @@ mod tests {
         Fingerprint::of(text.as_bytes())
     }
 
+    fn shown(text: &str) -> crate::secret::Shown {
+        crate::secret::Shown::Fingerprint(fp(text))
+    }
+
     fn session(reference: &str, pid: i32) -> SessionPlan {
         SessionPlan {
             reference: Some(reference.into()),
@@ -234,7 +246,7 @@ mod tests {
             observation: EnvReading::Read,
             changes: vec![Change {
                 name: "SLACK_BOT_TOKEN".into(),
-                have: Some(fp("retired")),
+                have: Some(shown("retired")),
                 want: None,
                 case: ChangeCase::Stale,
             }],
@@ -396,10 +408,10 @@ mod tests {
     fn the_desired_fingerprint_follows_the_env_set_and_the_policy() {
         let mut config = test_config();
         let mut env = BTreeMap::new();
-        env.insert("A".to_owned(), fp("one"));
+        env.insert("A".to_owned(), fp("one").to_string());
         let base = desired_fingerprint(&config, &env);
         assert_eq!(base, desired_fingerprint(&config, &env), "stable");
-        env.insert("A".to_owned(), fp("two"));
+        env.insert("A".to_owned(), fp("two").to_string());
         let rotated = desired_fingerprint(&config, &env);
         assert_ne!(base, rotated, "a rotation is a new desired state");
         config.env.deliver = vec!["A".into()];

@@ -83,7 +83,7 @@ fn listen_reason(kind: ErrorKind) -> String {
         ErrorKind::PermissionDenied => {
             "permission denied (ports below 1024 need privileges)".into()
         }
-        kind => kind.to_string(),
+        kind => crate::fsutil::IoKind(kind).to_string(),
     }
 }
 
@@ -143,7 +143,10 @@ fn accept_loop(listener: &TcpListener, metrics: &Metrics) {
             Ok(stream) => admit(&shared, stream, metrics),
             // Out of file descriptors and the like: wait rather than spin.
             Err(err) => {
-                tracing::debug!("metrics: cannot accept a connection ({})", err.kind());
+                tracing::debug!(
+                    "metrics: cannot accept a connection ({})",
+                    crate::fsutil::IoKind(err.kind())
+                );
                 std::thread::sleep(Duration::from_millis(50));
             }
         }

@@ -21,7 +21,7 @@ pub struct Snapshot {
 
 /// Re-reads the env file and plans every managed session.
 pub fn observe(ctx: &Context) -> Result<Snapshot, DesiredError> {
-    let policy = crate::desired::load_policy(&ctx.config, true)?;
+    let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
     Ok(Snapshot {
         policy,

@@ -5,7 +5,7 @@ use super::decide::{Assessment, Decision};
 use crate::apply::{Outcome, SessionReport};
 use crate::plan::change::{Change, ChangeCase};
 use crate::plan::SessionPlan;
-use crate::secret::Fingerprint;
+use crate::secret::Shown;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -17,7 +17,8 @@ const MAX_LABELS: usize = 8;
 /// How many distinct changes one line spells out before it counts the rest.
 const MAX_CHANGE_GROUPS: usize = 6;
 
-fn fingerprint_or_absent(fp: &Option<Fingerprint>) -> String {
+/// A fingerprint, `withheld` (a guessable value in `sha256` mode), or `absent`.
+fn fingerprint_or_absent(fp: &Option<Shown>) -> String {
     fp.map_or_else(|| "absent".to_owned(), |f| f.to_string())
 }
 
@@ -61,17 +62,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// rolls now, or `None` when it only reports.
 pub fn drift_line(
     drifted: &[&SessionPlan],
-    env_fingerprints: &BTreeMap<String, Fingerprint>,
+    env_fingerprints: &BTreeMap<String, Shown>,
     rolling: Option<usize>,
 ) -> String {
     // Identifiers differ per session by design (each holds its own ref), so
     // they are grouped by name alone; every other change by its fingerprints.
-    type Key<'a> = (
-        &'a str,
-        Option<Fingerprint>,
-        Option<Fingerprint>,
-        &'static str,
-    );
+    type Key<'a> = (&'a str, Option<Shown>, Option<Shown>, &'static str);
     let mut groups: BTreeMap<Key, usize> = BTreeMap::new();
     for change in drifted.iter().flat_map(|s| s.changes.iter()) {
         let Change {
@@ -231,8 +227,8 @@ mod tests {
     use crate::observed::Probe;
     use crate::plan::{Action, EnvReading, SessionKind};
 
-    fn fp(text: &str) -> Fingerprint {
-        Fingerprint::of(text.as_bytes())
+    fn fp(text: &str) -> Shown {
+        Shown::Fingerprint(crate::secret::Fingerprint::of(text.as_bytes()))
     }
 
     fn drifted(reference: &str, have: &str) -> SessionPlan {
@@ -320,8 +316,8 @@ mod tests {
         .filter_map(|decision| {
             hold_line(&Assessment {
                 label: "github:octo/repo#1".into(),
-                desired: fp("d"),
-                signature: fp("x"),
+                desired: crate::secret::Fingerprint::of(b"d"),
+                signature: crate::secret::Fingerprint::of(b"x"),
                 decision,
                 report: true,
             })

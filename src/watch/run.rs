@@ -258,7 +258,7 @@ impl Watch {
             if let Err(err) = self.memory.save(&self.state_root) {
                 tracing::warn!(
                     "cannot save the watch memory ({}); a restart may roll a session again",
-                    err.kind()
+                    crate::fsutil::IoKind(err.kind())
                 );
             }
         }
@@ -266,7 +266,7 @@ impl Watch {
 
     fn reconcile(&mut self, snapshot: &Snapshot) {
         let plan = &snapshot.plan;
-        let desired = desired_fingerprint(&self.ctx.config, &plan.env_fingerprints);
+        let desired = desired_fingerprint(&self.ctx.config, &snapshot.policy.file_state());
         let auto = self.auto_apply();
         let drifted: Vec<&SessionPlan> = plan.sessions.iter().filter(|s| s.action.acts()).collect();
         let unverified: Vec<&SessionPlan> =

@@ -44,6 +44,8 @@ const SESSION_SHORT: &str = "q'$\"Zx";
 const CALLER_TOKEN: &str = "caller-sw33p-aa01";
 const CALLER_EXTRA: &str = "%c$1!x";
 const CALLER_QUOTES: &str = "caller \"q\" 'sw33p'";
+/// A candidate env file (`plan --env-file`, `validate --env-file`).
+const CANDIDATE_TOKEN: &str = "xoxb-CANDIDATE-sw33p-6f1e";
 /// A malformed env file: everything after the unterminated quote.
 const UNTERMINATED: &str = "unterminated-sw33p-71c";
 const REST_OF_FILE: &str = "rest-of-file-sw33p-0e0";
@@ -76,6 +78,7 @@ const CANARIES: &[&str] = &[
     REST_OF_FILE,
     CORRUPT_TRUNCATED,
     CORRUPT_WRONG_TYPE,
+    CANDIDATE_TOKEN,
 ];
 
 const CALLER_ENV: &[(&str, &str)] = &[
@@ -119,6 +122,8 @@ enum Scenario {
     ByHand,
     /// As `ByHand`, with `mywork`'s harness imported as github:octo/repo#5.
     Imported,
+    /// As `Drifted`, with `env.fingerprint: keyed` (the key made on first use).
+    Keyed,
     /// As `Drifted`, rolled by `apply`, then the env file changed (a value
     /// rotated back, a name added) and rolled again: two rolls in the log.
     Rolled,
@@ -128,7 +133,11 @@ use Scenario::*;
 
 struct Row {
     scenario: Scenario,
-    /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}` and `{pane}` are filled in.
+    /// Split on spaces after `{ref}`, `{cwd}`, `{config}`, `{plan}`, `{pane}`,
+    /// `{env}` (the env file), `{candidate}` (a candidate env file) and
+    /// `{candplan}` (a plan saved against the candidate) are filled in.
+    /// A last word `<TOKEN` or `<SHORT` is not an argument: that canary
+    /// ([`FILE_TOKEN`], [`FILE_SHORT`]) is written to the command's stdin.
     args: &'static str,
     code: i32,
     /// Text that must appear in stdout or stderr, proving the path was taken.
@@ -167,6 +176,29 @@ const ROWS: &[Row] = &[
     row(DeadPane, "plan --detailed-exitcode", 2, "not running"),
     row(CorruptRecords, "plan", 0, "registry record"),
     row(CorruptRecords, "plan --json", 0, "\"corrupt_records\""),
+    row(Drifted, "plan --env-file {candidate}", 0, "a candidate for env.file"),
+    row(Drifted, "plan --env-file {candidate} --json --detailed-exitcode", 2, "\"candidate_for\""),
+    row(Drifted, "plan --env-file {candidate} --out {plan}", 0, "Saved this plan"),
+    row(Malformed, "plan --env-file {candidate}", 0, "a candidate for env.file"),
+    row(Fresh, "plan --env-file {env}", 0, "No loop-* sessions"),
+    // show
+    row(Drifted, "show {plan}", 0, "Saved plan:"),
+    row(Drifted, "show {plan} --json", 0, "\"env_fingerprints\""),
+    row(Drifted, "show {candplan}", 0, "a candidate for env.file"),
+    row(Drifted, "show {env}", 1, "is not a saved plan"),
+    row(Malformed, "show {env} --json", 1, "is not a saved plan"),
+    row(Drifted, "show {config}", 1, "is not a saved plan"),
+    row(Drifted, "show --help", 0, "PLANFILE"),
+    // validate
+    row(Drifted, "validate", 0, "The configuration is valid"),
+    row(Drifted, "validate --json", 0, "\"valid\": true"),
+    row(Drifted, "validate --env-file {candidate}", 0, "a candidate"),
+    row(NoTmux, "validate --json", 0, "\"valid\": true"),
+    row(Malformed, "validate", 1, "unterminated double-quoted"),
+    row(Malformed, "validate --json", 1, "the_loop::envfile::syntax"),
+    row(EnvIsDirectory, "validate --json", 1, "cannot read env file"),
+    row(EnvDangling, "validate", 1, "no such file"),
+    row(Drifted, "validate --help", 0, "--env-file"),
     // apply
     row(Drifted, "apply", 1, "without confirmation"),
     row(Drifted, "apply --auto-approve", 0, "restarted (verified)"),
@@ -186,6 +218,9 @@ const ROWS: &[Row] = &[
     row(Drifted, "apply --json-stream", 1, "--auto-approve"),
     row(Drifted, "apply --input=false", 1, "--input=false"),
     row(Drifted, "apply {plan} --target {ref} --auto-approve --lock-timeout 5s", 0, "restarted (verified)"),
+    row(Drifted, "apply {plan}", 0, "restarted (verified)"),
+    row(Drifted, "apply {plan} --json-stream", 0, "\"type\":\"finished\""),
+    row(Drifted, "apply {candplan}", 1, "swap it in"),
     row(Drifted, "sessions restart --all --json-stream --no-color", 0, "\"type\":\"verified\""),
     row(Malformed, "apply --auto-approve", 1, "unterminated double-quoted"),
     row(Malformed, "apply --auto-approve --json", 1, "unterminated double-quoted"),
@@ -326,6 +361,20 @@ const ROWS: &[Row] = &[
     row(Drifted, "sessions restart --help", 0, "--all"),
     row(Drifted, "completions --help", 0, "Usage"),
     row(Drifted, "exec --help", 0, "Usage"),
+    // fingerprint: a value on stdin, in both modes
+    row(Drifted, "fingerprint SLACK_BOT_TOKEN <TOKEN", 0, "this one"),
+    row(Drifted, "fingerprint SHORT_SECRET --json <SHORT", 0, "\"withheld\""),
+    row(Drifted, "fingerprint SLACK_BOT_TOKEN", 0, "another one"),
+    row(Drifted, "fingerprint bad-name <TOKEN", 1, "[A-Za-z_]"),
+    row(Drifted, "fingerprint --help", 0, "stdin"),
+    row(Malformed, "fingerprint SLACK_BOT_TOKEN <TOKEN", 1, "unterminated double-quoted"),
+    row(Keyed, "fingerprint SHORT_SECRET <SHORT", 0, "HMAC-SHA-256 under key"),
+    row(Keyed, "fingerprint SLACK_BOT_TOKEN --json <TOKEN", 0, "\"keyed\""),
+    row(Keyed, "plan", 0, "Fingerprints changed"),
+    row(Keyed, "plan --json", 0, "\"key_id\""),
+    row(Keyed, "apply --auto-approve --json", 0, "\"restarted\""),
+    row(Keyed, "apply --plan {plan} --auto-approve", 0, "restarted (verified)"),
+    row(Keyed, "status --json", 0, "\"stale_sessions\""),
     row(Drifted, "no-such-command", 1, "unrecognized subcommand"),
 ];
 
@@ -385,7 +434,14 @@ fn sessions_on_old_server(w: &World, n: usize) -> Vec<LegacySession> {
 
 fn build(scenario: Scenario) -> Built {
     let w = World::new();
-    w.write_config("  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n");
+    let keyed = if scenario == Keyed {
+        "  fingerprint: keyed\n"
+    } else {
+        ""
+    };
+    w.write_config(&format!(
+        "  deliver: [DELIVERED_TOKEN]\n  credentials: [EXTRA_CRED]\n{keyed}"
+    ));
     w.install_tmux_wrapper();
     let mut built = Built {
         hung: None,
@@ -420,8 +476,8 @@ fn build(scenario: Scenario) -> Built {
             let out = w.the_loop(&["sessions", "restart", "--all"]);
             assert_eq!(code(&out), Some(0), "{}", explain(&out));
         }
-        Drifted | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords | Malformed
-        | EnvIsDirectory | EnvDangling => {
+        Drifted | Keyed | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords
+        | Malformed | EnvIsDirectory | EnvDangling => {
             w.write_env(&current_env_file());
             let sessions = sessions_on_old_server(w, 2);
             match scenario {
@@ -600,6 +656,13 @@ fn run_row(row: &Row, trace: bool) -> usize {
     let b = build(row.scenario);
     let w = &b.w;
     let plan_path = w.state.join("saved-plan.json");
+    let candplan = w.state.join("candidate-plan.json");
+    let candidate = w.root().join("candidate.env");
+    std::fs::write(
+        &candidate,
+        current_env_file().replace(FILE_TOKEN, CANDIDATE_TOKEN),
+    )
+    .unwrap();
     let cwd = w.work.join("new-session");
     std::fs::create_dir_all(&cwd).unwrap();
     let filled = row
@@ -608,8 +671,19 @@ fn run_row(row: &Row, trace: bool) -> usize {
         .replace("{cwd}", cwd.to_str().unwrap())
         .replace("{config}", w.config_path.to_str().unwrap())
         .replace("{plan}", plan_path.to_str().unwrap())
-        .replace("{pane}", &b.pane);
-    let args: Vec<&str> = filled.split(' ').collect();
+        .replace("{pane}", &b.pane)
+        .replace("{env}", w.env_path.to_str().unwrap())
+        .replace("{candidate}", candidate.to_str().unwrap())
+        .replace("{candplan}", candplan.to_str().unwrap());
+    let mut args: Vec<&str> = filled.split(' ').collect();
+    let stdin = match args.last() {
+        Some(&"<TOKEN") => Some(FILE_TOKEN),
+        Some(&"<SHORT") => Some(FILE_SHORT),
+        _ => None,
+    };
+    if stdin.is_some() {
+        args.pop();
+    }
     let mut env: Vec<(&str, &str)> = CALLER_ENV.to_vec();
     env.extend(b.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     if trace {
@@ -624,7 +698,39 @@ fn run_row(row: &Row, trace: bool) -> usize {
             stderr(&saved)
         );
     }
-    let out = w.the_loop_with(&args, &env);
+    if row.args.contains("{candplan}") {
+        let saved = w.the_loop_with(
+            &[
+                "plan",
+                "--env-file",
+                candidate.to_str().unwrap(),
+                "--out",
+                candplan.to_str().unwrap(),
+            ],
+            &env,
+        );
+        assert_eq!(
+            saved.status.code(),
+            Some(0),
+            "saving the candidate's plan: {}",
+            stderr(&saved)
+        );
+    }
+    let out = match stdin {
+        None => w.the_loop_with(&args, &env),
+        Some(value) => {
+            let mut cmd = w.the_loop_command(&args);
+            cmd.envs(env.iter().copied())
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("run the-loop");
+            use std::io::Write;
+            // A usage error exits before reading: a closed pipe is no failure.
+            let _ = child.stdin.take().unwrap().write_all(value.as_bytes());
+            child.wait_with_output().expect("run the-loop")
+        }
+    };
     let said = format!("{}{}", stdout(&out), stderr(&out));
     assert_eq!(
         out.status.code(),

@@ -166,6 +166,7 @@ env:
   deliver: [ANTHROPIC_API_KEY, EXTRA_SECRET]
   sessionPassthrough: [LANG]
   autoApply: true
+  fingerprint: keyed
   watch:
     enabled: true
 routing:
@@ -215,6 +216,7 @@ fn every_key_is_read() {
             deliver: vec!["ANTHROPIC_API_KEY".into(), "EXTRA_SECRET".into()],
             session_passthrough: vec!["LANG".into()],
             auto_apply: true,
+            fingerprint: the_loop::secret::FingerprintMode::Keyed,
             watch_enabled: true,
         }
     );

@@ -8,7 +8,7 @@ use serde_json::Value;
 const RETIRED: &str = "xoxb-RETIRED-hist-1c4e";
 const ROTATED: &str = "xoxb-ROTATED-hist-7d0a";
 const ROTATED_AGAIN: &str = "xoxb-AGAIN-hist-52b9";
-const ADDED: &str = "added-hist-e81f";
+const ADDED: &str = "added-hist-e81f-Kq9Zr7Xw2Np4";
 
 #[test]
 fn two_rolls_read_back_newest_first_with_the_env_file_between_them() {

@@ -172,6 +172,71 @@ fn list_shows_age_last_event_cwd_conversation_and_pull_requests_and_wide_names_k
     assert!(text.contains(&long.name[..15]), "{text}");
 }
 
+/// Terminal columns of `text`, independently of the crate's own measure:
+/// the CJK ideographs and kana used here take two columns, the rest one.
+fn terminal_columns(text: &str) -> usize {
+    text.chars()
+        .map(|c| {
+            if ('\u{3000}'..='\u{9fff}').contains(&c) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// A cwd in Japanese takes two columns a character on a terminal; the
+/// columns after it still line up (they shifted by one column a character
+/// when cells were padded by characters).
+#[test]
+fn a_cjk_cwd_keeps_every_later_column_in_place() {
+    let w = world();
+    let wide = w.home.join("作業/リポジトリ");
+    std::fs::create_dir_all(&wide).unwrap();
+    let plain = w.home.join("work/repo");
+    std::fs::create_dir_all(&plain).unwrap();
+    let a = w.started_session_in("github:octo/repo#21", "github-octo-repo-21", &wide);
+    let b = w.started_session_in("github:octo/repo#22", "github-octo-repo-22", &plain);
+    let out = w.the_loop(&["sessions", "list"]);
+    assert!(out.status.success(), "{}", explain(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines[0];
+    let names = ["CONVERSATION", "PRS", "HARNESS", "TMUX"];
+    let starts = column_starts(header, &names);
+    for (session, cwd) in [(&a, "~/作業/リポジトリ"), (&b, "~/work/repo")] {
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with(session.reference.as_str()))
+            .unwrap_or_else(|| panic!("no row for {}:\n{text}", session.reference));
+        assert!(line.contains(cwd), "{text}");
+        // Each cell is looked for after the one before it ("-" may be
+        // another column's cell too).
+        let mut from = 0;
+        for (name, want) in names.iter().zip(&starts) {
+            let cell = match *name {
+                "CONVERSATION" => &session.session_id[..8],
+                "PRS" => "-",
+                "HARNESS" => "claude",
+                _ => session.name.as_str(),
+            };
+            // Where the cell starts on the screen, in columns.
+            let at = line[from..]
+                .find(&format!("  {cell}"))
+                .map(|i| from + i + 2);
+            let at = at.unwrap_or_else(|| panic!("no {name} cell in {line}"));
+            from = at;
+            assert_eq!(
+                terminal_columns(&line[..at]),
+                *want,
+                "{name} of {} is not under its header:\n{text}",
+                session.reference
+            );
+        }
+    }
+}
+
 #[test]
 fn a_stray_loop_session_is_listed_as_unmanaged_from_one_tmux_call_without_an_env_file() {
     let w = World::new();

@@ -87,19 +87,20 @@ fn in_pty(w: &World, args: &[&str], env: &[(&str, &str)]) -> (Option<i32>, Vec<u
             None => cmd.env_remove(k),
         };
     }
+    // A terminal that takes colour, unless `env` says otherwise.
+    cmd.env("TERM", "xterm");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.env("TERM", "xterm")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/support/in-pty"
-        ))
-        .arg(&log)
-        .arg("--")
-        .arg(base.get_program())
-        .args(base.get_args())
-        .stdin(std::process::Stdio::null());
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/it/support/in-pty"
+    ))
+    .arg(&log)
+    .arg("--")
+    .arg(base.get_program())
+    .args(base.get_args())
+    .stdin(std::process::Stdio::null());
     let status = cmd.status().expect("python3 runs tests/it/support/in-pty");
     (status.code(), std::fs::read(&log).unwrap_or_default())
 }
@@ -139,6 +140,111 @@ fn no_color_is_accepted_everywhere_and_turns_colour_off_on_a_terminal() {
     assert!(!has_ansi(&screen), "a usage error without colour");
     let (_, screen) = in_pty(&w, &["plan", "--bogus"], &[("NO_COLOR", "")]);
     assert!(has_ansi(&screen), "clap paints usage errors on a terminal");
+}
+
+/// `--help` of the commands an operator scripts ends with examples: the
+/// saved-plan recipe, watch under systemd, a Codex start; `sessions start`
+/// says what it writes into the harness's settings and how to stop it.
+/// `-h` stays short.
+#[test]
+fn long_help_has_examples_and_says_what_start_writes() {
+    let w = World::new();
+    let help = |args: &[&str]| {
+        let out = w.the_loop(args);
+        assert_eq!(code(&out), Some(0), "{args:?}: {}", explain(&out));
+        stdout(&out)
+    };
+    for (command, wanted) in [
+        (
+            &["plan"][..],
+            &[
+                "Examples:",
+                "the-loop plan --out tfplan",
+                "the-loop apply tfplan",
+                "plan --env-file .env.new",
+            ][..],
+        ),
+        (
+            &["apply"],
+            &[
+                "Examples:",
+                "the-loop plan --out tfplan && the-loop apply tfplan",
+            ],
+        ),
+        (
+            &["watch"],
+            &[
+                "Examples:",
+                "systemctl --user enable --now the-loop-watch.service",
+            ],
+        ),
+        (
+            &["sessions", "start"],
+            &[
+                "Examples:",
+                "--harness codex --cwd ~/src/repo --prompt",
+                "routing.harnessTrust: false",
+                "routing.harnessPlugins: false",
+            ],
+        ),
+    ] {
+        let long = help(&[command, &["--help"]].concat());
+        for want in wanted {
+            assert!(
+                long.contains(want),
+                "{command:?} --help lacks {want:?}:\n{long}"
+            );
+        }
+        let short = help(&[command, &["-h"]].concat());
+        assert!(short.contains("Exit codes:"), "{command:?} -h:\n{short}");
+        assert!(!short.contains("Examples:"), "{command:?} -h:\n{short}");
+    }
+}
+
+/// One colour choice for every stream: miette's diagnostics (once painted
+/// whatever `--no-color` said) follow `--no-color`, `NO_COLOR`, `CLICOLOR`,
+/// `CLICOLOR_FORCE` and `TERM=dumb` exactly as the views and clap do.
+#[test]
+fn every_diagnostic_follows_the_one_colour_choice() {
+    let w = World::new();
+    w.write_env("SLACK_BOT_TOKEN=xoxb-cf-0\n");
+    let unknown = ["plan", "--target", "nope"];
+    let with = |extra: &[&str], env: &[(&str, &str)]| {
+        let args: Vec<&str> = unknown.iter().chain(extra).copied().collect();
+        let (code, screen) = in_pty(&w, &args, env);
+        assert_eq!(code, Some(1), "{args:?} {env:?}");
+        let text = String::from_utf8_lossy(&screen).into_owned();
+        assert!(text.contains("the_loop::target::unknown"), "{text}");
+        has_ansi(&screen)
+    };
+    let auto = [("NO_COLOR", "")];
+    assert!(with(&[], &auto), "a diagnostic is painted on a terminal");
+    assert!(!with(&["--no-color"], &auto), "--no-color reaches miette");
+    assert!(!with(&[], &[("NO_COLOR", "1")]), "NO_COLOR");
+    assert!(
+        !with(&[], &[("NO_COLOR", ""), ("CLICOLOR", "0")]),
+        "CLICOLOR=0"
+    );
+    assert!(
+        !with(&[], &[("NO_COLOR", ""), ("TERM", "dumb")]),
+        "TERM=dumb"
+    );
+    assert!(
+        !with(
+            &["--no-color"],
+            &[("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")]
+        ),
+        "--no-color wins over CLICOLOR_FORCE"
+    );
+    // CLICOLOR_FORCE colours a pipe, diagnostics and plans alike.
+    let forced = [("NO_COLOR", ""), ("CLICOLOR_FORCE", "1")];
+    let out = w.the_loop_with(&unknown, &forced);
+    assert!(has_ansi(&out.stderr), "{}", explain(&out));
+    let _s = w.rotated_fleet(1, "xoxb-RETIRED-cf-1", "xoxb-ROTATED-cf-2");
+    let out = w.the_loop_with(&["plan"], &forced);
+    assert!(has_ansi(&out.stdout), "{}", explain(&out));
+    let out = w.the_loop_with(&["plan", "--no-color"], &forced);
+    assert!(!has_ansi(&out.stdout), "{}", explain(&out));
 }
 
 /// The plan predicts what apply does: a drifted session whose conversation

@@ -446,17 +446,32 @@ fn a_plan_saved_before_reasons_were_typed_loads_and_applies() {
     };
     assert_holds(&json(&path), &json(&again), "$");
 
-    // Applied: this build plans the same world identically, so the saved
-    // plan is not stale, and it acts on the drifted and interrupted ones.
+    // This build plans the same world identically, but for the
+    // fingerprints of its guessable values (`old-token`, `gh-current`,
+    // `new-token`: under 16 bytes), which it withholds (issue 28).
     let now = plan_with_every_reason();
     let mut as_saved = now.clone();
     for session in &mut as_saved.sessions {
         // What a saved plan never holds: the record, read again by `apply`.
         (session.key, session.record) = (None, None);
     }
-    assert_eq!(as_saved, loaded);
+    assert_eq!(as_saved, withheld_like(&loaded, &now));
+    // So the old plan cannot be applied: whether those values changed
+    // cannot be told, and the refusal says why, name by name.
     let targets = saved::targets_within(&path, &loaded, &Targets::all()).unwrap();
-    assert!(saved::staleness(&loaded.restricted_to(&targets), &now).is_empty());
+    let stale = saved::staleness(&loaded.restricted_to(&targets), &now);
+    assert_eq!(
+        stale,
+        [
+            "the fingerprint of GH_TOKEN is withheld now (a guessable value), so whether it changed since the plan was saved cannot be told",
+            "the fingerprint of SLACK_BOT_TOKEN is withheld now (a guessable value), so whether it changed since the plan was saved cannot be told",
+            "the drift of github:octo/repo#1 names fingerprints that are withheld now (guessable values), so whether it is what the plan showed cannot be told",
+            "the drift of github:octo/repo#2 names fingerprints that are withheld now (guessable values), so whether it is what the plan showed cannot be told",
+        ]
+    );
+    // A world whose plan it still describes (the withheld fingerprints
+    // aside) is not stale, and it acts on the drifted and interrupted ones.
+    assert!(saved::staleness(&withheld_like(&loaded, &now), &now).is_empty());
     let acting: Vec<(&str, Action)> = loaded
         .sessions
         .iter()
@@ -471,6 +486,29 @@ fn a_plan_saved_before_reasons_were_typed_loads_and_applies() {
             ("github:octo/repo#10", Action::Resume)
         ]
     );
+}
+
+/// `saved`, with every fingerprint `now` withholds withheld too.
+fn withheld_like(saved: &the_loop::plan::Plan, now: &the_loop::plan::Plan) -> the_loop::plan::Plan {
+    use the_loop::secret::Shown;
+    let like = |saved: &mut Option<Shown>, now: Option<Shown>| {
+        if saved.is_some() && now == Some(Shown::Withheld) {
+            *saved = now;
+        }
+    };
+    let mut plan = saved.clone();
+    for (name, fp) in &mut plan.env_fingerprints {
+        if now.env_fingerprints.get(name) == Some(&Shown::Withheld) {
+            *fp = Shown::Withheld;
+        }
+    }
+    for (session, fresh) in plan.sessions.iter_mut().zip(&now.sessions) {
+        for (change, fresh) in session.changes.iter_mut().zip(&fresh.changes) {
+            like(&mut change.have, fresh.have);
+            like(&mut change.want, fresh.want);
+        }
+    }
+    plan
 }
 
 /// Every key of `old` is in `new` with the same value, recursively; arrays

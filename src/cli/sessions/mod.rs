@@ -28,6 +28,15 @@ pub enum SessionsCommand {
     /// The pane runs the-loop's launcher, which reads the env file itself and
     /// starts the harness with the desired environment: withheld names absent
     /// (even when the tmux server holds them), delivered names set, identifiers set.
+    ///
+    /// Before the harness starts, the-loop writes trust for the working
+    /// directory (and, for Claude Code, its own plugin) into the harness's
+    /// user settings, so no dialog stops the session; `routing.harnessTrust:
+    /// false` and `routing.harnessPlugins: false` turn that off.
+    #[command(
+        after_help = crate::cli::help::START,
+        after_long_help = crate::cli::help::START_LONG
+    )]
     Start(start::StartArgs),
     /// List sessions: status, live state, age, last event, cwd, conversation, pull requests.
     ///

@@ -38,7 +38,7 @@ pub enum ConfigError {
     )]
     NotFound { looked: String },
 
-    #[error("cannot read config {path}: {kind}")]
+    #[error("cannot read config {path}: {}", crate::fsutil::IoKind(*.kind))]
     #[diagnostic(code(the_loop::config::read))]
     Read {
         path: PathBuf,

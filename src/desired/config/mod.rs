@@ -114,6 +114,16 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
     from_text(&path, &text, home.as_deref())
 }
 
+/// Where the value of the dotted key `keys` (`["env", "file"]`) starts in
+/// the config at `path`, read again: for an error found after loading (the
+/// env file it names is missing) that should point at the line to fix.
+/// `None` when the file cannot be read again or no longer holds the key.
+pub fn position_of(path: &Path, keys: &[&str]) -> Option<(usize, usize)> {
+    let text = crate::bounded_read::read_string(path, &crate::bounded_read::CONFIG).ok()?;
+    let steps: Vec<locate::Step> = keys.iter().map(|k| locate::Step::key(k)).collect();
+    locate::locate(&text, &steps)
+}
+
 /// Parses `text` as the config at the absolute `path`.
 fn from_text(path: &Path, text: &str, home: Option<&Path>) -> Result<Config, ConfigError> {
     let document = serde_yaml::Deserializer::from_str(text);

@@ -35,6 +35,8 @@ pub struct EnvSettings {
     pub session_passthrough: Vec<String>,
     /// `env.autoApply` (default false).
     pub auto_apply: bool,
+    /// `env.fingerprint` (default `sha256`).
+    pub fingerprint: crate::secret::FingerprintMode,
     /// `env.watch.enabled` (default false).
     pub watch_enabled: bool,
 }

@@ -119,6 +119,12 @@ pub(super) struct RawEnv {
     /// Let the daemons apply a refreshed environment without asking.
     #[schemars(extend("default" = false))]
     pub auto_apply: Option<bool>,
+    /// How values are named in plans, reports and events: `sha256` (the
+    /// first 8 hex digits of SHA-256, checkable by hand; a guessable value
+    /// is then withheld) or `keyed` (HMAC-SHA-256 under a key the-loop
+    /// keeps in `<state root>/fingerprint.key`; every value shown).
+    #[schemars(extend("default" = "sha256"))]
+    pub fingerprint: Option<crate::secret::FingerprintMode>,
     pub watch: Option<RawWatch>,
 }
 

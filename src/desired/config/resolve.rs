@@ -131,6 +131,7 @@ fn env(raw: Option<RawEnv>, paths: &Paths) -> Result<EnvSettings, Finding> {
         deliver: env_names(raw.deliver, "deliver")?,
         session_passthrough,
         auto_apply: raw.auto_apply.unwrap_or(false),
+        fingerprint: raw.fingerprint.unwrap_or_default(),
         watch_enabled: raw.watch.and_then(|watch| watch.enabled).unwrap_or(false),
     })
 }

@@ -96,7 +96,7 @@ pub fn attach(
         code = "the_loop::attach::exec",
         help = "check that tmux is installed and on PATH",
         "cannot run tmux attach: {}",
-        err.kind()
+        crate::fsutil::IoKind(err.kind())
     ))
 }
 

@@ -16,7 +16,7 @@ impl Watch {
             self.unsettled = None;
             return false;
         }
-        let desired = desired_fingerprint(&self.ctx.config, &snapshot.plan.env_fingerprints);
+        let desired = desired_fingerprint(&self.ctx.config, &snapshot.policy.file_state());
         if self.unsettled.is_none() {
             tracing::info!(
                 "the env file or the config is still being written; watch acts on it once it has been quiet for {} ms",

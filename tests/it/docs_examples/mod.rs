@@ -13,7 +13,9 @@
 //! `[CONFIG_FP]`, `[RECORD_FP]`, `[CONVID]`, `[TMUX_VERSION]`) what changes
 //! from run to run. A line `^C` marks a foreground service: it is
 //! interrupted (SIGINT, as Ctrl-C) once it has printed the lines above it,
-//! and what it prints then follows.
+//! and what it prints then follows. The one pipe allowed is a literal value
+//! handed to the-loop's stdin, `$ printf %s 'VALUE' | the-loop …`
+//! ([`shell::piped`]), as `the-loop fingerprint` takes it.
 //!
 //! An HTML comment on the line before a block steers it:
 //! `<!-- docs-test: scene: rotation -->` builds a fresh world
@@ -80,7 +82,11 @@ fn every_command_example_is_a_console_block_that_runs_or_says_why_not() {
         }
         for block in page.blocks.iter().filter(|b| b.skip_reason().is_none()) {
             for step in &block.steps {
-                if !step.command.starts_with("the-loop ") && step.command != "the-loop" {
+                let command = match shell::piped(&step.command, Path::new("~")) {
+                    Ok(Some((_, command))) => command,
+                    _ => step.command.clone(),
+                };
+                if !command.starts_with("the-loop ") && command != "the-loop" {
                     problems.push(format!(
                         "{}: `$ {}` is not a the-loop command: mark the block skip, with a reason",
                         block.at(),
@@ -173,8 +179,14 @@ fn run_block(w: &World, block: &Block, failures: &mut Vec<String>) -> (String, b
     let mut body = String::new();
     let mut failed = false;
     for step in &block.steps {
+        let piped =
+            shell::piped(&step.command, &w.home).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
+        let (stdin, command) = match &piped {
+            Some((value, command)) => (Some(value.as_str()), command.as_str()),
+            None => (None, step.command.as_str()),
+        };
         let words =
-            shell::words(&step.command, &w.home).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
+            shell::words(command, &w.home).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
         let interrupt_at = step.expected.lines().position(|l| l == "^C");
         let before = interrupt_at.map(|at| {
             step.expected
@@ -183,7 +195,7 @@ fn run_block(w: &World, block: &Block, failures: &mut Vec<String>) -> (String, b
                 .filter(|l| l.trim() != "...")
                 .count()
         });
-        let actual = shell::run(w, &words[1..], before);
+        let actual = shell::run(w, &words[1..], before, stdin);
         let expected: String = step
             .expected
             .lines()

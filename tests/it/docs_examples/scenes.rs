@@ -120,6 +120,8 @@ fn recent(w: &World, slug: &str) {
 ///   however long the run took;
 /// - `record SLUG FIELD JSON`: a record's field set by hand;
 /// - `mkdir PATH`: a directory (under HOME with `~`).
+/// - `file PATH LINE …`: a file (under HOME with `~`) holding exactly
+///   these lines, as a candidate env file an example checks.
 pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
     let w = &scene.w;
     let words = super::shell::words(action, &w.home)?;
@@ -189,6 +191,11 @@ pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
             for dir in &rest {
                 std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
             }
+        }
+        "file" => {
+            let (path, lines) = rest.split_first().ok_or("file PATH LINE…")?;
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            std::fs::write(path, text).map_err(|e| e.to_string())?;
         }
         other => return Err(format!("no setup action `{other}`")),
     }

@@ -60,20 +60,53 @@ pub fn words(line: &str, home: &Path) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
+/// A command line that pipes one literal value into the-loop, as the pages
+/// show a value handed to `the-loop fingerprint`: `printf %s 'VALUE' |
+/// the-loop …`. The value and the-loop's own command line, or `None` for
+/// any other line (which [`words`] then refuses if it pipes).
+pub fn piped(line: &str, home: &Path) -> Result<Option<(String, String)>, String> {
+    let Some((printf, command)) = line.split_once(" | ") else {
+        return Ok(None);
+    };
+    let printf = words(printf, home)?;
+    match &printf[..] {
+        [p, format, value] if p == "printf" && format == "%s" => {
+            Ok(Some((value.clone(), command.to_owned())))
+        }
+        _ => Err(format!(
+            "`{line}`: only `printf %s 'VALUE' | the-loop …` may pipe"
+        )),
+    }
+}
+
 /// What a command printed (stdout and stderr in one stream, as a terminal
-/// shows them), then `[exit code N]` when it did not exit 0.
-pub fn run(w: &World, args: &[String], interrupt_after_lines: Option<usize>) -> String {
+/// shows them), then `[exit code N]` when it did not exit 0. `stdin` is
+/// what it reads there (nothing when `None`).
+pub fn run(
+    w: &World,
+    args: &[String],
+    interrupt_after_lines: Option<usize>,
+    stdin: Option<&str>,
+) -> String {
     let log = w.root().join("docs-example.log");
     let file = std::fs::File::create(&log).unwrap();
     let mut cmd = w.the_loop_bare();
     cmd.args(args)
         .env("THE_LOOP_CLI_CONFIG", &w.config_path)
         .current_dir(&w.home)
-        .stdin(Stdio::null())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(file.try_clone().unwrap())
         .stderr(file);
     let mut child = cmd.spawn().expect("run the-loop");
     drop(cmd);
+    if let (Some(value), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        use std::io::Write;
+        pipe.write_all(value.as_bytes()).unwrap();
+    }
     let deadline = Instant::now() + Duration::from_secs(120);
     if let Some(lines) = interrupt_after_lines {
         // A foreground service: Ctrl-C once it has said what the page shows

@@ -2,6 +2,9 @@
 //! private `TMUX_TMPDIR`), HOME, state root, config and env file, and the
 //! stand-in harness on PATH as `claude`. tmux and /proc are always real.
 
+// Said once, here: the `it` and `heavy` binaries each use their own part
+// (an allowance where they declare `mod support` as well is a duplicated
+// attribute to clippy 1.95).
 #![allow(
     dead_code,
     reason = "each test module uses its own part of the support"

@@ -1,0 +1,31 @@
+//! `validate`'s text when everything loaded (an error is the loaders' own
+//! diagnostic, printed as every command prints one).
+
+use super::Style;
+use crate::ops::validate::ValidateReport;
+use std::fmt::Write;
+
+pub fn render(report: &ValidateReport, style: Style) -> String {
+    let mut out = format!("{}\n", style.green("The configuration is valid."));
+    if let Some(config) = &report.config {
+        let _ = writeln!(out, "  config    {}", config.display());
+    }
+    match (&report.env_file, report.names) {
+        (Some(file), Some(names)) => {
+            let candidate = if report.candidate {
+                ", a candidate"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "  env file  {} ({names} names declared{candidate})",
+                file.display()
+            );
+        }
+        _ => out.push_str(
+            "  env file  none configured: `plan` and `apply` refuse until env.file names one\n",
+        ),
+    }
+    out
+}
