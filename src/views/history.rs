@@ -103,8 +103,18 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
         };
         let _ = writeln!(out, "  {:<width$}  {verdict}{conversation}", label(s));
     }
-    if roll.sessions.is_empty() && roll.result != RollResult::Unfinished {
-        out.push_str("  no session was acted on\n");
+    if roll.sessions.is_empty() {
+        match (roll.result, roll.selected) {
+            (RollResult::Unfinished, Some(n)) => {
+                let _ = writeln!(
+                    out,
+                    "  {n} {} selected; no outcome was recorded",
+                    plural(n, "session", "sessions")
+                );
+            }
+            (RollResult::Unfinished, None) => {}
+            _ => out.push_str("  no session was acted on\n"),
+        }
     }
 }
 
@@ -201,11 +211,11 @@ mod tests {
                 after: Some(crate::secret::Shown::Fingerprint(Fingerprint::of(b"v"))),
             })
             .collect();
+        // Killed mid-roll: its start is all the log has.
+        let mut unfinished = roll(RollResult::Unfinished, None);
+        unfinished.sessions.clear();
         let text = render(
-            &history(vec![
-                roll(RollResult::Failed, Some(many)),
-                roll(RollResult::Unfinished, None),
-            ]),
+            &history(vec![roll(RollResult::Failed, Some(many)), unfinished]),
             Style::PLAIN,
         );
         assert_eq!(
@@ -217,7 +227,7 @@ mod tests {
              github:octo/repo#15  resume failed (the harness exited)\n\n\
              2026-12-03T10:00:05Z  sessions restart  unfinished (no apply.finished: killed, or running now)\n  \
              env file  /srv/.env (2 names; no earlier roll in the log to compare with)\n  \
-             github:octo/repo#15  resume failed (the harness exited)\n\n\
+             1 session selected; no outcome was recorded\n\n\
              2 rolls in /srv/state/events.jsonl, newest first.\n"
         );
     }
