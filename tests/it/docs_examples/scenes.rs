@@ -56,11 +56,14 @@ pub fn build(name: &str) -> Result<Scene, String> {
     ));
     // A 2 s probe, as the default is: a resumed harness reports its
     // conversation within it even on a loaded machine, so the pages can
-    // show `conversation confirmed`.
+    // show `conversation confirmed`. A 20 s kill grace for the same reason:
+    // the pages show a harness that ended on SIGTERM (`terminated`), and
+    // under a load of 13 on two cores one once took longer than 3 s.
     let config = std::fs::read_to_string(&w.config_path)
         .unwrap()
         .replace("  file: .env\n", &format!("  file: .env\n{deliver}"))
-        .replace("resumeProbeSeconds: 0.5", "resumeProbeSeconds: 2");
+        .replace("resumeProbeSeconds: 0.5", "resumeProbeSeconds: 2")
+        .replace("harnessKillGraceSeconds: 3", "harnessKillGraceSeconds: 20");
     w.write_raw_config(&config);
     match name {
         "rotation" => {
