@@ -152,6 +152,15 @@ fn plan_flags_and_every_target_complete() {
     let standing = complete(&["the-loop", "standing", "start", ""]);
     let names: Vec<&String> = standing.iter().filter(|c| !c.starts_with('-')).collect();
     assert_eq!(names, ["triage"], "{standing:?}");
+    assert_eq!(
+        complete(&["the-loop", "sessions", "list", "--standing", "t"]),
+        ["triage"]
+    );
+    let items = complete(&["the-loop", "sessions", "list", "--work-item", ""]);
+    assert!(
+        items.contains(&a) && !items.iter().any(|c| c == "triage"),
+        "{items:?}"
+    );
 }
 
 #[test]
