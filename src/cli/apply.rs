@@ -28,7 +28,7 @@ pub struct ApplyArgs {
     #[arg(long, value_name = "FILE")]
     pub plan: Option<PathBuf>,
     /// Only this session (a work-item ref or standing name). Repeatable.
-    #[arg(long = "target", value_name = "REF")]
+    #[arg(long = "target", value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     pub targets: Vec<String>,
     /// Do not ask for confirmation (required when stdin is not a terminal,
     /// unless a saved plan is applied: that needs no confirmation).

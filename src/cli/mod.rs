@@ -13,6 +13,7 @@ mod help;
 mod history;
 mod import;
 mod man;
+mod man_root;
 pub(crate) mod output;
 pub(crate) mod plan;
 pub(crate) mod sessions;
@@ -24,7 +25,7 @@ mod version;
 mod watch;
 mod web_terminal;
 
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -193,9 +194,14 @@ pub enum Command {
     Fingerprint(fingerprint::FingerprintArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     ///
-    /// Install it where your shell looks, for example
+    /// The script asks `the-loop` (from PATH) at each Tab, so subcommands,
+    /// flags and REF arguments complete at every depth, REFs and standing
+    /// names to the sessions registered on this machine. It is the script
+    /// `THE_LOOP_COMPLETE=SHELL the-loop` prints. Install it where your shell
+    /// looks, for example
     /// `the-loop completions bash > ~/.local/share/bash-completion/completions/the-loop`
-    /// (see the README for zsh and fish).
+    /// (see the README for zsh and fish), and write it again after upgrading
+    /// the-loop: the script and the binary must come from the same release.
     Completions(CompletionsArgs),
     /// Print the manual page, or write one page per command with --out-dir.
     Man(man::ManArgs),
@@ -272,17 +278,23 @@ pub fn run() -> ExitCode {
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
         Command::Version(args) => version::run(args),
-        Command::Completions(args) => {
-            clap_complete::generate(
-                args.shell,
-                &mut Cli::command(),
-                "the-loop",
-                &mut std::io::stdout(),
-            );
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Completions(args) => completions(args),
     };
     finish(result)
+}
+
+/// Prints the registration script whole, through the output a closed pipe
+/// cannot crash (`the-loop completions bash | head -1`).
+fn completions(args: CompletionsArgs) -> miette::Result<ExitCode> {
+    let script = complete::registration(args.shell).map_err(|err| {
+        miette::miette!(
+            code = "the_loop::completions",
+            "cannot make the {} completion script: {err}",
+            args.shell
+        )
+    })?;
+    crate::out!("{}", String::from_utf8_lossy(&script));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The launcher (`the-loop exec`), parsed and logged as any command is.

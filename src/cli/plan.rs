@@ -12,7 +12,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// Only this session (a work-item ref, a standing name or a tmux session name). Repeatable.
-    #[arg(long = "target", value_name = "REF")]
+    #[arg(long = "target", value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     pub targets: Vec<String>,
     /// Print the plan as one JSON object (format_version "1").
     #[arg(long)]

@@ -53,3 +53,17 @@ fn a_closed_stdout_and_stderr_never_panic_any_printing_command() {
     assert!(!pane.dead, "{what}");
     assert_ne!(pane.pid, before, "respawned: {what}");
 }
+
+/// clap_complete wrote its script straight to stdout and panicked on EPIPE
+/// (`the-loop completions bash | head -1`); every shell's script and the
+/// manual page now go through the-loop's own output, and exit 0.
+#[test]
+fn completions_and_man_never_panic_on_a_closed_stdout() {
+    let w = World::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let (code, what) = run_with_closed_output(&w, &["completions", shell]);
+        assert_eq!(code, Some(0), "{what}");
+    }
+    let (code, what) = run_with_closed_output(&w, &["man"]);
+    assert_eq!(code, Some(0), "{what}");
+}

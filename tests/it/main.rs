@@ -18,6 +18,7 @@ mod argv_audit;
 mod blind;
 mod canary_sweep;
 mod closed_output;
+mod completion;
 mod config;
 mod config_deprecation;
 mod deliver_ready;

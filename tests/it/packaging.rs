@@ -1,5 +1,5 @@
-//! What a packager and a shell use: the manual pages, the completion scripts
-//! (static, and dynamic ones that complete registered refs in a real bash).
+//! What a packager uses: the manual pages, read back by `man` itself. The
+//! completion scripts are driven through real shells in `completion.rs`.
 
 use crate::support::*;
 
@@ -11,6 +11,15 @@ fn man_prints_the_page_and_writes_one_per_command() {
     let page = stdout(&out);
     assert!(page.contains(".TH the-loop 1"), "{page}");
     assert!(page.contains("Keep long\\-lived agent sessions"), "{page}");
+    // The sections a manual has beyond --help, and not clap_mangen's EXTRA.
+    for heading in [
+        ".SH \"EXIT STATUS\"\n",
+        ".SH ENVIRONMENT\n",
+        ".SH FILES\n",
+        ".SH EXAMPLES\n",
+    ] {
+        assert!(page.contains(heading), "{heading}: {page}");
+    }
 
     let dir = w.root().join("man1");
     let out = w.the_loop(&["man", "--out-dir", dir.to_str().unwrap()]);
@@ -22,73 +31,80 @@ fn man_prints_the_page_and_writes_one_per_command() {
         !dir.join("the-loop-exec.1").exists(),
         "the internal launcher gets no page"
     );
-    // man itself can read it.
-    let man = std::process::Command::new("man")
-        .args(["-l", dir.join("the-loop-sessions-list.1").to_str().unwrap()])
+    // The page written for packaging is the one printed.
+    assert_eq!(
+        std::fs::read_to_string(dir.join("the-loop.1")).unwrap(),
+        page
+    );
+
+    // man itself can read them.
+    let Some(list) = man(&dir.join("the-loop-sessions-list.1")) else {
+        return;
+    };
+    assert!(list.contains("--status"), "{list}");
+    assert!(list.contains("EXIT STATUS"), "{list}");
+
+    let root = man(&dir.join("the-loop.1")).unwrap();
+    let headings: Vec<&str> = root
+        .lines()
+        .filter(|l| l.starts_with(char::is_uppercase))
+        .collect();
+    for section in ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"] {
+        assert!(headings.contains(&section), "{section} not in {headings:?}");
+    }
+    assert!(!headings.contains(&"EXTRA"), "{headings:?}");
+    for fact in [
+        "the-loop plan --out tonight.plan",
+        "the-loop show tonight.plan",
+        "the-loop apply tonight.plan",
+        "the-loop plan --detailed-exitcode",
+        "systemctl --user enable --now the-loop-watch",
+        "~/.the-loop/cli-config.yaml",
+        "<state root>/events.jsonl",
+        "<state root>/fingerprint.key",
+        "THE_LOOP_CLI_CONFIG",
+        "NO_COLOR",
+        "CLICOLOR_FORCE",
+        "RUST_LOG",
+        "THE_LOOP_COMPLETE",
+    ] {
+        assert!(root.contains(fact), "{fact} not in:\n{root}");
+    }
+
+    // A command's page: its --help epilogue, cut into sections.
+    let plan = man(&dir.join("the-loop-plan.1")).unwrap();
+    let exit = section(&plan, "EXIT STATUS");
+    assert!(exit.contains("2 = drift observed"), "{plan}");
+    assert!(!exit.contains("Exit codes:"), "{plan}");
+    assert!(
+        section(&plan, "EXAMPLES").contains("the-loop plan --out tfplan"),
+        "{plan}"
+    );
+    let start = man(&dir.join("the-loop-sessions-start.1")).unwrap();
+    assert!(
+        section(&start, "NOTES").contains("routing.harnessTrust: false"),
+        "{start}"
+    );
+}
+
+/// The page as `man -l` renders it, or `None` when man is not installed.
+fn man(page: &std::path::Path) -> Option<String> {
+    let out = std::process::Command::new("man")
+        .arg("-l")
+        .arg(page)
         .env("MANPAGER", "cat")
         .env("MANWIDTH", "100")
-        .output();
-    if let Ok(man) = man {
-        if man.status.success() {
-            assert!(stdout(&man).contains("--status"), "{}", stdout(&man));
-        }
-    }
-}
-
-/// Asks the registration script `the-loop` prints for bash what it would
-/// complete `words` to, the way bash's programmable completion calls it.
-fn bash_complete(w: &World, words: &[&str]) -> Vec<String> {
-    let bin = assert_cmd::cargo::cargo_bin("the-loop");
-    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
-    let script = format!(
-        "source <(THE_LOOP_COMPLETE=bash '{bin}')\n\
-         COMP_WORDS=({words}); COMP_CWORD={cword}; COMP_TYPE=9\n\
-         _clap_complete_the_loop the-loop {current} x\n\
-         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
-        bin = bin.display(),
-        words = quoted.join(" "),
-        cword = words.len() - 1,
-        current = quoted.last().unwrap(),
-    );
-    let out = std::process::Command::new("bash")
-        .args(["-c", &script])
-        .env("THE_LOOP_CLI_CONFIG", &w.config_path)
-        .env("HOME", &w.home)
         .output()
-        .expect("bash runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    stdout(&out).lines().map(String::from).collect()
+        .ok()
+        .filter(|out| out.status.success())?;
+    Some(stdout(&out))
 }
 
-#[test]
-fn bash_completes_registered_refs_and_standing_names() {
-    let w = World::new();
-    w.write_env("A=1\n");
-    let a = w.legacy_session("github:octo/repo#15", "github-octo-repo-15");
-    let b = w.legacy_session("github:octo/other#16", "github-octo-other-16");
-    let out = w.the_loop(&[
-        "standing",
-        "create",
-        "triage",
-        "--cwd",
-        w.work.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-
-    let all = bash_complete(&w, &["the-loop", "sessions", "attach", ""]);
-    for want in [a.reference.as_str(), b.reference.as_str(), "triage"] {
-        assert!(all.iter().any(|c| c == want), "{want} not in {all:?}");
-    }
-    assert_eq!(
-        bash_complete(&w, &["the-loop", "sessions", "pause", "github:octo/o"]),
-        [b.reference.as_str()]
-    );
-    let filtered = bash_complete(&w, &["the-loop", "sessions", "list", "--work-item", "gith"]);
-    assert!(filtered.iter().any(|c| c == &a.reference), "{filtered:?}");
-    // Subcommands still complete, from the same binary.
-    let verbs = bash_complete(&w, &["the-loop", "sessions", "at"]);
-    assert_eq!(verbs, ["attach"]);
-    // Without the switch, nothing changes: the-loop runs as usual.
-    let out = w.the_loop(&["completions", "bash"]);
-    assert!(stdout(&out).contains("the-loop"), "{}", stderr(&out));
+/// One section of a rendered page, from its heading to the next.
+fn section(page: &str, heading: &str) -> String {
+    let lines = page.lines().skip_while(|l| *l != heading).skip(1);
+    let body: Vec<&str> = lines
+        .take_while(|l| !l.starts_with(char::is_uppercase))
+        .collect();
+    body.join("\n")
 }

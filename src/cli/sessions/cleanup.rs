@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct CleanupArgs {
     /// Work-item ref, e.g. github:octo/repo#15. Works with or without a record.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     reference: String,
     /// Print the result as one JSON object.
     #[arg(long)]

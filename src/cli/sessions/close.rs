@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct StopArgs {
     /// Work-item ref, e.g. github:octo/repo#15.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     reference: String,
     #[command(flatten)]
     tmux: TmuxArgs,
@@ -22,7 +22,7 @@ pub struct StopArgs {
 #[derive(Debug, Args)]
 pub struct CloseArgs {
     /// Work-item ref, e.g. github:octo/repo#15.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     reference: String,
     #[command(flatten)]
     tmux: TmuxArgs,

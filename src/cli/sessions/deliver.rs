@@ -13,7 +13,7 @@ use std::process::ExitCode;
 pub struct DeliverArgs {
     /// Work-item ref, e.g. github:octo/repo#15. A pull request linked to a
     /// work item (`sessions link-pr`) is delivered into that item's session.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     reference: String,
     #[command(flatten)]
     pub message: MessageArgs,

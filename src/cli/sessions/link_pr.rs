@@ -9,7 +9,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct LinkPrArgs {
     /// The work item, e.g. github:octo/repo#15.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     reference: String,
     /// The pull request delivering it, e.g. github:octo/repo#16.
     #[arg(long, value_name = "REF")]

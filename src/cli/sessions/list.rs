@@ -17,11 +17,11 @@ pub struct ListArgs {
     #[arg(long, value_enum)]
     status: Option<StatusFilter>,
     /// Only standing sessions; with a NAME, only that one.
-    #[arg(long, value_name = "NAME", num_args = 0..=1, conflicts_with = "work_item")]
+    #[arg(long, value_name = "NAME", num_args = 0..=1, conflicts_with = "work_item", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::standing_names))]
     standing: Option<Option<String>>,
     /// Only work-item sessions; with a REF, only those it names (a full ref,
     /// #15, repo#15 or owner/repo#15).
-    #[arg(long, value_name = "REF", num_args = 0..=1, add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
+    #[arg(long, value_name = "REF", num_args = 0..=1, add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs))]
     work_item: Option<Option<String>>,
 }
 

@@ -112,6 +112,9 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     /// (#15, repo#15), a standing name or the tmux name. Inside tmux ($TMUX
     /// set, as in the web-terminal hub) it switches the current client to the
     /// session instead of nesting a second client.
+    #[command(
+        after_help = "Exit codes: outside tmux, once attached, tmux's own (this process becomes `tmux attach-session`); inside tmux 0 switched; 1 no such session, or tmux could not be run or refused."
+    )]
     Attach(attach::AttachArgs),
     /// Link a pull request to a work item: its events are delivered into the item's session.
     LinkPr(link_pr::LinkPrArgs),

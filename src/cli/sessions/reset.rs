@@ -12,7 +12,8 @@ pub struct ResetArgs {
     #[arg(
         value_name = "REF",
         required_unless_present = "all",
-        conflicts_with = "all"
+        conflicts_with = "all",
+        add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::work_item_refs)
     )]
     references: Vec<String>,
     /// Reset every registered work item.

@@ -16,7 +16,7 @@ pub struct RestartArgs {
     #[arg(long, conflicts_with = "reference")]
     all: bool,
     /// The work-item ref (or standing name) to restart.
-    #[arg(value_name = "REF")]
+    #[arg(value_name = "REF", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::session_refs))]
     reference: Option<String>,
     /// Report what would be relaunched, and why, without touching anything.
     #[arg(long)]

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct RestartArgs {
     /// The standing session to restart in place, as named at `standing create`.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::standing_names))]
     name: String,
     /// Report what would be relaunched, and why, without touching anything.
     #[arg(long)]

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct SayArgs {
     /// The standing session to send the message to, as named at `standing create`.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::standing_names))]
     name: String,
     #[command(flatten)]
     message: MessageArgs,

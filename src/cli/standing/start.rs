@@ -9,7 +9,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct StartArgs {
     /// The standing session to start (or resume), as named at `standing create`.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::standing_names))]
     name: String,
     /// Print the result as one JSON object.
     #[arg(long)]

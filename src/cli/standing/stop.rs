@@ -10,7 +10,7 @@ use std::process::ExitCode;
 #[derive(Debug, Args)]
 pub struct StopArgs {
     /// The standing session to stop, as named at `standing create`.
-    #[arg(value_name = "NAME")]
+    #[arg(value_name = "NAME", add = clap_complete::engine::ArgValueCandidates::new(crate::cli::complete::standing_names))]
     name: String,
     #[command(flatten)]
     tmux: TmuxArgs,
