@@ -2,7 +2,7 @@
 //! attach`'s, `apply`'s (its lock, canary and safe points, for one
 //! session) and `sessions deliver`'s. Progress goes to the screen as lines.
 
-use super::Message;
+use super::message::Message;
 use crate::apply::{Mode, SessionReport};
 use crate::ops::apply::{apply as roll, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::notes::{Note, Notes};

@@ -6,7 +6,10 @@
 //! every way out: `q`, Ctrl-C, SIGTERM/SIGINT/SIGHUP, and a panic.
 
 mod actions;
+mod message;
 mod terminal;
+
+use message::Message;
 
 use crate::ops::top::{snapshot, TopModel};
 use crate::ops::Context;
@@ -35,16 +38,6 @@ fn interval(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(d)
-}
-
-/// What the refresher and the actions' threads tell the screen.
-pub(crate) enum Message {
-    Model(Box<TopModel>),
-    RefreshFailed(String),
-    /// A line of an action's progress.
-    Progress(String),
-    /// The action ended; its last lines.
-    Done(Vec<String>),
 }
 
 pub fn run(config: Option<&Path>, args: TopArgs) -> miette::Result<ExitCode> {
