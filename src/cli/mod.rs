@@ -20,6 +20,7 @@ pub(crate) mod sessions;
 mod show;
 mod standing;
 pub(crate) mod status;
+mod top;
 mod validate;
 mod version;
 mod watch;
@@ -156,6 +157,19 @@ pub enum Command {
     /// SIGTERM or SIGINT stops it after any roll in flight has finished.
     #[command(after_help = help::WATCH, after_long_help = help::WATCH_LONG)]
     Watch(watch::WatchArgs),
+    /// A live table of the fleet, refreshed in place (a k9s/htop for sessions).
+    ///
+    /// One row per session: its activity, its drift from the env file (from
+    /// the same single observation `plan` makes), attached clients, age, cwd
+    /// and last event; the header names the env file, the tmux server and
+    /// the plan's counts. Keys: ↑↓/j k select, / filter, Enter attaches, p
+    /// shows the session's plan, a applies to it and d delivers to it (each
+    /// after y/N, through the same code as the verbs), ? help, q quits. Only
+    /// names and fingerprints are shown, never a value.
+    #[command(
+        after_help = "Examples:\n  the-loop top\n  the-loop top --interval 10s\n\nExit codes: 0 quit (q, Ctrl-C, SIGTERM); 1 no terminal, or an error."
+    )]
+    Top(top::TopArgs),
     /// Serve the shared the-loop-hub tmux session in a browser through ttyd.
     ///
     /// Runs in the foreground until Ctrl-C or SIGTERM, which stop ttyd with it.
@@ -276,6 +290,7 @@ pub fn run() -> ExitCode {
         Command::ApiKeyHelper(args) => api_key_helper::run(args),
         Command::Fingerprint(args) => fingerprint::run(cli.config.as_deref(), args),
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
+        Command::Top(args) => top::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
         Command::Version(args) => version::run(args),
         Command::Completions(args) => completions(args),

@@ -21,6 +21,10 @@ pub struct ManagedSession {
     /// The pane the record names as its harness's (`tmuxPane`, written by
     /// `the-loop import`); `None` for a session the-loop started.
     pub pane: Option<String>,
+    /// When the record was created and last saw an event, as stored
+    /// (`the-loop top`'s age and last-event columns).
+    pub created_at: Option<String>,
+    pub last_event_at: Option<String>,
     /// [`SessionKey::label`], kept so targets and claims compare without
     /// formatting the ref again (set by [`ManagedSession::new`]).
     label: String,
@@ -38,6 +42,8 @@ impl ManagedSession {
         ManagedSession {
             recorded_args,
             pane: None,
+            created_at: None,
+            last_event_at: None,
             label: key.label(),
             key,
             tmux_target,
@@ -54,6 +60,13 @@ impl ManagedSession {
     /// The same session with the harness pane its record names.
     pub fn with_pane(mut self, pane: Option<String>) -> Self {
         self.pane = pane.filter(|p| p.starts_with('%'));
+        self
+    }
+
+    /// The same session with the record's creation and last-event times.
+    pub fn with_times(mut self, session: &crate::registry::record::SessionFields) -> Self {
+        self.created_at = session.created_at.clone();
+        self.last_event_at = session.last_event_at.clone();
         self
     }
 }
@@ -82,7 +95,8 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
                 record.into(),
                 record.launch.stored(),
             )
-            .with_pane(record.session.tmux_pane.clone()),
+            .with_pane(record.session.tmux_pane.clone())
+            .with_times(&record.session),
         );
     }
     for (_, record) in &standing.records {
@@ -98,7 +112,8 @@ pub fn managed_sessions(registry: &Registry) -> (Vec<ManagedSession>, Vec<Corrup
                 record.into(),
                 record.launch.stored(),
             )
-            .with_pane(record.session.tmux_pane.clone()),
+            .with_pane(record.session.tmux_pane.clone())
+            .with_times(&record.session),
         );
     }
     let corrupt = items.corrupt.into_iter().chain(standing.corrupt).collect();

@@ -14,6 +14,7 @@ pub mod show;
 pub mod spawn;
 pub mod standing;
 pub mod status;
+pub mod top;
 pub mod validate;
 pub mod web_terminal;
 

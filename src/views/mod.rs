@@ -19,6 +19,7 @@ pub mod sessions_list;
 pub mod show;
 pub mod standing;
 pub mod status;
+pub mod top;
 pub mod validate;
 pub mod version;
 pub mod web_terminal;

@@ -814,3 +814,28 @@ fn no_canary_leaks_from_any_command_on_any_path() {
         swept.load(Ordering::SeqCst)
     );
 }
+
+/// `the-loop top` shows names and fingerprints only: its table, its help
+/// and a session's plan, captured from a real tmux pane, hold no value.
+#[test]
+fn top_screens_hold_no_canary() {
+    use crate::top::{capture, keys, shell_pane, start_top, wait_for_screen};
+    let w = World::new();
+    w.rotated_fleet(2, OLD_TOKEN, FILE_TOKEN);
+    let pane = shell_pane(&w, 200, 50);
+    start_top(&w, &pane, "");
+    wait_for_screen(&w, &pane, "to respawn");
+    let mut screens = capture(&w, &pane);
+    keys(&w, &pane, &["?"]);
+    wait_for_screen(&w, &pane, "this help");
+    screens += &capture(&w, &pane);
+    keys(&w, &pane, &["Escape", "p"]);
+    wait_for_screen(&w, &pane, "plan: github:octo/repo#1");
+    screens += &capture(&w, &pane);
+    keys(&w, &pane, &["Escape", "q"]);
+    assert_no_canary(
+        screens.as_bytes(),
+        &[OLD_TOKEN, FILE_TOKEN],
+        "top's screens",
+    );
+}

@@ -65,6 +65,7 @@ mod terraform_habits;
 mod texts;
 mod tmux_call_count;
 mod tmux_compat;
+mod top;
 mod typed_text;
 mod unmanaged;
 mod watch;

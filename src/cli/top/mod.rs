@@ -1,0 +1,254 @@
+//! `the-loop top`: the terminal loop around `ops::top` (the model),
+//! `views::top` (the screen and the keys) and the ops the keys run
+//! (`actions.rs`). A thread refreshes the model every `--interval`, one
+//! plan's observation each time; this thread draws and reads keys, so
+//! scrolling never waits for a refresh. The terminal is given back on
+//! every way out: `q`, Ctrl-C, SIGTERM/SIGINT/SIGHUP, and a panic.
+
+mod actions;
+mod message;
+mod terminal;
+
+use message::Message;
+
+use crate::ops::top::{snapshot, TopModel};
+use crate::ops::Context;
+use crate::views::top::{handle_key, render, Action, Look, Mode, TopState};
+use clap::Args;
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// How often the table is refreshed (one plan's observation each time),
+    /// from 1s to 1h.
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = interval)]
+    pub interval: Duration,
+}
+
+fn interval(text: &str) -> Result<Duration, String> {
+    let d = crate::cli::duration::parse(text, Duration::from_secs(3_600))?;
+    if d < Duration::from_secs(1) {
+        return Err(format!(
+            "{text:?} is too short: refresh at most once a second"
+        ));
+    }
+    Ok(d)
+}
+
+pub fn run(config: Option<&Path>, args: TopArgs) -> miette::Result<ExitCode> {
+    let ctx = Context::load(config)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))
+            .map_err(|e| miette::miette!("cannot catch signal {signal}: {e}"))?;
+    }
+    let (tx, rx) = mpsc::channel();
+    let (refresh_tx, refresh_rx) = mpsc::channel::<()>();
+    let config = config.map(PathBuf::from);
+    let refresher_tx = tx.clone();
+    let every = args.interval;
+    std::thread::Builder::new()
+        .name("top-refresh".into())
+        .spawn(move || refresher(config, every, &refresher_tx, &refresh_rx))
+        .map_err(|e| miette::miette!("cannot start the refresh thread: {e}"))?;
+    let look = Look {
+        color: crate::cli::output::stdout_color(),
+        interval_secs: every.as_secs(),
+    };
+    let mut term = terminal::Guard::enter()?;
+    let mut screen = Screen {
+        ctx: &ctx,
+        state: TopState::default(),
+        model: None,
+        tx,
+        refresh: refresh_tx,
+    };
+    let result = screen.run(&mut term, &rx, &stop, look);
+    drop(term);
+    result.map(|()| ExitCode::SUCCESS)
+}
+
+/// Plans every `every` (or at once when asked), until the screen is gone.
+fn refresher(
+    config: Option<PathBuf>,
+    every: Duration,
+    tx: &mpsc::Sender<Message>,
+    now: &mpsc::Receiver<()>,
+) {
+    let ctx = match Context::load_checking_tmux_later(config.as_deref()) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            let _ = tx.send(Message::RefreshFailed(format!("{e}")));
+            return;
+        }
+    };
+    loop {
+        let message = match snapshot(&ctx) {
+            Ok(model) => Message::Model(Box::new(model)),
+            Err(e) => Message::RefreshFailed(format!("{e}")),
+        };
+        if tx.send(message).is_err() {
+            return;
+        }
+        match now.recv_timeout(every) {
+            Ok(()) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+struct Screen<'a> {
+    ctx: &'a Context,
+    state: TopState,
+    model: Option<TopModel>,
+    tx: mpsc::Sender<Message>,
+    refresh: mpsc::Sender<()>,
+}
+
+/// How long a key is waited for before the signals and the refresher are looked at.
+const TICK: Duration = Duration::from_millis(100);
+
+impl Screen<'_> {
+    fn run(
+        &mut self,
+        term: &mut terminal::Guard,
+        rx: &mpsc::Receiver<Message>,
+        stop: &AtomicBool,
+        look: Look,
+    ) -> miette::Result<()> {
+        let mut dirty = true;
+        std::thread::scope(|scope| loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            while let Ok(message) = rx.try_recv() {
+                self.receive(message);
+                dirty = true;
+            }
+            if dirty {
+                term.draw(|frame| match &self.model {
+                    Some(model) => render(frame, model, &mut self.state, look),
+                    None => terminal::waiting(frame),
+                })?;
+                dirty = false;
+            }
+            if !event::poll(TICK).map_err(terminal::io)? {
+                continue;
+            }
+            let Event::Key(key) = event::read().map_err(terminal::io)? else {
+                dirty = true;
+                continue;
+            };
+            if key.kind == KeyEventKind::Release {
+                continue;
+            }
+            dirty = true;
+            if test_panic(key) {
+                panic!("THE_LOOP_TOP_TEST_PANIC: a panic asked for by the test key");
+            }
+            let Some(model) = &self.model else {
+                if matches!(handle_key(&mut self.state, &empty(), key), Action::Quit) {
+                    return Ok(());
+                }
+                continue;
+            };
+            match handle_key(&mut self.state, model, key) {
+                Action::None => {}
+                Action::Quit => return Ok(()),
+                Action::Attach { label } => {
+                    let said = term.suspended(|| actions::attach(self.ctx, &label))?;
+                    self.state.status = Some(said);
+                    let _ = self.refresh.send(());
+                }
+                Action::ShowPlan { label } => {
+                    self.state.mode = Mode::Plan {
+                        text: actions::plan_text(model, &label),
+                        label,
+                        scroll: 0,
+                    };
+                }
+                Action::Apply { label } => {
+                    self.state.mode = progress(format!("apply: {label}"));
+                    let (ctx, tx) = (self.ctx, self.tx.clone());
+                    scope.spawn(move || actions::apply(ctx, &label, &tx));
+                }
+                Action::Deliver { label, text } => {
+                    self.state.mode = progress(format!("deliver: {label}"));
+                    let (ctx, tx) = (self.ctx, self.tx.clone());
+                    scope.spawn(move || actions::deliver(ctx, &label, text, &tx));
+                }
+            }
+        })
+    }
+
+    fn receive(&mut self, message: Message) {
+        match message {
+            Message::Model(model) => self.model = Some(*model),
+            Message::RefreshFailed(why) => {
+                self.state.status = Some(format!("refresh failed: {why}"))
+            }
+            Message::Progress(line) => {
+                if let Mode::Progress { lines, .. } = &mut self.state.mode {
+                    lines.push(line);
+                }
+            }
+            Message::Done(last) => {
+                if let Mode::Progress { lines, done, .. } = &mut self.state.mode {
+                    lines.extend(last);
+                    *done = true;
+                }
+                let _ = self.refresh.send(());
+            }
+        }
+    }
+}
+
+fn progress(title: String) -> Mode {
+    Mode::Progress {
+        title,
+        lines: Vec::new(),
+        done: false,
+    }
+}
+
+/// The model before the first refresh has answered: no rows.
+fn empty() -> TopModel {
+    TopModel {
+        header: Default::default(),
+        rows: Vec::new(),
+        plan: crate::plan::Plan {
+            format_version: crate::plan::model::FORMAT_VERSION.into(),
+            env_file: None,
+            candidate_for: None,
+            env_fingerprints: Default::default(),
+            fingerprints: Default::default(),
+            withheld_seal: None,
+            sessions: Vec::new(),
+            tmux_unanswered: None,
+            observation_failed: None,
+            corrupt_records: Vec::new(),
+            summary: Default::default(),
+            delivered_by_helper: Vec::new(),
+            residue: None,
+            unmanaged_harnesses: Vec::new(),
+            unmanaged_counted: false,
+            fingerprints_changed_from: None,
+        },
+    }
+}
+
+/// `THE_LOOP_TOP_TEST_PANIC=1` makes `!` panic: how the tests check that a
+/// panic gives the terminal back. Nothing else reads it.
+fn test_panic(key: ratatui::crossterm::event::KeyEvent) -> bool {
+    key.code == ratatui::crossterm::event::KeyCode::Char('!')
+        && std::env::var_os("THE_LOOP_TOP_TEST_PANIC").is_some_and(|v| v == "1")
+}
