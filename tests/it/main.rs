@@ -66,6 +66,8 @@ mod texts;
 mod tmux_call_count;
 mod tmux_compat;
 mod top;
+mod top_calls;
+mod top_keys;
 mod typed_text;
 mod unmanaged;
 mod watch;

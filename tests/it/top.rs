@@ -86,7 +86,7 @@ fn tty_is_cooked(w: &World, pane: &str) -> bool {
     words.contains(&"echo") && words.contains(&"icanon")
 }
 
-fn assert_given_back(w: &World, pane: &str, how: &str) {
+pub fn assert_given_back(w: &World, pane: &str, how: &str) {
     wait_for(
         || !alternate_on(w, pane),
         &format!("{how}: the normal screen"),
@@ -94,7 +94,7 @@ fn assert_given_back(w: &World, pane: &str, how: &str) {
     assert!(tty_is_cooked(w, pane), "{how}: echo and icanon are back");
 }
 
-fn top_pid(w: &World, pane: &str) -> i32 {
+pub fn top_pid(w: &World, pane: &str) -> i32 {
     let shell: i32 = w
         .tmux_ok(&["display-message", "-p", "-t", pane, "#{pane_pid}"])
         .trim()
@@ -177,6 +177,17 @@ fn ctrl_c_sigterm_and_a_panic_give_the_terminal_back() {
     keys(&w, &pane, &["!"]);
     wait_for_screen(&w, &pane, "THE_LOOP_TOP_TEST_PANIC");
     assert_given_back(&w, &pane, "a panic");
+}
+
+#[test]
+fn top_ends_when_its_terminal_hangs_up() {
+    let w = fleet();
+    let pane = shell_pane(&w, 100, 30);
+    start_top(&w, &pane, "");
+    let pid = top_pid(&w, &pane);
+    // The pane's pty closes; `sh` (dash) passes no SIGHUP on to its job.
+    w.tmux_ok(&["kill-pane", "-t", &pane]);
+    wait_for(|| !alive(pid), "top ended when its terminal went away");
 }
 
 #[test]

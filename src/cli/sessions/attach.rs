@@ -33,6 +33,7 @@ pub fn run(ctx: &Context, args: AttachArgs) -> miette::Result<ExitCode> {
         work_item_only: args.work_item.is_some(),
         reference: args.reference.or(args.work_item).unwrap_or_default(),
         read_only: args.read_only,
+        come_back: false,
     };
     let switched = attach(ctx, &options, &crate::cli::output::StderrNotes)?;
     sessions::switched(&switched);

@@ -19,19 +19,31 @@ use std::time::Duration;
 
 const PLAIN: Style = Style { color: false };
 
-/// `sessions attach LABEL`; what to say in the footer after.
+/// `sessions attach LABEL`; what to say in the footer after. Inside tmux
+/// this client is switched and `top` keeps running in its pane (`prefix (`
+/// or `prefix L` comes back to it); outside tmux `tmux attach` runs on this
+/// terminal and `top` resumes when it detaches or ends.
 pub(super) fn attach(ctx: &Context, label: &str) -> String {
     let notes = Collected::default();
     let options = AttachOptions {
         reference: label.to_owned(),
         work_item_only: false,
         read_only: false,
+        come_back: true,
     };
     match attach_op(ctx, &options, &notes) {
-        Ok(switched) if switched.read_only => {
-            format!("switched this client to {label} (read-only)")
+        Ok(done) => {
+            let how = if done.read_only { " (read-only)" } else { "" };
+            match done.attach_ended {
+                None => format!(
+                    "switched this client to {label}{how}; prefix ( or prefix L comes back here"
+                ),
+                Some(status) if status.success() => {
+                    format!("back from tmux attach to {label}{how}")
+                }
+                Some(status) => format!("tmux attach to {label} ended: {status}"),
+            }
         }
-        Ok(_) => format!("switched this client to {label}"),
         Err(e) => format!("attach {label}: {e}"),
     }
 }

@@ -3,7 +3,8 @@
 //! (`actions.rs`). A thread refreshes the model every `--interval`, one
 //! plan's observation each time; this thread draws and reads keys, so
 //! scrolling never waits for a refresh. The terminal is given back on
-//! every way out: `q`, Ctrl-C, SIGTERM/SIGINT/SIGHUP, and a panic.
+//! every way out: `q`, Ctrl-C, SIGTERM/SIGINT/SIGHUP, a panic, and the
+//! terminal hanging up.
 
 mod actions;
 mod message;
@@ -65,6 +66,7 @@ pub fn run(config: Option<&Path>, args: TopArgs) -> miette::Result<ExitCode> {
         interval_secs: every.as_secs(),
     };
     let mut term = terminal::Guard::enter()?;
+    terminal::end_on_hangup()?;
     let mut screen = Screen {
         ctx: &ctx,
         state: TopState::default(),
@@ -92,10 +94,20 @@ fn refresher(
         }
     };
     loop {
+        let began = std::time::Instant::now();
         let message = match snapshot(&ctx) {
             Ok(model) => Message::Model(Box::new(model)),
             Err(e) => Message::RefreshFailed(format!("{e}")),
         };
+        // What `scripts/bench-top.sh` times (`RUST_LOG=debug`, stderr to a file).
+        tracing::debug!(
+            ms = began.elapsed().as_secs_f64() * 1000.0,
+            rows = match &message {
+                Message::Model(model) => model.rows.len(),
+                _ => 0,
+            },
+            "top refreshed"
+        );
         if tx.send(message).is_err() {
             return;
         }
@@ -126,6 +138,8 @@ impl Screen<'_> {
         look: Look,
     ) -> miette::Result<()> {
         let mut dirty = true;
+        // When the key being answered was read: its frame's latency is logged.
+        let mut key_at: Option<std::time::Instant> = None;
         std::thread::scope(|scope| loop {
             if stop.load(Ordering::Relaxed) {
                 return Ok(());
@@ -140,6 +154,10 @@ impl Screen<'_> {
                     None => terminal::waiting(frame),
                 })?;
                 dirty = false;
+                if let Some(at) = key_at.take() {
+                    let ms = at.elapsed().as_secs_f64() * 1000.0;
+                    tracing::debug!(ms, "top key drawn");
+                }
             }
             if !event::poll(TICK).map_err(terminal::io)? {
                 continue;
@@ -152,6 +170,7 @@ impl Screen<'_> {
                 continue;
             }
             dirty = true;
+            key_at = Some(std::time::Instant::now());
             if test_panic(key) {
                 panic!("THE_LOOP_TOP_TEST_PANIC: a panic asked for by the test key");
             }

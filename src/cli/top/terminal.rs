@@ -77,7 +77,11 @@ impl Guard {
         give_back();
         let out = f();
         take().map_err(io)?;
-        self.terminal.clear().map_err(io)?;
+        // A new terminal's empty buffers redraw every cell on a cleared
+        // screen. Not `Terminal::clear`: it asks the terminal where its
+        // cursor is, a question some terminals never answer.
+        execute!(std::io::stdout(), terminal::Clear(terminal::ClearType::All)).map_err(io)?;
+        self.terminal = Terminal::new(CrosstermBackend::new(std::io::stdout())).map_err(io)?;
         Ok(out)
     }
 }
@@ -86,6 +90,27 @@ impl Drop for Guard {
     fn drop(&mut self) {
         give_back();
     }
+}
+
+/// Ends the process (of SIGHUP) once the terminal has hung up (its window closed, its
+/// tmux pane killed). The key loop cannot see it: crossterm's reader spins
+/// on a hung-up terminal's end of file inside `event::poll`, and a shell
+/// that does not pass its SIGHUP on (dash) sends no signal. A hung-up
+/// terminal answers no terminal ioctl, so `isatty` turns false.
+pub(super) fn end_on_hangup() -> miette::Result<()> {
+    use std::io::IsTerminal;
+    std::thread::Builder::new()
+        .name("top-hangup".into())
+        .spawn(|| {
+            while std::io::stdin().is_terminal() {
+                std::thread::sleep(std::time::Duration::from_millis(200));
+            }
+            give_back();
+            // Dies of the hangup, as a program with no SIGHUP handler would.
+            let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGHUP);
+        })
+        .map(|_| ())
+        .map_err(|e| miette::miette!("cannot start the hangup watch: {e}"))
 }
 
 /// The screen before the first plan has answered.

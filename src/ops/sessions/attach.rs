@@ -22,14 +22,21 @@ pub struct AttachOptions {
     pub work_item_only: bool,
     /// Attach without being able to type.
     pub read_only: bool,
+    /// Outside tmux, run `tmux attach` and return when it ends (`top`,
+    /// which takes its terminal back), instead of becoming it.
+    pub come_back: bool,
 }
 
 /// This tmux client was switched to the session (run inside tmux); outside
-/// tmux, `attach` does not return: it becomes `tmux attach`.
+/// tmux, `attach` does not return (it becomes `tmux attach`) unless asked to
+/// come back, when it returns after the attach ended.
 #[derive(Debug)]
 pub struct Switched {
     /// The client is now read-only, a flag that stays with it.
     pub read_only: bool,
+    /// Outside tmux and asked to come back: how `tmux attach` ended
+    /// (`None` when this client was switched instead).
+    pub attach_ended: Option<std::process::ExitStatus>,
 }
 
 pub fn attach(
@@ -91,6 +98,20 @@ pub fn attach(
         command.arg("-r");
     }
     command.args(["-t", &exact(&target)]);
+    if options.come_back {
+        let status = command.status().map_err(|err| {
+            miette::miette!(
+                code = "the_loop::attach::exec",
+                help = "check that tmux is installed and on PATH",
+                "cannot run tmux attach: {}",
+                crate::fsutil::IoKind(err.kind())
+            )
+        })?;
+        return Ok(Switched {
+            read_only,
+            attach_ended: Some(status),
+        });
+    }
     let err = command.exec();
     Err(miette::miette!(
         code = "the_loop::attach::exec",
@@ -138,5 +159,8 @@ fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result
             out.stderr
         );
     }
-    Ok(Switched { read_only })
+    Ok(Switched {
+        read_only,
+        attach_ended: None,
+    })
 }
