@@ -119,6 +119,31 @@ pub fn deadline_from(start: Instant, wait: Duration) -> Instant {
     }
 }
 
+/// A start to measure a duration from (a plan, a roll), on the monotonic
+/// clock.
+#[derive(Clone, Copy, Debug)]
+pub struct Stopwatch(Instant);
+
+impl From<Instant> for Stopwatch {
+    fn from(start: Instant) -> Stopwatch {
+        Stopwatch(start)
+    }
+}
+
+impl Stopwatch {
+    pub fn start() -> Stopwatch {
+        Stopwatch(Instant::now())
+    }
+
+    /// The time since [`Stopwatch::start`], checked: zero, never a panic,
+    /// should the clock read earlier.
+    pub fn elapsed(self) -> Duration {
+        Instant::now()
+            .checked_duration_since(self.0)
+            .unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{deadline, format_utc, parse_utc};

@@ -17,28 +17,42 @@ use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEn
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Every probe state, so each series exists (at 0) from the first scrape.
 const STATES: [Probe; 4] = [Probe::Live, Probe::Dead, Probe::Absent, Probe::Unknown];
 
-/// Every roll outcome, pre-created at 0: `increase()` in an alert rule only
-/// sees a first failure when the series existed before it.
-const OUTCOMES: [Outcome; 12] = [
+/// Every outcome a roll by watch can end in, pre-created at 0: `increase()`
+/// in an alert rule only sees a first failure when the series existed
+/// before it. Two words of `apply --json` are left out because watch never
+/// says them, so no series sits at 0 forever: `would_restart` (a dry run's)
+/// and `up_to_date` (watch rolls only what its plan drifted, see
+/// `ops::apply::Source::Given`, and `apply::fleet::execute` says
+/// `up_to_date` only of a session the plan leaves as it is).
+const OUTCOMES: [Outcome; 10] = [
     Outcome::Restarted,
     Outcome::RestartedUnverified,
     Outcome::Mismatch,
     Outcome::ResumeFailed,
     Outcome::LeftAlone,
     Outcome::Skipped,
-    Outcome::UpToDate,
     Outcome::NotAttempted,
-    Outcome::WouldRestart,
     Outcome::Deferred,
     Outcome::Blocked,
     Outcome::Superseded,
 ];
+
+/// `the_loop_plan_duration_seconds`' buckets: a plan takes tens of
+/// milliseconds on a small fleet (docs/performance.md) and up to tmux's
+/// timeout when tmux does not answer.
+const PLAN_BUCKETS: [f64; 9] = [0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0];
+
+/// `the_loop_roll_duration_seconds`' buckets: one session's roll is its
+/// grace, its probe and a verification (seconds); a fleet's is waves of them.
+const ROLL_BUCKETS: [f64; 9] = [1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0];
 
 /// The word an outcome goes by in `apply --json` and in events, so a
 /// dashboard and a report say the same thing.
@@ -107,6 +121,8 @@ pub struct Metrics {
     last_plan: Gauge,
     held: Family<ReasonLabels, Gauge>,
     held_seconds: Family<ReasonLabels, Gauge>,
+    plan_duration: Histogram,
+    roll_duration: Histogram,
 }
 
 impl Default for Metrics {
@@ -174,6 +190,18 @@ impl Metrics {
             "How long the longest-held of them has been in its turn (0 when not known, as for attached)",
             held_seconds.clone(),
         );
+        let plan_duration = Histogram::new(PLAN_BUCKETS);
+        let roll_duration = Histogram::new(ROLL_BUCKETS);
+        registry.register(
+            "plan_duration_seconds",
+            "How long watch's plans took: re-reading the config and the env file, observing tmux and /proc, planning",
+            plan_duration.clone(),
+        );
+        registry.register(
+            "roll_duration_seconds",
+            "How long watch's rolls took, from taking the apply lock to the last session's verification",
+            roll_duration.clone(),
+        );
         for reason in REASONS {
             held.get_or_create(&ReasonLabels { reason }).set(0);
             held_seconds.get_or_create(&ReasonLabels { reason }).set(0);
@@ -201,6 +229,8 @@ impl Metrics {
             last_plan,
             held,
             held_seconds,
+            plan_duration,
+            roll_duration,
         }
     }
 
@@ -257,6 +287,16 @@ impl Metrics {
         }
     }
 
+    /// One plan (whether tmux answered or not) took `took`.
+    pub fn plan_took(&self, took: Duration) {
+        self.plan_duration.observe(took.as_secs_f64());
+    }
+
+    /// One roll took `took`.
+    pub fn roll_took(&self, took: Duration) {
+        self.roll_duration.observe(took.as_secs_f64());
+    }
+
     /// The exposition, as a scrape receives it.
     pub fn encode(&self) -> Result<String, std::fmt::Error> {
         let mut text = String::new();
@@ -270,126 +310,5 @@ fn gauge_value(count: usize) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The exposition's sample lines, `name{labels} value`, as a parser sees them.
-    fn sample(text: &str, series: &str) -> Option<f64> {
-        text.lines()
-            .filter(|l| !l.starts_with('#'))
-            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-    }
-
-    #[test]
-    fn every_state_and_outcome_series_exists_before_anything_happens() {
-        let text = Metrics::new().encode().unwrap();
-        for state in STATES {
-            let series = format!("the_loop_sessions{{state=\"{}\"}}", state.as_str());
-            assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
-        }
-        for outcome in OUTCOMES {
-            let series = format!(
-                "the_loop_rolls_total{{outcome=\"{}\"}}",
-                outcome_word(outcome)
-            );
-            assert_eq!(sample(&text, &series), Some(0.0), "{series} in\n{text}");
-        }
-        assert!(
-            text.contains("# TYPE the_loop_sessions_drifted gauge"),
-            "{text}"
-        );
-        assert!(
-            text.contains("# TYPE the_loop_rolls_total counter"),
-            "{text}"
-        );
-        let build = format!(
-            "the_loop_build_info{{version=\"{}\",commit=\"{}\"}}",
-            crate::build_info::VERSION,
-            crate::build_info::COMMIT
-        );
-        assert_eq!(sample(&text, &build), Some(1.0), "{build} in\n{text}");
-    }
-
-    #[test]
-    fn outcome_words_are_the_words_of_apply_json() {
-        for outcome in OUTCOMES {
-            assert_eq!(
-                serde_json::to_value(outcome).unwrap(),
-                serde_json::json!(outcome_word(outcome))
-            );
-        }
-    }
-
-    #[test]
-    fn rolls_count_each_session_once_by_outcome() {
-        let m = Metrics::new();
-        m.rolls
-            .get_or_create(&OutcomeLabels {
-                outcome: OutcomeValue(Outcome::Restarted),
-            })
-            .inc_by(2);
-        m.plan_failed();
-        let text = m.encode().unwrap();
-        assert_eq!(
-            sample(&text, "the_loop_rolls_total{outcome=\"restarted\"}"),
-            Some(2.0)
-        );
-        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(0.0));
-    }
-
-    /// A plan as `plan --json` prints it, with `n` live sessions, `drifted`
-    /// of them to respawn.
-    fn plan(n: usize, drifted: usize, tmux_unanswered: bool) -> Plan {
-        let sessions: Vec<_> = (0..n)
-            .map(|i| {
-                serde_json::json!({
-                    "ref": format!("github:octo/repo#{i}"), "standing": null,
-                    "kind": "work_item", "tmux_target": format!("loop-{i}"),
-                    "pane_id": null, "pane_pid": null,
-                    "probe": if tmux_unanswered { "unknown" } else { "live" },
-                    "action": if i < drifted { "respawn" } else { "none" },
-                    "reason": null, "observation": "read", "changes": [],
-                    "record_fingerprint": null,
-                })
-            })
-            .collect();
-        serde_json::from_value(serde_json::json!({
-            "format_version": "1", "env_file": null, "env_fingerprints": {},
-            "sessions": sessions,
-            "tmux_unanswered": tmux_unanswered.then_some("timed out"),
-            "corrupt_records": [],
-            "summary": {"respawn": 0, "up_to_date": 0, "skipped": 0, "unverified": 0, "unmanaged": 0},
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn tmux_not_answering_keeps_the_last_drift_count() {
-        let m = Metrics::new();
-        m.observe_plan(&plan(3, 2, false), 100);
-        m.observe_plan(&plan(3, 0, true), 200);
-        let text = m.encode().unwrap();
-        assert_eq!(
-            sample(&text, "the_loop_sessions_drifted"),
-            Some(2.0),
-            "{text}"
-        );
-        assert_eq!(
-            sample(&text, "the_loop_sessions{state=\"unknown\"}"),
-            Some(3.0)
-        );
-        assert_eq!(
-            sample(&text, "the_loop_sessions{state=\"live\"}"),
-            Some(0.0)
-        );
-        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(0.0));
-        assert_eq!(
-            sample(&text, "the_loop_last_plan_timestamp_seconds"),
-            Some(100.0)
-        );
-        m.observe_plan(&plan(3, 0, false), 300);
-        let text = m.encode().unwrap();
-        assert_eq!(sample(&text, "the_loop_sessions_drifted"), Some(0.0));
-        assert_eq!(sample(&text, "the_loop_plan_ok"), Some(1.0));
-    }
-}
+#[path = "metrics_tests.rs"]
+mod tests;

@@ -8,7 +8,8 @@
 //! [`crate::services::watch_lock`] hold the little state `watch` keeps under the state root;
 //! [`reconcile`] is plan-then-apply without printing; [`run()`] is the loop;
 //! [`metrics`] keeps what the loop saw for Prometheus, and [`metrics_server`]
-//! serves it.
+//! serves it; [`sd_notify`] tells a service manager that watch is ready,
+//! alive, and stopping.
 
 pub mod debounce;
 pub mod decide;
@@ -19,5 +20,6 @@ pub mod metrics_server;
 pub mod reconcile;
 pub mod report;
 pub mod run;
+pub mod sd_notify;
 
 pub use run::{run, WatchOptions};

@@ -3,18 +3,22 @@
 //! (debounced), or for the interval, then runs one cycle: re-read, plan,
 //! report what changed, and with auto-apply roll what may be rolled.
 //!
-//! Import circle: `run.rs` ↔ `run/wait.rs`. The wait between cycles reads the
-//! loop's own state (`use super::*`), and the loop waits through it; it is a
-//! file of its own only for size.
+//! Import circle: `run.rs` ↔ `run/wait.rs`, `run/service.rs`. The wait
+//! between cycles and the plan with its status for the service manager read
+//! the loop's own state (`use super::*`), and the loop goes through them
+//! (and keeps a `service::Status`); they are files of their own only for
+//! size.
 
 use super::debounce::Debouncer;
-use super::decide::{self, assess, desired_fingerprint, Decision, Drifted};
+use super::decide::{self, assess, desired_fingerprint, Assessment, Decision, Drifted};
 use super::memory::Memory;
 use super::metrics::Metrics;
 use super::metrics_server;
 use super::reconcile::{self, Snapshot};
 use super::report;
+use super::sd_notify::Notifier;
 use crate::apply::lock::LockError;
+use crate::apply::report::Report;
 use crate::apply::report::Stop;
 use crate::apply::{interrupt, Outcome, SessionReport};
 use crate::desired::DesiredError;
@@ -34,7 +38,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod hold;
+mod rolled;
 mod say;
+mod service;
 mod settle;
 mod wait;
 
@@ -94,6 +100,10 @@ struct Watch {
     /// The desired state the last unsettled look read, while the files are
     /// being written; `None` once a look was settled.
     unsettled: Option<Fingerprint>,
+    /// The service manager (`Type=notify`), if watch runs under one.
+    notify: Notifier,
+    /// What `STATUS=` says of the last plan and the last roll: counts only.
+    status: service::Status,
 }
 
 fn epoch_now() -> u64 {
@@ -104,6 +114,8 @@ fn epoch_now() -> u64 {
 }
 
 pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
+    // First, while watch has no other thread: no child inherits the socket.
+    let notify = Notifier::from_env();
     let ctx = Context::load(options.config.as_deref())?;
     if ctx.config.env.file.is_none() {
         return Err(DesiredError::NoEnvFile {
@@ -149,6 +161,8 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         in_turn: BTreeSet::new(),
         settling: false,
         unsettled: None,
+        notify,
+        status: service::Status::default(),
     };
     watch.rewatch();
     let auto = watch.auto_apply();
@@ -182,6 +196,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
     );
     watch.cycle("start");
     let stop = watch.wait_loop(&rx);
+    watch.notify.stopping();
     watch.ctx.events.emit(Event::WatchStopped {
         pid: std::process::id(),
         reason: stop.into(),
@@ -215,32 +230,9 @@ impl Watch {
 
     fn cycle(&mut self, trigger: &str) {
         tracing::debug!("cycle: {trigger}");
-        // The config is re-read every cycle, as every command re-reads it.
-        match Context::load(Some(&self.config_path)) {
-            Ok(ctx) if ctx.config.state_root != self.state_root => {
-                self.problem(format!(
-                    "state.root changed from {} to {}; restart watch to follow it",
-                    self.state_root.display(),
-                    ctx.config.state_root.display()
-                ));
-                return;
-            }
-            Ok(ctx) => self.ctx = ctx,
-            Err(report) => {
-                self.problem(report.to_string());
-                return;
-            }
-        }
-        self.rewatch();
-        let snapshot = match reconcile::observe(&self.ctx) {
-            Ok(snapshot) => snapshot,
-            Err(err) => {
-                self.problem(err.to_string());
-                return;
-            }
+        let Some(snapshot) = self.plan_timed() else {
+            return;
         };
-        self.problem_cleared();
-        self.metrics.observe_plan(&snapshot.plan, epoch_now());
         if self.still_being_written(&snapshot) {
             return;
         }
@@ -312,7 +304,13 @@ impl Watch {
         if to_roll.is_empty() || interrupt::requested() {
             return;
         }
+        let notify = &self.notify;
         let progress = |r: &SessionReport| {
+            // Each session a roll finishes shows that it is not stuck.
+            notify.progressed();
+            if interrupt::requested() {
+                notify.stopping();
+            }
             if r.outcome.respawned() || r.outcome.is_failure() {
                 let line = report::roll_line(r);
                 if r.outcome.is_failure() {
@@ -331,88 +329,21 @@ impl Watch {
             },
             to_roll.iter().cloned().collect::<Vec<_>>().join(", ")
         );
-        let result = reconcile::roll(
-            &self.ctx,
-            snapshot,
-            &to_roll,
-            self.options.parallelism,
-            &progress,
-        );
+        self.notify.status(&self.status.rolling(to_roll.len()));
+        let stopwatch = crate::clock::Stopwatch::start();
+        let result = self.notify.while_rolling(self.roll_patience(), || {
+            reconcile::roll(
+                &self.ctx,
+                snapshot,
+                &to_roll,
+                self.options.parallelism,
+                &progress,
+            )
+        });
         match result {
             Ok(rolled) => {
-                self.metrics.count_rolls(&rolled.sessions);
-                self.said.lock_busy = false;
-                let now = epoch_now();
-                // A session that went busy between the plan and the roll was
-                // deferred by the roll itself: wait for its turn too.
-                self.in_turn.extend(
-                    rolled
-                        .sessions
-                        .iter()
-                        .filter(|s| s.outcome == Outcome::Deferred)
-                        .filter_map(|s| s.old_pid),
-                );
-                for s in &rolled.sessions {
-                    // Not reached because of our own stop, held for its safe
-                    // point, or rolled (or not) on a value the env file has
-                    // since replaced: the next cycle decides afresh, on the
-                    // next desired state.
-                    if matches!(s.stop, Some(Stop::Interrupted | Stop::EnvFileChanged))
-                        || matches!(s.outcome, Outcome::Deferred | Outcome::Superseded)
-                    {
-                        continue;
-                    }
-                    let Some(a) = assessments.iter().find(|a| a.label == s.label()) else {
-                        continue;
-                    };
-                    decide::record(
-                        &mut self.memory,
-                        &a.label,
-                        a.desired,
-                        a.signature,
-                        s.outcome,
-                        s.detail.clone(),
-                        now,
-                        self.options.interval.as_secs(),
-                    );
-                }
-                let count = |f: fn(Outcome) -> bool| {
-                    rolled.sessions.iter().filter(|s| f(s.outcome)).count()
-                };
-                let summary = format!(
-                    "watch roll finished: {} respawned, {} failed{}{}",
-                    count(Outcome::respawned),
-                    count(Outcome::is_failure),
-                    if rolled.interrupted {
-                        "; stopped early by a signal, the respawns in flight finished"
-                    } else {
-                        ""
-                    },
-                    if rolled.env_file_changed.is_some() {
-                        "; the env file changed during the roll, so watch plans again once it settles"
-                    } else {
-                        ""
-                    }
-                );
-                // A superseded value is not a failure, nor a session left
-                // for it: the next cycle rolls onto the file's new value.
-                let stale = rolled.sessions.iter().any(|s| {
-                    s.outcome.is_failure()
-                        || s.outcome == Outcome::Deferred
-                        || (s.outcome == Outcome::NotAttempted
-                            && s.stop != Some(Stop::EnvFileChanged))
-                });
-                if stale {
-                    tracing::warn!("{summary}");
-                } else {
-                    tracing::info!("{summary}");
-                }
-                // Re-plan at once to say whether the roll cleaned the fleet;
-                // a roll that only deferred changed nothing to look at.
-                self.recheck = rolled
-                    .sessions
-                    .iter()
-                    .any(|s| s.outcome != Outcome::Deferred);
+                self.metrics.roll_took(stopwatch.elapsed());
+                self.rolled(&rolled, &assessments);
             }
             Err(ApplyError::Lock(LockError::Held { holder, .. })) => {
                 if !self.said.lock_busy {

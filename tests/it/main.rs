@@ -61,6 +61,7 @@ mod schemas;
 mod session_loop;
 mod sessions;
 mod start_faults;
+mod systemd;
 mod terraform_habits;
 mod texts;
 mod tmux_call_count;

@@ -25,12 +25,20 @@ impl Watch {
             if interrupt::requested() {
                 return "signal";
             }
+            // The service manager's watchdog, fed from here: a loop that
+            // stops coming back here is ended and restarted.
+            self.notify.keep_alive();
             let now = Instant::now();
-            let wake = [Some(next_tick), debouncer.deadline(), self.retry_at]
-                .into_iter()
-                .flatten()
-                .min()
-                .unwrap_or(next_tick);
+            let wake = [
+                Some(next_tick),
+                debouncer.deadline(),
+                self.retry_at,
+                self.notify.ping_deadline(),
+            ]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(next_tick);
             let wait = wake.saturating_duration_since(now);
             if connected {
                 match rx.recv_timeout(wait) {
