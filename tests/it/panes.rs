@@ -118,7 +118,11 @@ fn stop_after_a_split_ends_only_the_harness_and_names_its_pane() {
         "{report}\nthe stand-in's transcript:\n{}",
         w.transcript_text(&s)
     );
-    assert!(w.transcript_text(&s).contains("\"signal\":\"TERM\""));
+    assert!(
+        w.transcript_text(&s).contains("\"signal\":\"TERM\""),
+        "{report}\nthe stand-in's transcript:\n{}",
+        w.transcript_text(&s)
+    );
     assert!(alive(shell_pid), "the operator's shell was not signalled");
 }
 

@@ -23,7 +23,10 @@ pub const HELP: &[(&str, &str)] = &[
         "select a session (PgUp PgDn g G: by page, to the ends)",
     ),
     ("/", "filter by ref, tmux name, harness or cwd (Esc clears)"),
-    ("Enter", "attach (switch this tmux client to the session)"),
+    (
+        "Enter",
+        "attach: inside tmux switch this client, outside run tmux attach",
+    ),
     ("p", "the selected session's plan (fingerprints only)"),
     ("a", "apply to the selected session, after y/N"),
     ("d", "deliver a message to the selected session, after y/N"),
