@@ -98,6 +98,13 @@ fn fifo_at(path: &Path) {
     assert!(made.success());
 }
 
+/// What a hostile file is said to be, and how it is put in place.
+type Plant = (&'static str, fn(&Path));
+
+fn link_to_dev_zero(path: &Path) {
+    std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+}
+
 fn sparse_at(path: &Path, size: u64, tail: &[u8]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let mut file = std::fs::File::create(path).unwrap();
@@ -161,6 +168,11 @@ fn an_env_file_linked_to_dev_zero_is_refused_without_reading_it() {
 /// Starts `watch`, waits for it to name the env file as unreadable, sends
 /// SIGTERM, and requires it gone within a second.
 fn watch_refuses_the_env_file_and_ends_on_sigterm(w: &World, what: &str) {
+    watch_refuses_and_ends_on_sigterm(w, &w.env_path, what);
+}
+
+/// [`watch_refuses_the_env_file_and_ends_on_sigterm`] for any file `watch` reads.
+fn watch_refuses_and_ends_on_sigterm(w: &World, path: &Path, what: &str) {
     let stderr = output_file();
     let mut watch = w
         .the_loop_command(&["watch", "--interval", "1"])
@@ -171,7 +183,7 @@ fn watch_refuses_the_env_file_and_ends_on_sigterm(w: &World, what: &str) {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    let path = w.env_path.display().to_string();
+    let path = path.display().to_string();
     let said = || String::from_utf8_lossy(&contents(stderr.try_clone().unwrap())).into_owned();
     while !(said().contains(&path) && said().contains(what)) {
         let peak = peak_kib(watch.id()).unwrap_or(0);
@@ -211,6 +223,40 @@ fn watch_names_an_env_file_linked_to_dev_zero_and_ends_within_a_second_of_sigter
     let w = World::new();
     std::os::unix::fs::symlink("/dev/zero", &w.env_path).unwrap();
     watch_refuses_the_env_file_and_ends_on_sigterm(&w, "a device");
+}
+
+#[test]
+fn a_config_that_is_a_fifo_or_a_device_is_refused_at_once() {
+    let plants: [Plant; 2] = [("a FIFO", fifo_at), ("a device", link_to_dev_zero)];
+    for (what, plant) in plants {
+        let w = World::new();
+        w.write_env("UNRELATED=1\n");
+        std::fs::remove_file(&w.config_path).unwrap();
+        plant(&w.config_path);
+        for args in [["plan"], ["status"]] {
+            let ran = the_loop_bounded(&w, &args.map(str::to_owned));
+            let text = flat(&stderr_of(&ran.out));
+            assert_ne!(ran.out.status.code(), Some(0), "{text}");
+            assert!(text.contains(&flat(&w.config_path.display().to_string())));
+            assert!(text.contains(&flat(what)), "{text}");
+        }
+    }
+}
+
+/// A state file the-loop writes itself (the watch memory) found to be a
+/// FIFO, or a link to a device, is named and left alone, and `watch`
+/// still ends within a second of SIGTERM.
+#[test]
+fn watch_names_a_hostile_state_file_and_ends_within_a_second_of_sigterm() {
+    let plants: [Plant; 2] = [("a FIFO", fifo_at), ("a symbolic link", link_to_dev_zero)];
+    for (what, plant) in plants {
+        let w = World::new();
+        w.write_env("UNRELATED=1\n");
+        let memory = w.state.join("watch-state.json");
+        std::fs::create_dir_all(&w.state).unwrap();
+        plant(&memory);
+        watch_refuses_and_ends_on_sigterm(&w, &memory, what);
+    }
 }
 
 /// `plan`, `status` and `apply` each end, and say why `path` was skipped.

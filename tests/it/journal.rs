@@ -174,6 +174,10 @@ fn a_crash_after_the_journal_and_before_the_signal_leaves_the_session_live_and_r
     );
     assert_eq!(out.status.code(), Some(101), "{}", stderr(&out));
     assert_eq!(w.pane(&s.name).unwrap(), before, "nothing was signalled");
+    // No harness was ended, so the panic is reported as itself, with no
+    // word about the intent journal (issue 34, part 4).
+    assert!(stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("intent journal"), "{}", stderr(&out));
     // A live pane is planned as usual: the stale entry changes nothing.
     let plan = json(&w.the_loop(&["plan", "--json"]));
     let session = session_in(&plan, &s.reference);

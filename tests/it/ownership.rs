@@ -247,3 +247,63 @@ fn an_absent_session_under_an_odd_name_is_closed_without_a_fuss() {
     assert_eq!(json(&out)["close"]["tmux"], "absent");
     assert_eq!(w.record(&s.slug).unwrap()["status"], "closed");
 }
+
+/// `standing start` on a record whose `tmuxTarget` names a work item's
+/// session: a live one is not reported as this record's running harness,
+/// and a dead one (kept by remain-on-exit, with what its harness said) is
+/// neither killed nor respawned with the standing session's harness.
+#[test]
+fn standing_start_leaves_a_session_of_another_record_alone() {
+    let w = world();
+    let victim = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    let cwd = w.work.join("ops");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let out = w.the_loop(&["standing", "create", "ops", "--cwd", cwd.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", explain(&out));
+    let out = w.the_loop(&["standing", "stop", "ops", "--kill-tmux"]);
+    assert!(out.status.success(), "{}", explain(&out));
+    w.edit_record("standing/ops", |r| {
+        r["tmuxTarget"] = victim.name.clone().into()
+    });
+    let said = format!("names tmux session {}", victim.name);
+
+    let live = w.pane(&victim.name).expect("victim runs");
+    wait_for_harness(live.pid);
+    let out = w.the_loop(&["standing", "start", "ops", "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        flat(&stderr(&out)).contains(&flat(&said)),
+        "{}",
+        explain(&out)
+    );
+    assert!(
+        flat(&stderr(&out)).contains(&flat("set tmuxTarget in")),
+        "{}",
+        explain(&out)
+    );
+    assert_eq!(w.pane(&victim.name), Some(live.clone()), "live: untouched");
+
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(live.pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    wait_for(
+        || w.pane(&victim.name).is_some_and(|p| p.dead),
+        "the victim's pane is retained dead",
+    );
+    let dead = w.pane(&victim.name).unwrap();
+    let out = w.the_loop(&["standing", "start", "ops", "--json"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        flat(&stderr(&out)).contains(&flat(&said)),
+        "{}",
+        explain(&out)
+    );
+    assert_eq!(
+        w.pane(&victim.name),
+        Some(dead),
+        "dead: neither killed nor respawned"
+    );
+    assert_eq!(w.record("standing/ops").unwrap()["status"], "closed");
+}

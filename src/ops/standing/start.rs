@@ -3,10 +3,9 @@
 
 use super::{key, not_registered};
 use crate::lifecycle::key as records;
-use crate::lifecycle::probe::probe;
+use crate::lifecycle::owner::{prove, Intent};
 use crate::lifecycle::queue;
 use crate::lifecycle::respawn::{respawn, RespawnOutcome};
-use crate::observed::Probe;
 use crate::ops::Context;
 use crate::registry::Status;
 use serde::Serialize;
@@ -39,14 +38,13 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<StandingSt
         return Err(not_registered(&options.name));
     };
     let name = records::target_of(&key, Some(&record));
-    let (state, _) = probe(&ctx.tmux, &name);
-    if state == Probe::Unknown {
-        miette::bail!(
-            code = "the_loop::standing::unknown",
-            help = "check that the tmux server is responsive (`tmux ls`) and retry",
-            "tmux did not answer, so whether {name} is running is unknown; not starting anything"
-        );
-    }
+    // A dead session under the name is killed and respawned, and a live one
+    // is reported as this record's: either only when the session is the
+    // record's own (`crate::lifecycle::owner`, the check every verb makes).
+    // A session tmux did not answer about is refused there too.
+    let owned = prove(ctx, &key, Some(&record), &name, Intent::Use).map_err(miette::Report::new)?;
+    // Decided from the listing the proof read: no second look to race.
+    let state = owned.fleet.probe(&name);
     let (started, resumed, session_id) = match respawn(ctx, &key, &record, &name, state, None) {
         RespawnOutcome::Spawned {
             resumed,
