@@ -113,6 +113,14 @@ pub const STATE_TEXT: Limit = Limit {
     cap: 64 * KIB,
     links: Links::Refuse,
 };
+/// What a harness itself writes about one of its running processes
+/// (Claude Code's `sessions/<pid>.json`: a pid, a conversation id, a few
+/// words of state).
+pub const HARNESS_SESSION: Limit = Limit {
+    what: "a harness's session file",
+    cap: 64 * KIB,
+    links: Links::Refuse,
+};
 /// A first prompt the-loop saved for a launcher to take.
 pub const BOOT_PROMPT: Limit = Limit {
     what: "a boot prompt",

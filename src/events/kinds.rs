@@ -54,7 +54,7 @@ pub enum Event {
     },
     /// `the-loop import` took a harness a person started under management:
     /// the pane it runs in (`pane_id`), its pid, the conversation it is in
-    /// and where that was read (`hooks` or `argv`), the session it was in,
+    /// and where that was read (`hooks`, `harness` or `argv`), the session it was in,
     /// and how its session got the record's name (`kept`, `renamed`,
     /// `moved`). Nothing was signalled.
     #[serde(rename = "session.imported")]

@@ -56,6 +56,14 @@ impl Harness for ClaudeCode {
     fn turn_screen(&self, screen: &str) -> super::turn_screen::TurnScreen {
         super::turn_screen::turn_screen(screen)
     }
+    fn said_conversation(
+        &self,
+        env: &dyn Fn(&str) -> Option<PathBuf>,
+        pid: i32,
+        start: Option<u64>,
+    ) -> super::SaidConversation {
+        super::claude_sessions::said(env, pid, start)
+    }
     fn read_launch(&self, argv: &[String]) -> Option<ObservedLaunch> {
         read_launch(argv)
     }

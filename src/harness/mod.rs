@@ -3,6 +3,7 @@
 //! shares: the launch, its arguments and the session id rule.
 
 pub mod claude;
+pub mod claude_sessions;
 pub mod codex;
 pub mod hooks;
 pub mod models;
@@ -25,6 +26,20 @@ pub use claude::{
     PROMPT_SEPARATOR,
 };
 pub use codex::{Codex, CODEX};
+
+/// What a running harness says itself of its conversation
+/// ([`Harness::said_conversation`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SaidConversation {
+    /// It says nothing: the harness keeps no such file, or none for this
+    /// process.
+    Nothing,
+    /// The conversation it says it is in now.
+    Conversation(String),
+    /// It says something that cannot be trusted, and why: then nothing
+    /// else (its argv) is taken for its conversation either.
+    Unclear(String),
+}
 
 /// What the harness should do when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +81,19 @@ pub trait Harness: std::fmt::Debug + Sync {
     /// by this, or by the hooks' `SessionStart` with source `resume`.
     fn conversations_held(&self, _pid: i32) -> Vec<String> {
         Vec::new()
+    }
+    /// What the running process `pid` (started at `start`, `/proc` stat
+    /// field 22) says itself of the conversation it is in, in a file the
+    /// harness keeps for each of its processes; `env` reads the process's
+    /// own environment. A harness that keeps none says
+    /// [`SaidConversation::Nothing`].
+    fn said_conversation(
+        &self,
+        _env: &dyn Fn(&str) -> Option<PathBuf>,
+        _pid: i32,
+        _start: Option<u64>,
+    ) -> SaidConversation {
+        SaidConversation::Nothing
     }
     /// The argv after the binary for a launch.
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString>;

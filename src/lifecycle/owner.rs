@@ -141,10 +141,21 @@ pub fn prove(
     let launched = process
         .as_ref()
         .and_then(|(_, p)| launched_conversation(&facts.harness, p));
+    // Its hooks' word, else its own (a harness a person started and
+    // `import` took reports through no hook); one that cannot be trusted
+    // is no word, and the argv is judged alone.
     let reported = process.as_ref().and_then(|(pid, p)| {
-        crate::activity::store::live_activities_of(&ctx.config.state_root, [(*pid, p.start)])
-            .remove(pid)?
-            .conversation
+        let hooks =
+            crate::activity::store::live_activities_of(&ctx.config.state_root, [(*pid, p.start)])
+                .remove(pid)
+                .and_then(|activity| activity.conversation);
+        hooks.or_else(|| {
+            let harness = crate::harness::recognise(p.argv.as_deref()?)?;
+            match crate::observed::unmanaged::said(harness.name(), &p.env, *pid, p.start) {
+                crate::harness::SaidConversation::Conversation(id) => Some(id),
+                _ => None,
+            }
+        })
     });
     let claims = process
         .as_ref()

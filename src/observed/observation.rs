@@ -52,6 +52,9 @@ pub struct Observation {
     /// a harness (the shell a person started it from): the harness beneath
     /// it, `None` when there is not exactly one. By the pane's pid.
     pub beneath: BTreeMap<i32, Option<i32>>,
+    /// What each adopted pane's harness says itself of its conversation,
+    /// by pid ([`unmanaged::said_by_adopted`]).
+    pub said: BTreeMap<i32, crate::harness::SaidConversation>,
 }
 
 /// What to read besides the records and the pane listing.
@@ -91,6 +94,7 @@ impl Observation {
             activities: BTreeMap::new(),
             unmanaged: None,
             beneath: BTreeMap::new(),
+            said: BTreeMap::new(),
         }
     }
 
@@ -243,6 +247,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
                 .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start)))
                 .chain(unmanaged_pids),
         );
+        let said = match &fleet {
+            FleetView::Answered(listed) => {
+                unmanaged::said_by_adopted(listed, &sessions, &beneath, &processes)
+            }
+            FleetView::Unknown(_) => BTreeMap::new(),
+        };
         Observation {
             sessions,
             corrupt,
@@ -253,6 +263,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             activities,
             unmanaged,
             beneath,
+            said,
         }
     })
 }

@@ -13,7 +13,8 @@
 use super::fleet::{Fleet, PaneCommand};
 use super::registered::ManagedSession;
 use super::EnvRead;
-use crate::harness::Harness;
+use super::HarnessProcess;
+use crate::harness::{Harness, SaidConversation};
 use crate::proc_env::ProcessDir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -165,6 +166,64 @@ pub fn beneath_adopted(
         }
     }
     beneath
+}
+
+/// What the harness process `pid` (started at `start`) says itself of its
+/// conversation ([`crate::harness::Harness::said_conversation`]), read
+/// where its own environment `env` says the harness keeps its files.
+pub fn said(harness: &str, env: &EnvRead, pid: i32, start: Option<u64>) -> SaidConversation {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(harness) = crate::harness::by_name(harness) else {
+        return SaidConversation::Nothing;
+    };
+    match env {
+        EnvRead::Read(env) => harness.said_conversation(
+            &|name| {
+                env.get(name)
+                    .map(|v| std::ffi::OsStr::from_bytes(v.expose_bytes()).into())
+            },
+            pid,
+            start,
+        ),
+        EnvRead::Unverified(why) => match harness.said_conversation(&|_| None, pid, start) {
+            SaidConversation::Unclear(_) => SaidConversation::Unclear(format!(
+                "its environment, which says where the harness keeps its files, cannot be read: {why}"
+            )),
+            said => said,
+        },
+    }
+}
+
+/// What the harness of each pane a record adopted (`tmuxPane`, written by
+/// `the-loop import`) says itself of its conversation, by the harness's
+/// pid ([`super::Observation::harness_pid`]). A harness the-loop launched reports
+/// through its hooks; one a person started reports through none, so this
+/// is how a `/clear` after its import is seen. One small file read per
+/// adopted pane; none for the sessions the-loop launched.
+pub fn said_by_adopted(
+    fleet: &Fleet,
+    sessions: &[ManagedSession],
+    beneath: &BTreeMap<i32, Option<i32>>,
+    processes: &BTreeMap<i32, HarnessProcess>,
+) -> BTreeMap<i32, SaidConversation> {
+    let mut said_by = BTreeMap::new();
+    for session in sessions.iter().filter(|s| s.pane.is_some()) {
+        let Some(pane) = fleet.adopted_pane(&session.tmux_target) else {
+            continue;
+        };
+        let pid = match beneath.get(&pane.pid) {
+            Some(beneath) => *beneath,
+            None => Some(pane.pid),
+        };
+        let Some((pid, process)) = pid.and_then(|pid| Some((pid, processes.get(&pid)?))) else {
+            continue;
+        };
+        let harness = process.argv.as_deref().and_then(crate::harness::recognise);
+        if let Some(harness) = harness {
+            said_by.insert(pid, said(harness.name(), &process.env, pid, process.start));
+        }
+    }
+    said_by
 }
 
 #[cfg(test)]

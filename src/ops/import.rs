@@ -5,7 +5,7 @@
 //! What the record says is read from the process itself, never guessed:
 //! the pane must run one harness the-loop knows
 //! ([`crate::harness::Harness::recognises`]), its conversation is what its
-//! hooks last reported or what its argv names
+//! hooks last reported, what it says itself, or what its argv names
 //! ([`crate::plan::unmanaged::conversation`]), and its working directory
 //! is `/proc/<pid>/cwd`. When the conversation is not certain the import
 //! refuses and says how to make it so. The pane's tmux session gets the
@@ -20,6 +20,7 @@ use crate::lifecycle::key::Record;
 use crate::lifecycle::owner::{prove, Intent};
 use crate::lifecycle::queue;
 use crate::observed::fleet::{self, Fleet, FleetView, Pane, Probe};
+use crate::observed::unmanaged::said;
 use crate::observed::unmanaged::{self, Found};
 use crate::ops::resolve::parse_ref;
 use crate::ops::Context;
@@ -56,7 +57,7 @@ pub struct Imported {
     pub harness: String,
     pub pid: i32,
     pub harness_session_id: String,
-    /// Where the conversation was read: `hooks` or `argv`.
+    /// Where the conversation was read: `hooks`, `harness` or `argv`.
     pub conversation_from: ConversationSource,
     pub cwd: PathBuf,
     /// Why the next `apply` would leave it alone (its conversation cannot
@@ -117,17 +118,23 @@ pub fn import(ctx: &Context, options: &ImportOptions) -> miette::Result<Imported
     .remove(&harnessed.found.pid)
     .and_then(|activity| activity.conversation);
     let harness = harnessed.found.harness.name();
-    let Some((session_id, from)) =
-        conversation(harness, &harnessed.found.argv, reported.as_deref())
-    else {
-        miette::bail!(
-            code = "the_loop::import::conversation_uncertain",
-            help = "make it certain, then import again: in the harness, `/exit`, and start it again in the same directory as `claude --resume <id>` (`/status` shows the id; `claude --resume` alone lists them); a harness started with `--session-id <id>` or `--resume <id>` names its conversation. The newest transcript is never taken for it: it may be another process's",
-            "cannot tell which conversation the {harness} in pane {} (pid {}) is in: its argv names none and it reports through no hook of the-loop's; nothing was changed",
-            harnessed.pane.pane_id,
-            harnessed.found.pid
-        );
-    };
+    let said = said(
+        harness,
+        &harnessed.env,
+        harnessed.found.pid,
+        harnessed.start,
+    );
+    let (session_id, from) =
+        match conversation(harness, &harnessed.found.argv, reported.as_deref(), &said) {
+            Ok(found) => found,
+            Err(why) => miette::bail!(
+                code = "the_loop::import::conversation_uncertain",
+                help = "make it certain, then import again: in the harness, `/exit`, and start it again in the same directory as `claude --resume <id>` (`/status` shows the id; `claude --resume` alone lists them); a harness started with `--session-id <id>` or `--resume <id>` names its conversation. The newest transcript is never taken for it: it may be another process's",
+                "cannot tell which conversation the {harness} in pane {} (pid {}) is in: {why}; nothing was changed",
+                harnessed.pane.pane_id,
+                harnessed.found.pid
+            ),
+        };
     let facts = RecordFacts {
         harness: harness.to_owned(),
         session_id: Some(session_id.clone()),

@@ -199,7 +199,8 @@ fn residue(policy: &Policy, observation: &Observation, plans: &[SessionPlan]) ->
 }
 
 /// The conversation is the one the person is in: when the live harness
-/// (this pid, this start) last reported another id than the record's, the
+/// (this pid, this start) last reported another id than the record's
+/// (through the-loop's hooks, or for an imported harness in its own word), the
 /// plan carries that id as the one to resume, and says it moved.
 fn follow_conversation(
     mut plan: SessionPlan,
@@ -207,9 +208,9 @@ fn follow_conversation(
     observation: &Observation,
 ) -> SessionPlan {
     let reported = harness
-        .and_then(|pid| observation.activities.get(&pid))
-        .and_then(|a| a.conversation.clone())
-        .filter(|id| crate::registry::is_valid_session_id(id));
+        .and_then(|pid| super::unmanaged::conversation_said(observation, pid).ok())
+        .flatten()
+        .map(str::to_owned);
     if let (Some(to), Some(record)) = (reported, plan.record.as_mut()) {
         if record.session_id.as_deref() != Some(to.as_str()) {
             let from = record.session_id.replace(to.clone());

@@ -6,6 +6,7 @@
 //! the record's is still shown as drift, left alone, so a plan never calls
 //! such a session clean.
 
+use super::unmanaged::conversation_said;
 use super::SessionPlan;
 use crate::harness::resumable::Resumable;
 use crate::observed::ownership::{judge, launched_conversation, Claimant, Claims};
@@ -36,9 +37,17 @@ fn its_own(plan: &SessionPlan, key: &SessionKey, observed: &Observation) -> Resu
         .pane_pid
         .and_then(|pid| Some((pid, observed.processes.get(&pid)?)));
     let launched = process.and_then(|(_, p)| launched_conversation(&facts.harness, p));
-    let reported = process
-        .and_then(|(pid, _)| observed.activities.get(&pid))
-        .and_then(|a| a.conversation.as_deref());
+    // What it says itself, when that cannot be trusted, leaves it alone:
+    // the argv alone may name a conversation it has left.
+    let reported = match process.map(|(pid, _)| conversation_said(observed, pid)) {
+        Some(Err(why)) => {
+            return Err(format!(
+                "which conversation its harness is in cannot be told: {why}"
+            ))
+        }
+        Some(Ok(reported)) => reported,
+        None => None,
+    };
     let claims = process.map(|(_, p)| Claims::of(p, launched.as_deref(), reported));
     let conversations = facts.conversations();
     let claimant = Claimant {

@@ -6,6 +6,7 @@
 //! import` brings one under management, and the next `apply` rolls it.
 
 use crate::desired::policy::Policy;
+use crate::harness::SaidConversation;
 use crate::observed::unmanaged::UnmanagedHarness;
 use crate::observed::{EnvRead, Observation};
 use crate::plan::change::ChangeCase;
@@ -27,8 +28,8 @@ pub struct UnmanagedHarnessEntry {
     pub pid: i32,
     /// The pane's own process: the harness's pid, or the shell it runs beneath.
     pub pane_pid: i32,
-    /// The conversation it is in, when its hooks or its argv say so;
-    /// null when neither does (`the-loop import` then refuses).
+    /// The conversation it is in, when its hooks, the process itself or
+    /// its argv say so; null when none does (`the-loop import` then refuses).
     pub conversation: Option<String>,
     /// Where `conversation` was read.
     pub conversation_from: Option<ConversationSource>,
@@ -44,6 +45,9 @@ pub struct UnmanagedHarnessEntry {
 pub enum ConversationSource {
     /// What the process itself last reported through the-loop's hooks.
     Hooks,
+    /// What the process says itself, in a file the harness keeps for it
+    /// (Claude Code's `sessions/<pid>.json`).
+    Harness,
     /// `--session-id ID` or `--resume ID` in its argv.
     Argv,
 }
@@ -64,6 +68,7 @@ impl ConversationSource {
     pub fn as_str(self) -> &'static str {
         match self {
             ConversationSource::Hooks => "hooks",
+            ConversationSource::Harness => "harness",
             ConversationSource::Argv => "argv",
         }
     }
@@ -78,23 +83,61 @@ impl UnmanagedHarnessEntry {
 }
 
 /// The conversation a harness process is in, and only when that is
-/// certain: what it last reported through its hooks (a `/clear` or an
-/// in-app `/resume` moves it off the one it was launched on), else the id
-/// its argv names. `None` for anything else: a bare `claude` with no hook
-/// report is never guessed at (the newest transcript in its directory may
-/// be another process's).
+/// certain: what it last reported through the-loop's hooks, else what it
+/// says itself ([`crate::observed::unmanaged::said`]; a `/clear` or an in-app `/resume` moves it off
+/// the one it was launched on, and both follow), else the id its argv
+/// names, when it says nothing itself. Anything else is an error saying
+/// why: a bare `claude` that says nothing is never guessed at (the newest
+/// transcript in its directory may be another process's), and neither is
+/// one whose own word cannot be trusted.
 pub fn conversation(
     harness: &str,
     argv: &[String],
     reported: Option<&str>,
-) -> Option<(String, ConversationSource)> {
+    said: &SaidConversation,
+) -> Result<(String, ConversationSource), String> {
     let valid = |id: &str| crate::registry::is_valid_session_id(id);
     if let Some(id) = reported.filter(|id| valid(id)) {
-        return Some((id.to_owned(), ConversationSource::Hooks));
+        return Ok((id.to_owned(), ConversationSource::Hooks));
     }
-    let launch = crate::harness::by_name(harness)?.read_launch(argv)?;
-    let id = launch.conversation.filter(|id| valid(id))?;
-    Some((id, ConversationSource::Argv))
+    match said {
+        SaidConversation::Conversation(id) if valid(id) => {
+            return Ok((id.clone(), ConversationSource::Harness))
+        }
+        SaidConversation::Unclear(why) => {
+            return Err(format!("what it says itself cannot be trusted ({why})"))
+        }
+        _ => {}
+    }
+    crate::harness::by_name(harness)
+        .and_then(|h| h.read_launch(argv))
+        .and_then(|launch| launch.conversation)
+        .filter(|id| valid(id))
+        .map(|id| (id, ConversationSource::Argv))
+        .ok_or_else(|| {
+            "its argv names none, it says none itself, and it reports through no hook of the-loop's"
+                .to_owned()
+        })
+}
+
+/// The conversation the harness `pid` is in by its own word: what its
+/// hooks last reported, else what it says itself (for an adopted pane's
+/// harness, [`crate::observed::unmanaged::said_by_adopted`]). `Err` when
+/// what it says itself cannot be trusted; `Ok(None)` when it says nothing.
+pub fn conversation_said(observation: &Observation, pid: i32) -> Result<Option<&str>, &str> {
+    let hooks = observation
+        .activities
+        .get(&pid)
+        .and_then(|a| a.conversation.as_deref())
+        .filter(|id| crate::registry::is_valid_session_id(id));
+    if hooks.is_some() {
+        return Ok(hooks);
+    }
+    match observation.said.get(&pid) {
+        Some(crate::harness::SaidConversation::Conversation(id)) => Ok(Some(id)),
+        Some(crate::harness::SaidConversation::Unclear(why)) => Err(why),
+        _ => Ok(None),
+    }
 }
 
 /// Each unmanaged harness the observation found, against the policy.
@@ -121,7 +164,8 @@ fn entry(
         .activities
         .get(&found.pid)
         .and_then(|a| a.conversation.as_deref());
-    let conversation = conversation(found.harness, &found.argv, reported);
+    let said = crate::observed::unmanaged::said(found.harness, &found.env, found.pid, found.start);
+    let conversation = conversation(found.harness, &found.argv, reported, &said).ok();
     let (unverified, names) = match &found.env {
         EnvRead::Read(env) => {
             let names = super::detached::held(policy, env)
@@ -170,6 +214,9 @@ pub fn render(entries: &[UnmanagedHarnessEntry], counted: bool, style: Style) ->
         let conversation = match (&e.conversation, e.conversation_from) {
             (Some(id), Some(ConversationSource::Hooks)) => {
                 format!("conversation {id}, as its hooks report")
+            }
+            (Some(id), Some(ConversationSource::Harness)) => {
+                format!("conversation {id}, as it says itself")
             }
             (Some(id), _) => format!("conversation {id}, from its argv"),
             _ => "conversation unknown: import refuses until it is certain".to_owned(),
@@ -230,28 +277,45 @@ mod tests {
     }
 
     #[test]
-    fn the_conversation_is_the_hooks_then_the_argv_and_never_a_guess() {
-        let from_argv = conversation("claude", &argv("claude --resume abc"), None);
-        assert_eq!(from_argv, Some(("abc".into(), ConversationSource::Argv)));
-        let fresh = conversation("claude", &argv("claude --session-id abc --model x"), None);
-        assert_eq!(fresh, Some(("abc".into(), ConversationSource::Argv)));
-        let moved = conversation("claude", &argv("claude --resume abc"), Some("def"));
-        assert_eq!(moved, Some(("def".into(), ConversationSource::Hooks)));
-        let reported = conversation("claude", &argv("claude"), Some("def"));
-        assert_eq!(reported, Some(("def".into(), ConversationSource::Hooks)));
-        assert_eq!(conversation("claude", &argv("claude"), None), None);
+    fn the_conversation_is_the_hooks_then_its_own_word_then_the_argv_and_never_a_guess() {
+        use SaidConversation::{Conversation, Nothing, Unclear};
+        let of = |line: &str, reported: Option<&str>, said: &SaidConversation| {
+            conversation("claude", &argv(line), reported, said).ok()
+        };
+        let argv_says = |id: &str| Some((id.to_owned(), ConversationSource::Argv));
+        assert_eq!(of("claude --resume abc", None, &Nothing), argv_says("abc"));
         assert_eq!(
-            conversation("claude", &argv("claude --continue"), None),
-            None
+            of("claude --session-id abc --model x", None, &Nothing),
+            argv_says("abc")
         );
-        assert_eq!(conversation("claude", &argv("claude --resume"), None), None);
+        let hooks = Some(("def".into(), ConversationSource::Hooks));
+        assert_eq!(of("claude --resume abc", Some("def"), &Nothing), hooks);
+        assert_eq!(of("claude", Some("def"), &Nothing), hooks);
+        // Moved off its launch (`/clear`, `--fork-session`): its own word.
+        let own = Some(("ghi".into(), ConversationSource::Harness));
+        let said = Conversation("ghi".into());
+        assert_eq!(of("claude --session-id abc", None, &said), own);
+        assert_eq!(of("claude", None, &said), own);
+        assert_eq!(of("claude --resume abc", Some("def"), &said), hooks);
+        // Its own word untrusted: not the argv's either.
+        let unclear = Unclear("a file that cannot be read".into());
+        assert_eq!(of("claude --resume abc", None, &unclear), None);
+        let why = conversation("claude", &argv("claude --resume abc"), None, &unclear);
+        assert!(why.unwrap_err().contains("a file that cannot be read"));
+        assert_eq!(of("claude", None, &Nothing), None);
+        assert_eq!(of("claude --continue", None, &Nothing), None);
+        assert_eq!(of("claude --resume", None, &Nothing), None);
         assert_eq!(
-            conversation("claude", &argv("claude --resume --model"), Some("a b")),
+            of(
+                "claude --resume --model",
+                Some("a b"),
+                &Conversation("c d".into())
+            ),
             None,
             "neither a flag nor an invalid report is an id"
         );
         assert_eq!(
-            conversation("other", &argv("other --resume abc"), None),
+            conversation("other", &argv("other --resume abc"), None, &Nothing).ok(),
             None
         );
     }

@@ -30,6 +30,7 @@ pub fn render(r: &Imported, style: Style) -> String {
     );
     let from = match r.conversation_from {
         ConversationSource::Hooks => "as its hooks report",
+        ConversationSource::Harness => "as it says itself",
         ConversationSource::Argv => "from its argv",
     };
     let _ = writeln!(
