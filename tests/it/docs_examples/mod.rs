@@ -240,3 +240,56 @@ fn rewrite(path: &Path, text: &str, mut rewrites: Vec<((usize, usize), String)>)
     }
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
 }
+
+/// `top` needs a terminal, so its screen is not a console block: the one
+/// the pages show (a ```` ```text ```` block whose first line is top's
+/// header) must be the screen `tests/it/top.rs` captures at 80×24 in a tmux
+/// pane, its insta snapshot, blank rows left out.
+#[test]
+fn the_top_screen_the_pages_show_is_the_one_top_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let snapshot =
+        std::fs::read_to_string(root.join("tests/it/snapshots/it__top__top_80x24.snap")).unwrap();
+    // insta's header is the lines between the first two `---`.
+    let captured: Vec<&str> = snapshot
+        .lines()
+        .skip_while(|l| *l != "---")
+        .skip(1)
+        .skip_while(|l| *l != "---")
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        captured
+            .first()
+            .is_some_and(|l| l.starts_with("the-loop top ·")),
+        "the snapshot's screen does not start with top's header:\n{snapshot}"
+    );
+    let (mut shown, mut problems) = (0, Vec::new());
+    for (path, text, _) in parsed() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, line) in lines.iter().enumerate() {
+            let header = lines.get(at + 1);
+            if *line != "```text" || !header.is_some_and(|h| h.starts_with("the-loop top ·")) {
+                continue;
+            }
+            shown += 1;
+            let block: Vec<&str> = lines[at + 1..]
+                .iter()
+                .take_while(|l| !l.starts_with("```"))
+                .copied()
+                .collect();
+            if block != captured {
+                problems.push(format!(
+                    "{}:{}: shows\n{}\nbut top draws (tests/it/snapshots/it__top__top_80x24.snap)\n{}",
+                    path.display(),
+                    at + 1,
+                    block.join("\n"),
+                    captured.join("\n")
+                ));
+            }
+        }
+    }
+    assert!(shown > 0, "no page shows top's screen any more");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
