@@ -68,7 +68,7 @@ pub enum Command {
     /// Show which running sessions have drifted from the env file.
     ///
     /// Re-reads the env file, asks tmux once for every loop-* pane, reads each
-    /// managed harness's /proc/<pid>/environ and lists, per session, every
+    /// managed harness's `/proc/<pid>/environ` and lists, per session, every
     /// differing name with fingerprints (have → want). Nothing is changed.
     #[command(after_help = help::PLAN, after_long_help = help::PLAN_LONG)]
     Plan(plan::PlanArgs),

@@ -4,7 +4,7 @@
 //! harness detached. Each is read once; tmux is asked once, and a second
 //! time only when its format gate says some session may hold a watched
 //! value, or when the env file names too many for the gate to ride with the
-//! listing (see [`observe`] and [`listing_markers`]).
+//! listing (see [`observe`] and `listing_markers`).
 
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};

@@ -10,8 +10,8 @@
 //! word a command line cannot carry) it gathers the commands that the
 //! workers send at about the same moment into one
 //! `cmd \; display -p MARK \; cmd …` sequence, a few clients per wave.
-//! `docs/performance.md` ("Apply: tmux clients per wave") has the
-//! measurements.
+//! `docs/bench/apply-tmux-clients.md` ("Apply: tmux clients per wave") has
+//! the measurements.
 //!
 //! What a batch must not change: each command's own answer. In a sequence
 //! a command that fails stops the rest (tmux drops the rest of the group),

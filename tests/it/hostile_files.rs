@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 /// second on a quiet machine; this leaves room for a loaded one.
 const WITHIN: Duration = Duration::from_secs(10);
 /// Peak resident memory any of these commands may reach. `plan` at 500
-/// sessions peaks near 12 MiB (docs/performance.md); reading a hostile
-/// file whole cost gigabytes.
+/// sessions peaks near 12 MiB (docs/bench/2026-12-01-session6-summary.md);
+/// reading a hostile file whole cost gigabytes.
 const MODEST_KIB: u64 = 64 * 1024;
 /// A sparse file this large costs no disk, and gigabytes to read whole.
 const HUGE: u64 = 3 << 30;

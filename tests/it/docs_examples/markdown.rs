@@ -34,6 +34,12 @@ pub enum Directive {
     Scene(String),
     /// `setup: ACTION ARGS`: done before the block, its output not shown.
     Setup(String),
+    /// `tty`: the block's commands run on a terminal of their own (a
+    /// pseudo-terminal), for what the-loop prints only there.
+    Tty,
+    /// `unordered`: the output's lines are compared as a set, for output
+    /// whose order is not fixed (the series of a metrics family).
+    Unordered,
 }
 
 /// A fenced block that is not a console block but shows a `$ the-loop`
@@ -135,6 +141,8 @@ fn directives_before(file: &Path, lines: &[&str], fence: usize) -> Result<Vec<Di
             }
             "scene" => Directive::Scene(rest.to_owned()),
             "setup" => Directive::Setup(rest.to_owned()),
+            "tty" if rest.is_empty() => Directive::Tty,
+            "unordered" if rest.is_empty() => Directive::Unordered,
             other => return Err(format!("{}: unknown directive `{other}`", at())),
         });
     }
@@ -184,6 +192,10 @@ impl Block {
             Directive::Setup(action) => Some(action.as_str()),
             _ => None,
         })
+    }
+
+    pub fn has(&self, directive: &Directive) -> bool {
+        self.directives.contains(directive)
     }
 
     pub fn at(&self) -> String {

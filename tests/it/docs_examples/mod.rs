@@ -12,16 +12,23 @@
 //! [`shell::redactions`] (`[ROOT]`, `[PID]`, `[TIME]`, `[UUID]`,
 //! `[CONFIG_FP]`, `[RECORD_FP]`, `[CONVID]`, `[TMUX_VERSION]`) what changes
 //! from run to run. A line `^C` marks a foreground service: it is
-//! interrupted (SIGINT, as Ctrl-C) once it has printed the lines above it,
-//! and what it prints then follows. The one pipe allowed is a literal value
-//! handed to the-loop's stdin, `$ printf %s 'VALUE' | the-loop …`
-//! ([`shell::piped`]), as `the-loop fingerprint` takes it.
+//! interrupted (SIGINT, as Ctrl-C) once what it printed matches the lines
+//! above it, and what it prints then follows. The one pipe allowed is a
+//! literal value handed to the-loop's stdin, `$ printf %s 'VALUE' |
+//! the-loop …` ([`shell::piped`]), as `the-loop fingerprint` takes it. The
+//! one other program is `curl` of the metrics port the pages name
+//! ([`shell::DOCUMENTED_PORT`]), pointed at the port a watch the setups
+//! started in the background listens on.
 //!
 //! An HTML comment on the line before a block steers it:
 //! `<!-- docs-test: scene: rotation -->` builds a fresh world
 //! ([`scenes::build`]) that this block and the page's later ones share, in
 //! page order; `setup: …` does a step first, unseen
-//! ([`scenes::setup`]); `skip: REASON` shows a block that cannot run here
+//! ([`scenes::setup`]: among them a the-loop command left running in the
+//! background, and steps timed to happen while the block runs); `tty` runs
+//! the block's commands on a pseudo-terminal, for what the-loop prints only
+//! there; `unordered` compares the output's lines as a set;
+//! `skip: REASON` shows a block that cannot run here
 //! (it needs systemd, a real Claude, another machine) and says why. The
 //! test counts the blocks it runs and the ones marked skip. A block of
 //! another language that shows a `$ the-loop` command fails the check:
@@ -31,13 +38,14 @@
 //! commands printed into the pages (keeping the wildcards that still
 //! match); `DOCS_PAGE=README.md` runs one page.
 
+mod background;
 mod links;
 mod markdown;
 mod scenes;
 mod shell;
 
-use crate::support::World;
-use markdown::{Block, Page};
+use markdown::{Block, Directive, Page};
+use scenes::Scene;
 use std::path::{Path, PathBuf};
 
 /// `README.md`, `SECURITY.md` and every page directly under `docs/` (the
@@ -86,9 +94,11 @@ fn every_command_example_is_a_console_block_that_runs_or_says_why_not() {
                     Ok(Some((_, command))) => command,
                     _ => step.command.clone(),
                 };
-                if !command.starts_with("the-loop ") && command != "the-loop" {
+                let scrape =
+                    command.starts_with("curl ") && command.contains(shell::DOCUMENTED_PORT);
+                if !command.starts_with("the-loop ") && command != "the-loop" && !scrape {
                     problems.push(format!(
-                        "{}: `$ {}` is not a the-loop command: mark the block skip, with a reason",
+                        "{}: `$ {}` is not a the-loop command (nor a curl of the metrics port): mark the block skip, with a reason",
                         block.at(),
                         step.command
                     ));
@@ -152,7 +162,7 @@ fn the_documented_examples_print_what_the_pages_show() {
                 scenes::setup(scene, action).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
             }
             ran += 1;
-            let (body, failed) = run_block(&scene.w, block, &mut failures);
+            let (body, failed) = run_block(scene, block, &mut failures);
             commands += block.steps.len();
             if failed {
                 rewrites.push((block.body, body));
@@ -173,9 +183,11 @@ fn the_documented_examples_print_what_the_pages_show() {
 
 /// Runs a block's commands in order; the block's text as the commands
 /// printed it, and whether any differed from the page.
-fn run_block(w: &World, block: &Block, failures: &mut Vec<String>) -> (String, bool) {
+fn run_block(scene: &Scene, block: &Block, failures: &mut Vec<String>) -> (String, bool) {
+    let w = &scene.w;
     let redactions = shell::redactions(w);
     let assert = snapbox::Assert::new().redact_with(redactions);
+    let tty = block.has(&Directive::Tty);
     let mut body = String::new();
     let mut failed = false;
     for step in &block.steps {
@@ -188,33 +200,59 @@ fn run_block(w: &World, block: &Block, failures: &mut Vec<String>) -> (String, b
         let words =
             shell::words(command, &w.home).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
         let interrupt_at = step.expected.lines().position(|l| l == "^C");
-        let before = interrupt_at.map(|at| {
+        let before: Option<String> = interrupt_at.map(|at| {
             step.expected
                 .lines()
                 .take(at)
-                .filter(|l| l.trim() != "...")
-                .count()
+                .map(|l| format!("{l}\n"))
+                .collect()
         });
-        let actual = shell::run(w, &words[1..], before, stdin);
+        let said_enough = |out: &str| {
+            let before = before.clone().unwrap_or_default();
+            assert
+                .try_eq(
+                    None,
+                    snapbox::Data::text(out.to_owned()),
+                    snapbox::Data::text(before),
+                )
+                .is_ok()
+        };
+        let said_enough: &dyn Fn(&str) -> bool = &said_enough;
+        let interrupt_when = before.as_ref().map(|_| said_enough);
+        let actual = if words[0] == "curl" {
+            let address = scene
+                .background
+                .iter()
+                .find_map(|b| b.metrics_address())
+                .unwrap_or_else(|| panic!("{}: curl, but no watch serves metrics", block.at()));
+            shell::curl(&words[1..], &address)
+        } else {
+            shell::run(w, &words[1..], interrupt_when, stdin, tty)
+        };
         let expected: String = step
             .expected
             .lines()
             .filter(|l| *l != "^C")
             .map(|l| format!("{l}\n"))
             .collect();
+        let expected = snapbox::Data::text(expected.clone());
+        let expected = if block.has(&Directive::Unordered) {
+            expected.unordered()
+        } else {
+            expected
+        };
         body.push_str(&format!("$ {}\n", step.command));
         let label = format!("{} `$ {}`", block.at(), step.command);
         match assert.try_eq(
             Some(&label),
             snapbox::Data::text(actual.clone()),
-            snapbox::Data::text(expected.clone()),
+            expected.clone(),
         ) {
             Ok(()) => body.push_str(&step.expected),
             Err(err) => {
                 failed = true;
                 failures.push(format!("{label}\n{err}"));
-                let (shown, _) =
-                    assert.normalize(snapbox::Data::text(actual), snapbox::Data::text(expected));
+                let (shown, _) = assert.normalize(snapbox::Data::text(actual), expected);
                 let mut shown = shown.render().unwrap_or_default();
                 if let Some(at) = interrupt_at {
                     let mut lines: Vec<String> = shown.lines().map(str::to_owned).collect();
@@ -239,4 +277,57 @@ fn rewrite(path: &Path, text: &str, mut rewrites: Vec<((usize, usize), String)>)
         lines.splice(start..end, body.lines().map(str::to_owned));
     }
     std::fs::write(path, lines.join("\n") + "\n").unwrap();
+}
+
+/// `top` needs a terminal, so its screen is not a console block: the one
+/// the pages show (a ```` ```text ```` block whose first line is top's
+/// header) must be the screen `tests/it/top.rs` captures at 80×24 in a tmux
+/// pane, its insta snapshot, blank rows left out.
+#[test]
+fn the_top_screen_the_pages_show_is_the_one_top_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let snapshot =
+        std::fs::read_to_string(root.join("tests/it/snapshots/it__top__top_80x24.snap")).unwrap();
+    // insta's header is the lines between the first two `---`.
+    let captured: Vec<&str> = snapshot
+        .lines()
+        .skip_while(|l| *l != "---")
+        .skip(1)
+        .skip_while(|l| *l != "---")
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(
+        captured
+            .first()
+            .is_some_and(|l| l.starts_with("the-loop top ·")),
+        "the snapshot's screen does not start with top's header:\n{snapshot}"
+    );
+    let (mut shown, mut problems) = (0, Vec::new());
+    for (path, text, _) in parsed() {
+        let lines: Vec<&str> = text.lines().collect();
+        for (at, line) in lines.iter().enumerate() {
+            let header = lines.get(at + 1);
+            if *line != "```text" || !header.is_some_and(|h| h.starts_with("the-loop top ·")) {
+                continue;
+            }
+            shown += 1;
+            let block: Vec<&str> = lines[at + 1..]
+                .iter()
+                .take_while(|l| !l.starts_with("```"))
+                .copied()
+                .collect();
+            if block != captured {
+                problems.push(format!(
+                    "{}:{}: shows\n{}\nbut top draws (tests/it/snapshots/it__top__top_80x24.snap)\n{}",
+                    path.display(),
+                    at + 1,
+                    block.join("\n"),
+                    captured.join("\n")
+                ));
+            }
+        }
+    }
+    assert!(shown > 0, "no page shows top's screen any more");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }

@@ -1,18 +1,27 @@
 //! The worlds the documented examples run in, and the setup steps a page
 //! may ask for before a block (`<!-- docs-test: setup: … -->`).
 
+use super::background::{self, Background};
 use crate::support::*;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 
-/// A world, and the tmux clients a setup attached to it.
+/// A world, and what its setups left running: the tmux clients attached
+/// to it, the-loop commands in the background, timed steps.
 pub struct Scene {
     pub w: World,
     clients: Vec<Child>,
+    pub background: Vec<Background>,
+    timers: Vec<JoinHandle<()>>,
 }
 
 impl Drop for Scene {
     fn drop(&mut self) {
+        for timer in self.timers.drain(..) {
+            let _ = timer.join();
+        }
+        self.background.clear();
         for client in &mut self.clients {
             let _ = client.kill();
             let _ = client.wait();
@@ -98,6 +107,8 @@ pub fn build(name: &str) -> Result<Scene, String> {
     Ok(Scene {
         w,
         clients: Vec::new(),
+        background: Vec::new(),
+        timers: Vec::new(),
     })
 }
 
@@ -125,6 +136,13 @@ fn recent(w: &World, slug: &str) {
 /// - `mkdir PATH`: a directory (under HOME with `~`).
 /// - `file PATH LINE …`: a file (under HOME with `~`) holding exactly
 ///   these lines, as a candidate env file an example checks.
+/// - `background the-loop ARGS`: started, and left running until the scene
+///   ends (an apply that holds the lock, a watch that serves metrics);
+/// - `locked`: wait until some process holds the apply lock;
+/// - `logged TEXT`: wait until the last background command printed TEXT;
+/// - `later SECONDS tmux ARGS` / `later SECONDS env LINE…`: done that long
+///   after the setups, while the block's command runs (`/idle` typed into
+///   a busy session, a rotation a running watch sees).
 pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
     let w = &scene.w;
     let words = super::shell::words(action, &w.home)?;
@@ -199,6 +217,30 @@ pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
             let (path, lines) = rest.split_first().ok_or("file PATH LINE…")?;
             let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
             std::fs::write(path, text).map_err(|e| e.to_string())?;
+        }
+        "background" => {
+            let (program, args) = rest.split_first().ok_or("background the-loop ARGS")?;
+            if *program != "the-loop" {
+                return Err("background runs the-loop only".into());
+            }
+            let n = scene.background.len();
+            scene.background.push(background::start(w, args, n)?);
+        }
+        "locked" => background::wait_locked(w),
+        "logged" => {
+            let text = rest.join(" ");
+            let last = scene
+                .background
+                .last()
+                .ok_or("logged: nothing in the background")?;
+            wait_for(
+                || last.output().contains(&text),
+                &format!("`{text}` logged"),
+            );
+        }
+        "later" => {
+            let (seconds, action) = rest.split_first().ok_or("later SECONDS ACTION…")?;
+            scene.timers.push(background::later(w, seconds, action)?);
         }
         other => return Err(format!("no setup action `{other}`")),
     }

@@ -3,7 +3,7 @@
 
 use crate::support::{fp, World};
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A command line's words: whitespace separates them, `'…'` is literal,
@@ -81,16 +81,39 @@ pub fn piped(line: &str, home: &Path) -> Result<Option<(String, String)>, String
 
 /// What a command printed (stdout and stderr in one stream, as a terminal
 /// shows them), then `[exit code N]` when it did not exit 0. `stdin` is
-/// what it reads there (nothing when `None`).
+/// what it reads there (nothing when `None`). With `tty`, it runs on a
+/// pseudo-terminal of its own (`tests/it/support/in-pty`), and what it
+/// wrote there is what it printed.
 pub fn run(
     w: &World,
     args: &[String],
-    interrupt_after_lines: Option<usize>,
+    interrupt_when: Option<&dyn Fn(&str) -> bool>,
     stdin: Option<&str>,
+    tty: bool,
 ) -> String {
     let log = w.root().join("docs-example.log");
     let file = std::fs::File::create(&log).unwrap();
     let mut cmd = w.the_loop_bare();
+    if tty {
+        let the_loop = cmd.get_program().to_owned();
+        let mut helper = Command::new("python3");
+        for (name, value) in cmd.get_envs() {
+            match value {
+                Some(value) => helper.env(name, value),
+                None => helper.env_remove(name),
+            };
+        }
+        helper
+            .env("TERM", "xterm")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/it/support/in-pty"
+            ))
+            .arg(&log)
+            .arg("--")
+            .arg(the_loop);
+        cmd = helper;
+    }
     cmd.args(args)
         .env("THE_LOOP_CLI_CONFIG", &w.config_path)
         .current_dir(&w.home)
@@ -108,12 +131,27 @@ pub fn run(
         pipe.write_all(value.as_bytes()).unwrap();
     }
     let deadline = Instant::now() + Duration::from_secs(120);
-    if let Some(lines) = interrupt_after_lines {
-        // A foreground service: Ctrl-C once it has said what the page shows
-        // before the `^C`.
-        while std::fs::read_to_string(&log).unwrap().lines().count() < lines {
-            assert!(Instant::now() < deadline, "{args:?} never said enough");
-            assert!(child.try_wait().unwrap().is_none(), "{args:?} ended early");
+    if let Some(said_enough) = interrupt_when {
+        // A foreground service: Ctrl-C once what it printed (some first
+        // lines of it) matches what the page shows before the `^C`.
+        let mut checked = 0;
+        'wait: loop {
+            let out = std::fs::read_to_string(&log).unwrap();
+            let ends: Vec<usize> = out.match_indices('\n').map(|(at, _)| at + 1).collect();
+            for &end in ends.iter().skip(checked) {
+                if said_enough(&out[..end]) {
+                    break 'wait;
+                }
+            }
+            checked = ends.len();
+            assert!(
+                Instant::now() < deadline,
+                "{args:?} never said enough; it said:\n{out}"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "{args:?} ended early; it said:\n{out}"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_millis(300));
@@ -133,7 +171,7 @@ pub fn run(
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let mut out = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    let mut out = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).replace("\r\n", "\n");
     match status.code() {
         Some(0) => {}
         Some(code) => out.push_str(&format!("[exit code {code}]\n")),
@@ -200,4 +238,27 @@ fn conversation_ids(dir: &Path) -> Vec<String> {
         }
     }
     ids
+}
+
+/// The port the pages' `curl` lines name: the one the user unit of
+/// `docs/watch.md` listens on. A background watch of the test listens on a
+/// free port (`--metrics-listen 127.0.0.1:0`), and a `curl` line is pointed
+/// there.
+pub const DOCUMENTED_PORT: &str = "127.0.0.1:9464";
+
+/// A `curl` line of a page, run against `address` in place of
+/// [`DOCUMENTED_PORT`]: what it printed (headers' `\r\n` as `\n`), then
+/// `[exit code N]` when it did not exit 0.
+pub fn curl(args: &[String], address: &str) -> String {
+    let out = Command::new("curl")
+        .args(args.iter().map(|a| a.replace(DOCUMENTED_PORT, address)))
+        .stdin(Stdio::null())
+        .output()
+        .expect("run curl");
+    let mut text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    if let Some(code) = out.status.code().filter(|c| *c != 0) {
+        text.push_str(&format!("[exit code {code}]\n"));
+    }
+    text
 }
