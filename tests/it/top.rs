@@ -46,6 +46,12 @@ pub fn keys(w: &World, pane: &str, keys: &[&str]) {
     }
 }
 
+/// Types `keys` into `pane`, then waits until its screen shows `want`.
+pub fn press_until(w: &World, pane: &str, keys_in: &[&str], want: &str) {
+    keys(w, pane, keys_in);
+    wait_for_screen(w, pane, want);
+}
+
 /// Runs `top` (with `env` before it) in `pane` and waits for its table.
 pub fn start_top(w: &World, pane: &str, env: &str) {
     let bin = assert_cmd::cargo::cargo_bin("the-loop");
@@ -174,8 +180,7 @@ fn ctrl_c_sigterm_and_a_panic_give_the_terminal_back() {
     assert_given_back(&w, &pane, "SIGTERM");
 
     start_top(&w, &pane, "THE_LOOP_TOP_TEST_PANIC=1");
-    keys(&w, &pane, &["!"]);
-    wait_for_screen(&w, &pane, "THE_LOOP_TOP_TEST_PANIC");
+    press_until(&w, &pane, &["!"], "THE_LOOP_TOP_TEST_PANIC");
     assert_given_back(&w, &pane, "a panic");
 }
 
@@ -195,8 +200,7 @@ fn select_filter_help_and_the_plan_of_one_session() {
     let w = fleet();
     let pane = shell_pane(&w, 120, 30);
     start_top(&w, &pane, "");
-    keys(&w, &pane, &["?"]);
-    wait_for_screen(&w, &pane, "this help");
+    press_until(&w, &pane, &["?"], "this help");
     keys(&w, &pane, &["Escape", "/", "#", "2", "Enter"]);
     wait_for(
         || {
@@ -205,8 +209,7 @@ fn select_filter_help_and_the_plan_of_one_session() {
         },
         "the filter keeps #2 alone",
     );
-    keys(&w, &pane, &["p"]);
-    wait_for_screen(&w, &pane, "plan: github:octo/repo#2");
+    press_until(&w, &pane, &["p"], "plan: github:octo/repo#2");
     let screen = capture(&w, &pane);
     assert!(
         screen.contains(&fp(OLD)),
@@ -222,10 +225,8 @@ fn a_applies_to_the_selected_session_after_y() {
     let w = fleet();
     let pane = shell_pane(&w, 120, 30);
     start_top(&w, &pane, "");
-    keys(&w, &pane, &["j", "a"]);
-    wait_for_screen(&w, &pane, "apply to github:octo/repo#2");
-    keys(&w, &pane, &["y"]);
-    wait_for_screen(&w, &pane, "(any key closes)");
+    press_until(&w, &pane, &["j", "a"], "apply to github:octo/repo#2");
+    press_until(&w, &pane, &["y"], "(any key closes)");
     let screen = capture(&w, &pane);
     assert!(screen.contains("github:octo/repo#2"), "{screen}");
     assert_no_canary(screen.as_bytes(), &[OLD, NEW], "top's apply progress");

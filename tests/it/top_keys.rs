@@ -5,7 +5,7 @@
 
 use crate::support::*;
 use crate::top::{
-    assert_given_back, capture, keys, shell_pane, start_top, wait_for_screen, NEW, OLD,
+    assert_given_back, capture, keys, press_until, shell_pane, start_top, wait_for_screen, NEW, OLD,
 };
 use std::time::Duration;
 
@@ -63,8 +63,7 @@ fn enter_inside_tmux_switches_this_client_and_top_keeps_running() {
         || client_sessions(&w) == ["top-driver"],
         "the client is back on top's session",
     );
-    keys(&w, &pane, &["?"]);
-    wait_for_screen(&w, &pane, "this help");
+    press_until(&w, &pane, &["?"], "this help");
     keys(&w, &pane, &["Escape", "q"]);
     assert_given_back(&w, &pane, "q after an attach");
 }
@@ -132,8 +131,7 @@ fn d_delivers_the_typed_text_after_y_and_nothing_after_n() {
         &pane,
         "deliver 12 characters to github:octo/repo#1? [y/N]",
     );
-    keys(&w, &pane, &["n"]);
-    wait_for_screen(&w, &pane, "cancelled; nothing was changed");
+    press_until(&w, &pane, &["n"], "cancelled; nothing was changed");
     assert_eq!(
         inputs_after(&w, &s, Duration::from_secs(1)),
         Vec::<String>::new()
@@ -144,10 +142,8 @@ fn d_delivers_the_typed_text_after_y_and_nothing_after_n() {
     // begins with `/` would be a slash command: the rule makes it a prompt.
     keys(&w, &pane, &["d"]);
     w.tmux_ok(&["send-keys", "-t", &pane, "-l", "/clear the cache"]);
-    keys(&w, &pane, &["Enter"]);
-    wait_for_screen(&w, &pane, "deliver 16 characters");
-    keys(&w, &pane, &["y"]);
-    wait_for_screen(&w, &pane, "(any key closes)");
+    press_until(&w, &pane, &["Enter"], "deliver 16 characters");
+    press_until(&w, &pane, &["y"], "(any key closes)");
     let screen = capture(&w, &pane);
     assert!(screen.contains("delivered"), "{screen}");
     wait_for(|| !w.inputs(&s).is_empty(), "the harness read the delivery");
