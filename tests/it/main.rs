@@ -60,6 +60,7 @@ mod safe_points;
 mod schemas;
 mod session_loop;
 mod sessions;
+mod stand_in;
 mod start_faults;
 mod systemd;
 mod terraform_habits;

@@ -1,0 +1,61 @@
+//! The stand-in harness itself (`tests/it/support/stand-in-claude`): it
+//! must end as Claude Code does when its terminal goes or a signal comes,
+//! or every test world leaves a process behind and the next tests (and any
+//! benchmark run beside them) read a machine full of strays.
+
+use crate::support::*;
+
+fn harness_pid(w: &World, session: &str) -> i32 {
+    w.tmux_ok(&[
+        "display-message",
+        "-p",
+        "-t",
+        &format!("={session}:"),
+        "#{pane_pid}",
+    ])
+    .trim()
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn the_stand_in_ends_when_its_tmux_server_goes() {
+    let w = World::new();
+    w.write_env("EXAMPLE_SETTING=not-secret\n");
+    let s = w.started_session("github:octo/repo#91", "github-octo-repo-91");
+    wait_for(
+        || w.transcript_text(&s).contains("\"type\":\"ready\""),
+        "the stand-in is ready",
+    );
+    let pid = harness_pid(&w, &s.name);
+    let _ = w.tmux(&["kill-server"]);
+    // Its terminal closed and tmux sent SIGHUP: recorded, then gone.
+    wait_for(|| !alive(pid), "the stand-in ended with its terminal");
+    let transcript = w.transcript_text(&s);
+    assert!(
+        transcript.contains("\"signal\":\"HUP\"") && transcript.contains("\"type\":\"ended\""),
+        "{transcript}"
+    );
+}
+
+#[test]
+fn a_sigterm_is_recorded_then_the_stand_in_ends() {
+    let w = World::new();
+    w.write_env("EXAMPLE_SETTING=not-secret\n");
+    let s = w.started_session("github:octo/repo#92", "github-octo-repo-92");
+    wait_for(
+        || w.transcript_text(&s).contains("\"type\":\"ready\""),
+        "the stand-in is ready",
+    );
+    let pid = harness_pid(&w, &s.name);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    wait_for(|| !alive(pid), "the stand-in ended on SIGTERM");
+    let transcript = w.transcript_text(&s);
+    let signal = transcript.find("\"signal\":\"TERM\"").expect(&transcript);
+    let ended = transcript.find("\"type\":\"ended\"").expect(&transcript);
+    assert!(signal < ended, "{transcript}");
+}
