@@ -549,9 +549,20 @@ pub fn flat(text: &str) -> String {
         .collect()
 }
 
-/// Whether a process with this pid exists.
+/// Whether the process with this pid is still running: it exists and is
+/// not a zombie. tmux 3.3a can miss a pane process's SIGCHLD (seen here:
+/// a stand-in that exited on SIGTERM stayed a zombie until the server got
+/// another SIGCHLD), so an ended harness may wait a long while to be
+/// reaped; it has ended all the same, as the-loop's own check says
+/// (`src/runner/signal.rs`, `has_exited`).
 pub fn alive(pid: i32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name's closing parenthesis.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_none_or(|(_, rest)| !rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
 }
 
 /// A TCP port on 127.0.0.1 that was free a moment ago.
