@@ -72,5 +72,6 @@ mod top_calls;
 mod top_keys;
 mod typed_text;
 mod unmanaged;
+mod unmanaged_word;
 mod watch;
 mod web_terminal;

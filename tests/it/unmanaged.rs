@@ -8,13 +8,13 @@
 use crate::support::*;
 use std::path::Path;
 
-const RETIRED: &str = "xoxb-RETIRED-unm4naged-5e1a";
-const ROTATED: &str = "xoxb-ROTATED-unm4naged-9c3b";
-const REF: &str = "github:octo/repo#7";
+pub(crate) const RETIRED: &str = "xoxb-RETIRED-unm4naged-5e1a";
+pub(crate) const ROTATED: &str = "xoxb-ROTATED-unm4naged-9c3b";
+pub(crate) const REF: &str = "github:octo/repo#7";
 
 /// A world whose tmux server holds `RETIRED` (every shell it starts
 /// inherits it), with `SLACK_BOT_TOKEN` delivered.
-fn world() -> World {
+pub(crate) fn world() -> World {
     let w = World::new();
     w.write_config("  deliver: [SLACK_BOT_TOKEN]\n");
     w.write_env(&format!("SLACK_BOT_TOKEN={RETIRED}\n"));
@@ -27,7 +27,7 @@ fn world() -> World {
 /// `claude ARGS` (the stand-in: a login shell sets its own PATH, so its
 /// directory is put first, as a person's profile would). Returns the
 /// stand-in's conversation as a session and the pane.
-fn by_hand(w: &World, name: &str, slug: &str, args: &str) -> (LegacySession, Pane) {
+pub(crate) fn by_hand(w: &World, name: &str, slug: &str, args: &str) -> (LegacySession, Pane) {
     let command = format!("export PATH={}:$PATH && claude {args}", w.bin_dir.display());
     let cwd = w.work.join(slug);
     std::fs::create_dir_all(&cwd).unwrap();
@@ -56,7 +56,7 @@ fn by_hand(w: &World, name: &str, slug: &str, args: &str) -> (LegacySession, Pan
 }
 
 /// The stand-in's pid beneath the person's shell, once it is ready.
-fn harness_beneath(w: &World, shell: i32, s: &LegacySession) -> i32 {
+pub(crate) fn harness_beneath(w: &World, shell: i32, s: &LegacySession) -> i32 {
     wait_for(
         || w.transcript_text(s).contains("\"type\":\"ready\""),
         "the stand-in is ready",
@@ -71,7 +71,7 @@ fn harness_beneath(w: &World, shell: i32, s: &LegacySession) -> i32 {
         .expect("the stand-in runs beneath the shell")
 }
 
-fn no_canary(out: &std::process::Output, what: &str) {
+pub(crate) fn no_canary(out: &std::process::Output, what: &str) {
     assert_no_canary(&out.stdout, &[RETIRED, ROTATED], &format!("{what} stdout"));
     assert_no_canary(&out.stderr, &[RETIRED, ROTATED], &format!("{what} stderr"));
 }
