@@ -4,7 +4,10 @@
 //! rules pass promtool. When prometheus/promtool are missing these tests say
 //! SKIP loudly and pass, unless THE_LOOP_REQUIRE_TOOLS is set (CI sets it).
 
+mod prometheus;
+
 use crate::support::*;
+pub(super) use prometheus::{start_prometheus, wait_for_query};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,7 +21,7 @@ const DELIVER: &str = "  deliver: [SLACK_BOT_TOKEN]\n";
 
 /// A program this test needs from the system, or None after a loud SKIP.
 /// With THE_LOOP_REQUIRE_TOOLS set, a missing tool fails the test instead.
-fn tool(name: &str, test: &str) -> Option<PathBuf> {
+pub(super) fn tool(name: &str, test: &str) -> Option<PathBuf> {
     let found = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
         .map(|d| d.join(name))
         .find(|p| p.is_file());
@@ -276,43 +279,6 @@ fn a_bad_address_or_a_port_in_use_is_refused_clearly() {
     );
 }
 
-/// Prometheus's instant query; the single result's value, if any.
-fn query(prometheus: SocketAddr, expr: &str) -> Option<String> {
-    let encoded: String = expr
-        .bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect();
-    let (status, _, body) = try_get(prometheus, &format!("/api/v1/query?query={encoded}")).ok()?;
-    if !status.contains(" 200 ") {
-        return None;
-    }
-    // The body may be chunked; the JSON object is between the outer braces.
-    let json = &body[body.find('{')?..=body.rfind('}')?];
-    let answer: serde_json::Value = serde_json::from_str(json).ok()?;
-    let result = answer["data"]["result"].as_array()?;
-    assert!(result.len() <= 1, "one series expected: {answer}");
-    result.first()?["value"][1].as_str().map(str::to_owned)
-}
-
-fn wait_for_query(prometheus: &Background, at: SocketAddr, expr: &str, want: &str) {
-    let start = Instant::now();
-    let mut last = None;
-    while start.elapsed() < Duration::from_secs(60) {
-        last = query(at, expr);
-        if last.as_deref() == Some(want) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-    panic!(
-        "Prometheus never answered {expr} = {want} (last {last:?}); its log:\n{}",
-        prometheus.text()
-    );
-}
-
 #[test]
 fn a_real_prometheus_scrapes_watch_and_answers_the_drift() {
     let test = "a_real_prometheus_scrapes_watch_and_answers_the_drift";
@@ -325,26 +291,8 @@ fn a_real_prometheus_scrapes_watch_and_answers_the_drift() {
     let (watch, metrics_at) = start_watch(&w, &["--interval", "3600", "--debounce-ms", "200"]);
     watch.wait_for_log("no drift: 2 running session(s)", Duration::from_secs(10));
 
-    let config = w.root().join("prometheus.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: the-loop\n    static_configs:\n      - targets: ['{metrics_at}']\n"
-        ),
-    )
-    .unwrap();
-    let prometheus_at: SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
-    let mut command = Command::new(prometheus_bin);
-    command
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            w.root().join("tsdb").display()
-        ))
-        .arg(format!("--web.listen-address={prometheus_at}"))
-        .arg("--log.level=warn")
-        .current_dir(w.root());
-    let prometheus = Background::start(command, w.root().join("prometheus.log"));
+    let (prometheus, prometheus_at) =
+        start_prometheus(&prometheus_bin, &w.root(), &[metrics_at], None);
 
     wait_for_query(&prometheus, prometheus_at, "up{job=\"the-loop\"}", "1");
     wait_for_query(&prometheus, prometheus_at, "the_loop_sessions_drifted", "0");

@@ -18,7 +18,11 @@
 //! the-loop …` ([`shell::piped`]), as `the-loop fingerprint` takes it. The
 //! one other program is `curl` of the metrics port the pages name
 //! ([`shell::DOCUMENTED_PORT`]), pointed at the port a watch the setups
-//! started in the background listens on.
+//! started in the background listens on; except in `docs/fleet.md`, whose
+//! tool scenes ([`tools`]) run the fleet playbook with a real
+//! `ansible-playbook` and `curl` a real Prometheus ([`tools::PROMETHEUS`]),
+//! and are skipped (loudly; failed under THE_LOOP_REQUIRE_TOOLS) when the
+//! tool is missing.
 //!
 //! An HTML comment on the line before a block steers it:
 //! `<!-- docs-test: scene: rotation -->` builds a fresh world
@@ -43,6 +47,7 @@ mod links;
 mod markdown;
 mod scenes;
 mod shell;
+mod tools;
 
 use markdown::{Block, Directive, Page};
 use scenes::Scene;
@@ -94,11 +99,13 @@ fn every_command_example_is_a_console_block_that_runs_or_says_why_not() {
                     Ok(Some((_, command))) => command,
                     _ => step.command.clone(),
                 };
-                let scrape =
-                    command.starts_with("curl ") && command.contains(shell::DOCUMENTED_PORT);
-                if !command.starts_with("the-loop ") && command != "the-loop" && !scrape {
+                let scrape = command.starts_with("curl ")
+                    && (command.contains(shell::DOCUMENTED_PORT)
+                        || command.contains(tools::PROMETHEUS));
+                let play = command.starts_with(tools::PLAYBOOK);
+                if !command.starts_with("the-loop ") && command != "the-loop" && !scrape && !play {
                     problems.push(format!(
-                        "{}: `$ {}` is not a the-loop command (nor a curl of the metrics port): mark the block skip, with a reason",
+                        "{}: `$ {}` is not a the-loop command (nor a curl of the metrics port or Prometheus, nor the fleet playbook): mark the block skip, with a reason",
                         block.at(),
                         step.command
                     ));
@@ -158,6 +165,10 @@ fn the_documented_examples_print_what_the_pages_show() {
                     block.at()
                 )
             });
+            if matches!(scene.tools, Some(tools::Tools::Missing)) {
+                skipped += 1;
+                continue;
+            }
             for action in block.setups() {
                 scenes::setup(scene, action).unwrap_or_else(|e| panic!("{}: {e}", block.at()));
             }
@@ -185,7 +196,8 @@ fn the_documented_examples_print_what_the_pages_show() {
 /// printed it, and whether any differed from the page.
 fn run_block(scene: &Scene, block: &Block, failures: &mut Vec<String>) -> (String, bool) {
     let w = &scene.w;
-    let redactions = shell::redactions(w);
+    let mut redactions = shell::redactions(w);
+    tools::redact(scene.tools.as_ref(), &mut redactions);
     let assert = snapbox::Assert::new().redact_with(redactions);
     let tty = block.has(&Directive::Tty);
     let mut body = String::new();
@@ -219,13 +231,22 @@ fn run_block(scene: &Scene, block: &Block, failures: &mut Vec<String>) -> (Strin
         };
         let said_enough: &dyn Fn(&str) -> bool = &said_enough;
         let interrupt_when = before.as_ref().map(|_| said_enough);
-        let actual = if words[0] == "curl" {
+        let prometheus = tools::prometheus_address(scene.tools.as_ref())
+            .filter(|_| command.contains(tools::PROMETHEUS));
+        let actual = if words[0] == "ansible-playbook" {
+            let tools = scene.tools.as_ref().unwrap_or_else(|| {
+                panic!("{}: ansible-playbook outside the fleet scene", block.at())
+            });
+            tools::playbook(tools, &words[1..]).unwrap_or_else(|e| panic!("{}: {e}", block.at()))
+        } else if let (true, Some(address)) = (words[0] == "curl", prometheus) {
+            shell::curl(&words[1..], tools::PROMETHEUS, &address)
+        } else if words[0] == "curl" {
             let address = scene
                 .background
                 .iter()
                 .find_map(|b| b.metrics_address())
                 .unwrap_or_else(|| panic!("{}: curl, but no watch serves metrics", block.at()));
-            shell::curl(&words[1..], &address)
+            shell::curl(&words[1..], shell::DOCUMENTED_PORT, &address)
         } else {
             shell::run(w, &words[1..], interrupt_when, stdin, tty)
         };

@@ -14,6 +14,8 @@ pub struct Scene {
     clients: Vec<Child>,
     pub background: Vec<Background>,
     timers: Vec<JoinHandle<()>>,
+    /// The other program a tool scene's blocks run (`docs/fleet.md`).
+    pub tools: Option<super::tools::Tools>,
 }
 
 impl Drop for Scene {
@@ -22,6 +24,7 @@ impl Drop for Scene {
             let _ = timer.join();
         }
         self.background.clear();
+        self.tools.take();
         for client in &mut self.clients {
             let _ = client.kill();
             let _ = client.wait();
@@ -47,11 +50,23 @@ pub const ROTATED: &str = "xoxb-demo-bot-a-rotated";
 ///   start`, so their harnesses run the-loop's hooks, then both values
 ///   rotated in the env file.
 ///
+/// - `fleet`, `prometheus`: the worlds of another program
+///   ([`super::tools::build`]); `w` is then an empty world.
+///
 /// Every scene's config declares `routing.workspace.root` (`~/src`),
 /// `routing.authorizedUsers` (`ana`) and `routing.models`, and turns
 /// `routing.announce` off (no GitHub here).
 pub fn build(name: &str) -> Result<Scene, String> {
     let mut w = World::new();
+    if let Some(tools) = super::tools::build(name) {
+        return Ok(Scene {
+            w,
+            clients: Vec::new(),
+            background: Vec::new(),
+            timers: Vec::new(),
+            tools: Some(tools),
+        });
+    }
     w.work = w.home.join("src");
     std::fs::create_dir_all(&w.work).unwrap();
     let deliver = if name == "hooks" {
@@ -109,6 +124,7 @@ pub fn build(name: &str) -> Result<Scene, String> {
         clients: Vec::new(),
         background: Vec::new(),
         timers: Vec::new(),
+        tools: None,
     })
 }
 

@@ -246,16 +246,22 @@ fn conversation_ids(dir: &Path) -> Vec<String> {
 /// there.
 pub const DOCUMENTED_PORT: &str = "127.0.0.1:9464";
 
-/// A `curl` line of a page, run against `address` in place of
-/// [`DOCUMENTED_PORT`]: what it printed (headers' `\r\n` as `\n`), then
-/// `[exit code N]` when it did not exit 0.
-pub fn curl(args: &[String], address: &str) -> String {
+/// A `curl` line of a page, run against `address` in place of `named`
+/// ([`DOCUMENTED_PORT`], or the Prometheus of `docs/fleet.md`): what it
+/// printed (headers' `\r\n` as `\n`), then `[exit code N]` when it did
+/// not exit 0.
+pub fn curl(args: &[String], named: &str, address: &str) -> String {
     let out = Command::new("curl")
-        .args(args.iter().map(|a| a.replace(DOCUMENTED_PORT, address)))
+        .args(args.iter().map(|a| a.replace(named, address)))
         .stdin(Stdio::null())
         .output()
         .expect("run curl");
     let mut text = String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n");
+    // A body that does not end its last line (Prometheus's JSON) ends it
+    // here: a page shows the next prompt on a line of its own.
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     if let Some(code) = out.status.code().filter(|c| *c != 0) {
         text.push_str(&format!("[exit code {code}]\n"));

@@ -34,7 +34,7 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn ansible_playbook(test: &str) -> Option<PathBuf> {
+pub(crate) fn ansible_playbook(test: &str) -> Option<PathBuf> {
     let found = std::env::var_os("THE_LOOP_ANSIBLE_PLAYBOOK")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -52,7 +52,7 @@ fn ansible_playbook(test: &str) -> Option<PathBuf> {
 
 /// One inventory host: a world whose fleet was born on the retired token
 /// and whose env file now holds the rotated one.
-struct Host {
+pub(crate) struct Host {
     name: &'static str,
     w: World,
     sessions: Vec<LegacySession>,
@@ -63,7 +63,7 @@ struct Host {
     before_apply: String,
 }
 
-fn host(name: &'static str, n: usize) -> Host {
+pub(crate) fn host(name: &'static str, n: usize) -> Host {
     let w = World::new();
     w.write_config(DELIVER);
     let sessions = w.rotated_fleet(n, RETIRED, ROTATED);
@@ -133,7 +133,7 @@ fn at(calls: &[String], line: &str) -> usize {
 
 /// YAML inventory: the environment each host's the-loop runs with is the
 /// one its world gives every process (World::apply_env), plus its config.
-fn inventory(hosts: &[&Host], dir: &Path) -> PathBuf {
+pub(crate) fn inventory(hosts: &[&Host], dir: &Path) -> PathBuf {
     let system_path = std::env::var("PATH").unwrap_or_default();
     let mut text = "all:\n  vars:\n    ansible_connection: local\n    ansible_python_interpreter: \"{{ ansible_playbook_python }}\"\n  hosts:\n".to_owned();
     for h in hosts {
@@ -155,7 +155,7 @@ fn inventory(hosts: &[&Host], dir: &Path) -> PathBuf {
     path
 }
 
-fn run_playbook(bin: &Path, inventory: &Path, scratch: &Path, extra: &[&str]) -> Output {
+pub(crate) fn run_playbook(bin: &Path, inventory: &Path, scratch: &Path, extra: &[&str]) -> Output {
     let plans = scratch.join("plans");
     std::fs::create_dir_all(&plans).unwrap();
     Command::new(bin)
@@ -183,7 +183,7 @@ fn run_playbook(bin: &Path, inventory: &Path, scratch: &Path, extra: &[&str]) ->
         .expect("run ansible-playbook")
 }
 
-fn said(out: &Output) -> String {
+pub(crate) fn said(out: &Output) -> String {
     format!("{}{}", stdout(out), stderr(out))
 }
 
