@@ -56,7 +56,7 @@ fn an_adopted_harness_whose_own_word_cannot_be_trusted_is_left_alone() {
     assert_eq!(w.pane("loop-github-octo-repo-7").unwrap().pid, pane.pid);
     assert!(!w.transcript_text(&s).contains("\"type\":\"signal\""));
 
-    // The same session once its word is its own again: rolled, resumed.
+    // The same session once its word is its own again: planned for a roll.
     std::fs::remove_file(&file).unwrap();
     let plan = json(&w.the_loop(&["plan", "--json"]));
     let row = session_in(&plan, REF);
