@@ -19,7 +19,7 @@
 //! never content.
 
 use crate::fsutil::SpecialFile;
-use std::fs::{File, OpenOptions};
+use std::fs::{File, FileType, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
@@ -217,15 +217,21 @@ pub fn describe(e: &io::Error) -> String {
 }
 
 /// Opens `path` for reading if it is a regular file; with its size.
-fn open(path: &Path, limit: &Limit) -> io::Result<(File, u64)> {
+/// `listed` is what a directory listing just said the entry is, when the
+/// caller has one: a regular file there spares the look before the open
+/// (a stat per record in a plan of 500); the look through the descriptor
+/// still follows.
+fn open(path: &Path, limit: &Limit, listed: Option<FileType>) -> io::Result<(File, u64)> {
     // Looked at before the open: opening a FIFO may block, and opening some
     // devices does something (a tape rewinds), so neither is ever opened.
-    let seen = match limit.links {
-        Links::Follow => std::fs::metadata(path)?,
-        Links::Refuse => std::fs::symlink_metadata(path)?,
-    };
-    if let Some(special) = SpecialFile::of(seen.file_type()) {
-        return Err(special.into_error());
+    if !listed.is_some_and(|t| t.is_file()) {
+        let seen = match limit.links {
+            Links::Follow => std::fs::metadata(path)?,
+            Links::Refuse => std::fs::symlink_metadata(path)?,
+        };
+        if let Some(special) = SpecialFile::of(seen.file_type()) {
+            return Err(special.into_error());
+        }
     }
     let mut flags = nix::libc::O_NONBLOCK | nix::libc::O_NOCTTY;
     if limit.links == Links::Refuse {
@@ -253,7 +259,14 @@ fn open(path: &Path, limit: &Limit) -> io::Result<(File, u64)> {
 /// Reads the regular file at `path` whole, within `limit`; `NotFound` when
 /// there is none.
 pub fn read(path: &Path, limit: &Limit) -> io::Result<Vec<u8>> {
-    let (file, size) = open(path, limit)?;
+    let (file, size) = open(path, limit, None)?;
+    read_opened(&file, size, limit)
+}
+
+/// [`read`], for an entry a directory listing just named with its type
+/// (`std::fs::DirEntry::file_type`, which costs no stat).
+pub fn read_listed(path: &Path, limit: &Limit, listed: FileType) -> io::Result<Vec<u8>> {
+    let (file, size) = open(path, limit, Some(listed))?;
     read_opened(&file, size, limit)
 }
 
@@ -317,7 +330,7 @@ fn read_opened(file: &File, size: u64, limit: &Limit) -> io::Result<Vec<u8>> {
 /// smaller), starting at a line: when the file is cut, its first, torn
 /// line is dropped. For a file only its newest lines matter in.
 pub fn read_tail(path: &Path, limit: &Limit) -> io::Result<Vec<u8>> {
-    let (file, size) = open(path, limit)?;
+    let (file, size) = open(path, limit, None)?;
     if size <= limit.cap {
         match read_opened(&file, size, limit) {
             Err(e) if too_large(&e).is_some() => {}

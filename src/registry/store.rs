@@ -198,7 +198,20 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RegistryError + '_ {
 
 /// Reads and parses one record; `None` when the file does not exist.
 fn load<T: DeserializeOwned>(path: &Path) -> Result<Option<T>, RegistryError> {
-    let bytes = match crate::bounded_read::read(path, &crate::bounded_read::RECORD) {
+    load_listed(path, None)
+}
+
+/// [`load`], for a record a directory listing named with its type.
+fn load_listed<T: DeserializeOwned>(
+    path: &Path,
+    listed: Option<fs::FileType>,
+) -> Result<Option<T>, RegistryError> {
+    use crate::bounded_read::{read, read_listed, RECORD};
+    let read = match listed {
+        Some(listed) => read_listed(path, &RECORD, listed),
+        None => read(path, &RECORD),
+    };
+    let bytes = match read {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => match crate::bounded_read::too_large(&e) {
@@ -233,8 +246,8 @@ fn list<T: DeserializeOwned>(dir: &Path, check: impl Fn(&T) -> Result<(), RefErr
             return listing;
         }
     };
-    for path in paths {
-        let parsed = load::<T>(&path).and_then(|record| {
+    for (path, listed) in paths {
+        let parsed = load_listed::<T>(&path, listed).and_then(|record| {
             if let Some(record) = &record {
                 check(record)?;
             }
@@ -267,7 +280,9 @@ fn corrupt_reason(e: &RegistryError) -> String {
     }
 }
 
-fn record_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+/// The record files in `dir`, sorted, each with the type its directory
+/// entry gave when that said "a regular file" (so no stat is needed).
+fn record_files(dir: &Path) -> io::Result<Vec<(PathBuf, Option<fs::FileType>)>> {
     let mut paths = Vec::new();
     for entry in fs::read_dir(dir)? {
         let entry = entry?;
@@ -279,18 +294,18 @@ fn record_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
         // Follows symlinks, so a linked record still counts as a file. The
         // directory entry already says what most entries are, sparing a
         // stat per record.
-        let is_file = match entry.file_type() {
-            Ok(t) if t.is_file() => true,
-            Ok(t) if t.is_dir() => false,
-            _ => fs::metadata(entry.path()).is_ok_and(|m| m.is_file()),
+        let (is_file, listed) = match entry.file_type() {
+            Ok(t) if t.is_file() => (true, Some(t)),
+            Ok(t) if t.is_dir() => (false, None),
+            _ => (fs::metadata(entry.path()).is_ok_and(|m| m.is_file()), None),
         };
         if is_file {
-            paths.push(entry.path());
+            paths.push((entry.path(), listed));
         }
     }
     // Every path has the same directory, so its bytes order as its
     // components do, without splitting each into components to compare.
-    paths.sort_unstable_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
+    paths.sort_unstable_by(|a, b| a.0.as_os_str().cmp(b.0.as_os_str()));
     Ok(paths)
 }
 
