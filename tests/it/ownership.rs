@@ -267,15 +267,21 @@ fn standing_start_leaves_a_session_of_another_record_alone() {
     });
     let said = format!("names tmux session {}", victim.name);
 
+    // `standing start` is refused, naming the session it found there.
+    let refused = || {
+        let out = w.the_loop(&["standing", "start", "ops", "--json"]);
+        assert_eq!(code(&out), Some(1), "{}", explain(&out));
+        assert!(
+            flat(&stderr(&out)).contains(&flat(&said)),
+            "{}",
+            explain(&out)
+        );
+        out
+    };
+
     let live = w.pane(&victim.name).expect("victim runs");
     wait_for_harness(live.pid);
-    let out = w.the_loop(&["standing", "start", "ops", "--json"]);
-    assert_eq!(code(&out), Some(1), "{}", explain(&out));
-    assert!(
-        flat(&stderr(&out)).contains(&flat(&said)),
-        "{}",
-        explain(&out)
-    );
+    let out = refused();
     assert!(
         flat(&stderr(&out)).contains(&flat("set tmuxTarget in")),
         "{}",
@@ -293,13 +299,7 @@ fn standing_start_leaves_a_session_of_another_record_alone() {
         "the victim's pane is retained dead",
     );
     let dead = w.pane(&victim.name).unwrap();
-    let out = w.the_loop(&["standing", "start", "ops", "--json"]);
-    assert_eq!(code(&out), Some(1), "{}", explain(&out));
-    assert!(
-        flat(&stderr(&out)).contains(&flat(&said)),
-        "{}",
-        explain(&out)
-    );
+    refused();
     assert_eq!(
         w.pane(&victim.name),
         Some(dead),

@@ -74,23 +74,7 @@ fn a_real_claude_started_by_hand_is_imported_and_rolled_onto_the_new_token() {
         .find(|pid| cmdline(*pid).iter().any(|a| a.contains(ID)))
         .expect("claude runs beneath the person's shell");
     // A prompt, so the conversation has a transcript to resume.
-    w.tmux_ok(&[
-        "send-keys",
-        "-t",
-        "=mywork:",
-        "-l",
-        "remember the word zebra",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
-    w.tmux_ok(&["send-keys", "-t", "=mywork:", "Enter"]);
-    let transcript = config_dir
-        .join("projects")
-        .join(the_loop::harness::project_dir_name(&cwd))
-        .join(format!("{ID}.jsonl"));
-    wait_long(
-        || std::fs::read_to_string(&transcript).is_ok_and(|t| t.contains("zebra")),
-        "the transcript holds the prompt",
-    );
+    remember(&w, "mywork", "zebra", &config_dir, &cwd, ID);
     w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
 
     // Listed apart, with the retired value by fingerprint.
@@ -237,23 +221,7 @@ fn a_real_claude_is_imported_on_the_conversation_it_is_in_and_refused_when_it_ca
         "Claude Code says the process moved to a new conversation",
     );
     std::thread::sleep(Duration::from_millis(500));
-    w.tmux_ok(&[
-        "send-keys",
-        "-t",
-        "=moved:",
-        "-l",
-        "remember the word giraffe",
-    ]);
-    std::thread::sleep(Duration::from_millis(500));
-    w.tmux_ok(&["send-keys", "-t", "=moved:", "Enter"]);
-    let transcript = config_dir
-        .join("projects")
-        .join(the_loop::harness::project_dir_name(&cwd))
-        .join(format!("{now_in}.jsonl"));
-    wait_long(
-        || std::fs::read_to_string(&transcript).is_ok_and(|t| t.contains("giraffe")),
-        "the new conversation's transcript holds the prompt",
-    );
+    remember(&w, "moved", "giraffe", &config_dir, &cwd, &now_in);
     let (mute, mute_harness) = typed_claude(&w, &claude, "mute", &cwd, &mute_dir, "");
     w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
 
@@ -322,4 +290,30 @@ fn a_real_claude_is_imported_on_the_conversation_it_is_in_and_refused_when_it_ca
     for (path, bytes) in w.state_files() {
         assert_no_canary(&bytes, &[OLD, NEW], &path.display().to_string());
     }
+}
+
+/// Types "remember the word WORD" into tmux session `session`'s claude
+/// and waits until conversation `id`'s transcript (under `config_dir`, for
+/// `cwd`) holds it: the conversation then has something to resume.
+fn remember(
+    w: &World,
+    session: &str,
+    word: &str,
+    config_dir: &std::path::Path,
+    cwd: &std::path::Path,
+    id: &str,
+) {
+    let target = format!("={session}:");
+    let text = format!("remember the word {word}");
+    w.tmux_ok(&["send-keys", "-t", &target, "-l", &text]);
+    std::thread::sleep(Duration::from_millis(500));
+    w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
+    let transcript = config_dir
+        .join("projects")
+        .join(the_loop::harness::project_dir_name(cwd))
+        .join(format!("{id}.jsonl"));
+    wait_long(
+        || std::fs::read_to_string(&transcript).is_ok_and(|t| t.contains(word)),
+        &format!("conversation {id}'s transcript holds the prompt"),
+    );
 }
