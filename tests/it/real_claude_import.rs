@@ -37,12 +37,11 @@ fn person_config(w: &World, name: &str, cwd: &std::path::Path) -> std::path::Pat
     config_dir
 }
 
-#[test]
-fn a_real_claude_started_by_hand_is_imported_and_rolled_onto_the_new_token() {
-    let _alone = alone();
-    let Some(claude) = real_claude() else {
-        return;
-    };
+/// A world whose tmux server gives a person's shells `config_dir` (their
+/// Claude Code settings, onboarding done) and `EXTRA_TOKEN` = `OLD`, with
+/// the-loop configured for the real `claude`. Returns it, the person's
+/// working directory and that config directory.
+fn person_world(claude: &std::path::Path) -> (World, std::path::PathBuf, std::path::PathBuf) {
     let w = World::new();
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
@@ -53,26 +52,27 @@ fn a_real_claude_started_by_hand_is_imported_and_rolled_onto_the_new_token() {
         ("DISABLE_AUTOUPDATER", "1"),
         ("EXTRA_TOKEN", OLD),
     ]);
-    w.configure_harness(&claude, OLD);
+    w.configure_harness(claude, OLD);
+    (w, cwd, config_dir)
+}
+
+#[test]
+fn a_real_claude_started_by_hand_is_imported_and_rolled_onto_the_new_token() {
+    let _alone = alone();
+    let Some(claude) = real_claude() else {
+        return;
+    };
+    let (w, cwd, config_dir) = person_world(&claude);
 
     // The person's own session and their `claude`, typed at their shell.
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
+    let (pane, harness) = typed_claude(
+        &w,
+        &claude,
         "mywork",
-        "-c",
-        cwd.to_str().unwrap(),
-    ]);
-    let pane = w.pane("mywork").unwrap();
-    let typed = format!("{} --session-id {ID}", claude.display());
-    w.tmux_ok(&["send-keys", "-t", "=mywork:", "-l", &typed]);
-    w.tmux_ok(&["send-keys", "-t", "=mywork:", "Enter"]);
-    wait_long(|| screen(&w, "mywork").contains('❯'), "the prompt");
-    let harness = descendants(pane.pid)
-        .into_iter()
-        .find(|pid| cmdline(*pid).iter().any(|a| a.contains(ID)))
-        .expect("claude runs beneath the person's shell");
+        &cwd,
+        &config_dir,
+        &format!("--session-id {ID}"),
+    );
     // A prompt, so the conversation has a transcript to resume.
     remember(&w, "mywork", "zebra", &config_dir, &cwd, ID);
     w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
@@ -139,21 +139,8 @@ fn typed_claude(
     args: &str,
 ) -> (Pane, i32) {
     let config = format!("CLAUDE_CONFIG_DIR={}", config_dir.display());
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-c",
-        cwd.to_str().unwrap(),
-        "-e",
-        &config,
-    ]);
-    let pane = w.pane(name).unwrap();
     let typed = format!("{} {args}", claude.display());
-    let target = format!("={name}:");
-    w.tmux_ok(&["send-keys", "-t", &target, "-l", typed.trim_end()]);
-    w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
+    let pane = w.typed_in_own_session(name, cwd, &config, typed.trim_end());
     wait_long(|| screen(w, name).contains('❯'), "the prompt");
     let harness = descendants(pane.pid)
         .into_iter()
@@ -185,21 +172,11 @@ fn a_real_claude_is_imported_on_the_conversation_it_is_in_and_refused_when_it_ca
     let Some(claude) = real_claude() else {
         return;
     };
-    let w = World::new();
-    let cwd = w.work.join("repo");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let cwd = cwd.canonicalize().unwrap();
-    let config_dir = person_config(&w, "claude-config", &cwd);
+    let (w, cwd, config_dir) = person_world(&claude);
     let mute_dir = person_config(&w, "claude-mute", &cwd);
     // Claude Code keeps a file per process under `sessions/`: here it
     // cannot, so the process says nothing of its conversation.
     std::fs::write(mute_dir.join("sessions"), "").unwrap();
-    w.start_server_holding(&[
-        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("EXTRA_TOKEN", OLD),
-    ]);
-    w.configure_harness(&claude, OLD);
 
     let (moved, harness) = typed_claude(
         &w,

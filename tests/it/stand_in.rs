@@ -5,29 +5,23 @@
 
 use crate::support::*;
 
-fn harness_pid(w: &World, session: &str) -> i32 {
-    w.tmux_ok(&[
-        "display-message",
-        "-p",
-        "-t",
-        &format!("={session}:"),
-        "#{pane_pid}",
-    ])
-    .trim()
-    .parse()
-    .unwrap()
-}
-
-#[test]
-fn the_stand_in_ends_when_its_tmux_server_goes() {
+/// A world with one started session whose stand-in is ready; with that
+/// stand-in's pid.
+fn ready_stand_in(reference: &str, slug: &str) -> (World, LegacySession, i32) {
     let w = World::new();
     w.write_env("EXAMPLE_SETTING=not-secret\n");
-    let s = w.started_session("github:octo/repo#91", "github-octo-repo-91");
+    let s = w.started_session(reference, slug);
     wait_for(
         || w.transcript_text(&s).contains("\"type\":\"ready\""),
         "the stand-in is ready",
     );
-    let pid = harness_pid(&w, &s.name);
+    let pid = w.pane(&s.name).expect("the stand-in's pane").pid;
+    (w, s, pid)
+}
+
+#[test]
+fn the_stand_in_ends_when_its_tmux_server_goes() {
+    let (w, s, pid) = ready_stand_in("github:octo/repo#91", "github-octo-repo-91");
     let _ = w.tmux(&["kill-server"]);
     // Its terminal closed and tmux sent SIGHUP: recorded, then gone.
     wait_for(|| !alive(pid), "the stand-in ended with its terminal");
@@ -37,14 +31,7 @@ fn the_stand_in_ends_when_its_tmux_server_goes() {
 
 #[test]
 fn a_sigterm_is_recorded_then_the_stand_in_ends() {
-    let w = World::new();
-    w.write_env("EXAMPLE_SETTING=not-secret\n");
-    let s = w.started_session("github:octo/repo#92", "github-octo-repo-92");
-    wait_for(
-        || w.transcript_text(&s).contains("\"type\":\"ready\""),
-        "the stand-in is ready",
-    );
-    let pid = harness_pid(&w, &s.name);
+    let (w, s, pid) = ready_stand_in("github:octo/repo#92", "github-octo-repo-92");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid),
         nix::sys::signal::Signal::SIGTERM,

@@ -32,19 +32,7 @@ pub(crate) fn by_hand(w: &World, name: &str, slug: &str, args: &str) -> (LegacyS
     let cwd = w.work.join(slug);
     std::fs::create_dir_all(&cwd).unwrap();
     let config = format!("THE_LOOP_CLI_CONFIG={}", w.config_path.display());
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-c",
-        cwd.to_str().unwrap(),
-        "-e",
-        &config,
-    ]);
-    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "-l", &command]);
-    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "Enter"]);
-    let pane = w.pane(name).expect("the person's pane");
+    let pane = w.typed_in_own_session(name, &cwd, &config, &command);
     let session = LegacySession {
         reference: REF.into(),
         slug: slug.into(),

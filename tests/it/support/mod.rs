@@ -10,6 +10,8 @@
     reason = "each test module uses its own part of the support"
 )]
 
+mod person;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
