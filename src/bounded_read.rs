@@ -259,14 +259,13 @@ fn open(path: &Path, limit: &Limit, listed: Option<FileType>) -> io::Result<(Fil
 /// Reads the regular file at `path` whole, within `limit`; `NotFound` when
 /// there is none.
 pub fn read(path: &Path, limit: &Limit) -> io::Result<Vec<u8>> {
-    let (file, size) = open(path, limit, None)?;
-    read_opened(&file, size, limit)
+    read_listed(path, limit, None)
 }
 
 /// [`read`], for an entry a directory listing just named with its type
-/// (`std::fs::DirEntry::file_type`, which costs no stat).
-pub fn read_listed(path: &Path, limit: &Limit, listed: FileType) -> io::Result<Vec<u8>> {
-    let (file, size) = open(path, limit, Some(listed))?;
+/// (`std::fs::DirEntry::file_type`, which costs no stat), when it did.
+pub fn read_listed(path: &Path, limit: &Limit, listed: Option<FileType>) -> io::Result<Vec<u8>> {
+    let (file, size) = open(path, limit, listed)?;
     read_opened(&file, size, limit)
 }
 

@@ -206,12 +206,8 @@ fn load_listed<T: DeserializeOwned>(
     path: &Path,
     listed: Option<fs::FileType>,
 ) -> Result<Option<T>, RegistryError> {
-    use crate::bounded_read::{read, read_listed, RECORD};
-    let read = match listed {
-        Some(listed) => read_listed(path, &RECORD, listed),
-        None => read(path, &RECORD),
-    };
-    let bytes = match read {
+    use crate::bounded_read::{read_listed, RECORD};
+    let bytes = match read_listed(path, &RECORD, listed) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => match crate::bounded_read::too_large(&e) {

@@ -268,13 +268,8 @@ fn empty() -> TopModel {
 /// `THE_LOOP_TOP_TEST_PANIC=1` makes `!` panic: how the tests check that a
 /// panic gives the terminal back. Only debug builds (the ones the tests
 /// run) read it: a release build has no key that panics.
-#[cfg(debug_assertions)]
 fn test_panic(key: ratatui::crossterm::event::KeyEvent) -> bool {
-    key.code == ratatui::crossterm::event::KeyCode::Char('!')
+    cfg!(debug_assertions)
+        && key.code == ratatui::crossterm::event::KeyCode::Char('!')
         && std::env::var_os("THE_LOOP_TOP_TEST_PANIC").is_some_and(|v| v == "1")
-}
-
-#[cfg(not(debug_assertions))]
-fn test_panic(_key: ratatui::crossterm::event::KeyEvent) -> bool {
-    false
 }
