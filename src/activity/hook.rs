@@ -75,10 +75,11 @@ fn record(args: &[OsString]) {
     else {
         return;
     };
-    let Some((pid, start)) = harness_process() else {
-        return;
-    };
     let at_ms = crate::clock::now_ms();
+    let (pid, start) = match harness_process() {
+        Ok(harness) => (harness.pid, harness.start),
+        Err(why) => return store::note_unfiled(&dir, at_ms, event, &why),
+    };
     let record = HookRecord {
         event,
         at_ms,
@@ -177,30 +178,14 @@ fn string_field(input: &[u8], name: &str) -> Option<String> {
     Some(value[..end].to_owned())
 }
 
-/// The harness: the nearest ancestor that is not a shell running a command
-/// string (`sh -c …`, which Claude Code runs a hook command through), with
-/// its start time. A shell's name is no test: a harness that is a script
-/// (the stand-in, a wrapper) runs as `bash`, and must be found itself.
-fn harness_process() -> Option<(i32, u64)> {
-    let mut pid = nix::unistd::getppid().as_raw();
-    for _ in 0..4 {
-        if !runs_a_command_string(pid) {
-            break;
-        }
-        match store::parent_of(pid) {
-            Some(parent) if parent > 1 => pid = parent,
-            _ => break,
-        }
-    }
-    Some((pid, store::process_start(pid)?))
-}
-
-/// `sh -c …`, `bash -c …`: argv's second word is `-c`.
-fn runs_a_command_string(pid: i32) -> bool {
-    let path = crate::proc_env::proc_root()
-        .join(pid.to_string())
-        .join("cmdline");
-    std::fs::read(path).is_ok_and(|argv| argv.split(|b| *b == 0).nth(1) == Some(b"-c"))
+/// The harness process the launcher named ([`super::lineage`]), when it is
+/// one of the hook's own ancestors.
+fn harness_process() -> Result<super::lineage::ProcessId, super::lineage::Unproven> {
+    let named = std::env::var(super::lineage::VARIABLE).ok();
+    super::lineage::harness_of(named.as_deref(), nix::unistd::getppid().as_raw(), &|pid| {
+        crate::proc_env::ProcStat::read(crate::proc_env::proc_root(), pid)
+            .map(|stat| (stat.start, stat.parent))
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! message never is: the hook's stdin can hold anything the agent saw.
 
 pub mod hook;
+pub mod lineage;
 pub mod store;
 pub mod waker;
 

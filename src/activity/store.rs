@@ -52,6 +52,36 @@ pub fn append(dir: &Path, record: &HookRecord) -> std::io::Result<()> {
     file.write_all(&line)
 }
 
+/// The hook's debug log: one line per event it could not file under a
+/// harness, and why. Not a `<pid>.jsonl` name, so readers and the sweep
+/// pass over it.
+pub const UNFILED_LOG: &str = "unfiled.log";
+
+/// Past this size the debug log is started over: it is for a person
+/// looking into a session that reads `unknown`, not a history.
+const UNFILED_LOG_MAX_BYTES: u64 = 64 * 1024;
+
+/// Notes in the debug log that an event was filed under no harness. Best
+/// effort: the hook must never fail its harness. The line holds the time,
+/// the event's name and the reason, never anything from the hook's input.
+pub fn note_unfiled(dir: &Path, at_ms: u64, event: super::HookEvent, why: &dyn std::fmt::Display) {
+    let path = dir.join(UNFILED_LOG);
+    let line = format!(
+        "{} {} filed under no harness: {why}\n",
+        crate::clock::format_utc(at_ms / 1000),
+        event.name()
+    );
+    if let Ok(mut file) = crate::fsutil::open_append(&path, 0o600) {
+        if file
+            .metadata()
+            .is_ok_and(|m| m.len() > UNFILED_LOG_MAX_BYTES)
+        {
+            let _ = file.set_len(0);
+        }
+        let _ = file.write_all(line.as_bytes());
+    }
+}
+
 /// Parses one file's lines; a line that does not parse (a torn write, a
 /// future format) is skipped, not fatal.
 pub fn parse(bytes: &[u8]) -> Vec<HookRecord> {

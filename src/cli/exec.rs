@@ -94,6 +94,18 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
         command.arg(crate::harness::PROMPT_SEPARATOR).arg(prompt);
     }
     desired.apply_to(&mut command);
+    // The harness keeps this process's pid and start time across `exec`:
+    // its hooks file their events under it ([`crate::activity::lineage`]).
+    if let Some(start) = crate::activity::store::process_start(std::process::id() as i32) {
+        let me = crate::activity::lineage::ProcessId {
+            pid: std::process::id() as i32,
+            start,
+        };
+        command.env(crate::activity::lineage::VARIABLE, me.to_variable());
+    } else {
+        // Never a name inherited from an outer harness.
+        command.env_remove(crate::activity::lineage::VARIABLE);
+    }
     let err = command.exec();
     Err(miette::miette!(
         code = "the_loop::exec::harness",

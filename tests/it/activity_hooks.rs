@@ -120,9 +120,24 @@ fn a_restart_is_confirmed_by_the_new_process() {
     assert!(!all.contains_key(&old.pid), "{all:?}");
 }
 
+/// The hook as a harness the launcher started runs it: its environment
+/// names its harness (here this test process, its parent).
 fn hook_command(w: &World, args: &[&str]) -> std::process::Command {
+    let mut cmd = unnamed_hook_command(w, args);
+    let me = std::process::id() as i32;
+    let start = store::process_start(me).unwrap();
+    cmd.env(
+        the_loop::activity::lineage::VARIABLE,
+        format!("{me}:{start}"),
+    );
+    cmd
+}
+
+/// The hook with no harness named in its environment.
+fn unnamed_hook_command(w: &World, args: &[&str]) -> std::process::Command {
     let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("the-loop"));
     cmd.arg("hook").args(args).current_dir(&w.work);
+    cmd.env_remove(the_loop::activity::lineage::VARIABLE);
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd
 }
@@ -188,6 +203,62 @@ fn the_hook_never_fails_prints_or_blocks() {
         started.elapsed()
     );
     assert_eq!(store::read_one(&w.state, me).activity, Activity::Idle);
+}
+
+/// A hook whose harness cannot be proven files nothing, whatever its parent
+/// looks like, and says why in the debug log (never the payload).
+#[test]
+fn a_hook_that_cannot_prove_its_harness_files_nothing_and_says_so() {
+    let w = World::new();
+    let dir = w.state.join("activity");
+    let dir_arg = dir.to_str().unwrap();
+    let me = std::process::id() as i32;
+    let start = store::process_start(me).unwrap();
+    for named in [
+        None,
+        Some("garbage".to_owned()),
+        Some(format!("{me}:{}", start + 1)),
+        Some("2:1".to_owned()),
+    ] {
+        let mut cmd = unnamed_hook_command(&w, &["--dir", dir_arg, "--event", "UserPromptSubmit"]);
+        if let Some(named) = &named {
+            cmd.env(the_loop::activity::lineage::VARIABLE, named);
+        }
+        let mut child = cmd.stdin(Stdio::piped()).spawn().unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(br#"{"session_id":"abc","prompt":"secret-prompt-canary"}"#)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{named:?}");
+        assert!(out.stdout.is_empty() && out.stderr.is_empty(), "{out:?}");
+    }
+    let filed: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".jsonl"))
+        .collect();
+    assert!(
+        filed.is_empty(),
+        "filed under a process it could not prove: {filed:?}"
+    );
+    let log = std::fs::read_to_string(dir.join(store::UNFILED_LOG)).unwrap();
+    assert_eq!(log.lines().count(), 4, "{log}");
+    assert!(
+        log.lines()
+            .all(|l| l.contains("UserPromptSubmit filed under no harness")),
+        "{log}"
+    );
+    assert!(log.contains("no THE_LOOP_HARNESS_PROCESS"), "{log}");
+    assert!(log.contains("not <pid>:<start>"), "{log}");
+    assert!(log.contains("not among the hook's"), "{log}");
+    assert!(
+        !log.contains("secret-prompt-canary") && !log.contains("abc"),
+        "{log}"
+    );
 }
 
 /// The claims (`.swept-<interval>`) in the activity directory.
