@@ -243,16 +243,18 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             .map(|found| (found.pid, found.start));
         let activities = crate::activity::store::live_activities_of(
             registry.root(),
-            live.into_iter()
+            live.iter()
+                .copied()
                 .map(|pid| (pid, processes.get(&pid).and_then(|p| p.start)))
                 .chain(unmanaged_pids),
         );
-        let said = match &fleet {
+        let mut said = match &fleet {
             FleetView::Answered(listed) => {
                 unmanaged::said_by_adopted(listed, &sessions, &beneath, &processes)
             }
             FleetView::Unknown(_) => BTreeMap::new(),
         };
+        unmanaged::said_where_hooks_are_silent(&mut said, &live, &processes, &activities);
         Observation {
             sessions,
             corrupt,

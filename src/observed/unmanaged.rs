@@ -226,6 +226,32 @@ pub fn said_by_adopted(
     said_by
 }
 
+/// What each live managed harness whose hooks have named no conversation
+/// says itself ([`said`]): a harness launched before the hooks existed, or
+/// one whose conversation began after its start without a `SessionStart`
+/// the-loop heard (a Codex whose first prompt a person typed). Harnesses
+/// whose hooks speak cost nothing here; already-read pids are kept.
+pub fn said_where_hooks_are_silent(
+    said_by: &mut BTreeMap<i32, SaidConversation>,
+    live: &[i32],
+    processes: &BTreeMap<i32, HarnessProcess>,
+    activities: &BTreeMap<i32, crate::activity::HarnessActivity>,
+) {
+    for pid in live {
+        let reported = activities.get(pid).is_some_and(|a| a.conversation.is_some());
+        if reported || said_by.contains_key(pid) {
+            continue;
+        }
+        let Some(process) = processes.get(pid) else {
+            continue;
+        };
+        let harness = process.argv.as_deref().and_then(crate::harness::recognise);
+        if let Some(harness) = harness {
+            said_by.insert(*pid, said(harness.name(), &process.env, *pid, process.start));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

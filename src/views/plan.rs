@@ -148,7 +148,10 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
             style.dim("conversation"),
             moved.from.as_deref().unwrap_or("(none)"),
             moved.to,
-            style.dim("(moved in the harness: /clear or /resume; a roll resumes the new one)")
+            style.dim(match moved.from {
+                Some(_) => "(moved in the harness: /clear, /new or /resume; a roll resumes the new one)",
+                None => "(begun in the harness since its start; a roll resumes it)",
+            })
         );
     }
 }

@@ -37,6 +37,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod follow;
 mod hold;
 mod rolled;
 mod say;
@@ -237,6 +238,7 @@ impl Watch {
             return;
         }
         self.clear_finished_rolls(&snapshot);
+        self.follow_conversations(&snapshot);
         let before = self.memory.clone();
         self.reconcile(&snapshot);
         let registered = snapshot

@@ -50,6 +50,14 @@ impl Harness for Codex {
     fn conversations_held(&self, pid: i32) -> Vec<String> {
         rollout::held_by(pid)
     }
+    fn said_conversation(
+        &self,
+        _env: &dyn Fn(&str) -> Option<PathBuf>,
+        pid: i32,
+        _start: Option<u64>,
+    ) -> super::SaidConversation {
+        rollout::said(&rollout::held_by(pid))
+    }
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString> {
         launch::argv(launch, args)
     }

@@ -109,6 +109,25 @@ pub fn held_by(pid: i32) -> Vec<String> {
     ids
 }
 
+/// What a Codex process says of its conversation by the rollout files it
+/// holds open: none (no prompt yet), the one, or, when it holds more than
+/// one, nothing that can be trusted. After `/new` (or a pick in its resume
+/// picker) Codex keeps the earlier file open beside the new one, and no
+/// file says which the person is in now: only a hook's `SessionStart`
+/// does, and it is asked first.
+pub fn said(held: &[String]) -> crate::harness::SaidConversation {
+    use crate::harness::SaidConversation;
+    match held {
+        [] => SaidConversation::Nothing,
+        [only] => SaidConversation::Conversation(only.clone()),
+        many => SaidConversation::Unclear(format!(
+            "it holds {} conversations open ({}) and no hook of the-loop's said which one it is in",
+            many.len(),
+            many.join(", ")
+        )),
+    }
+}
+
 /// The id in a rollout file's path: `…/sessions/…/rollout-<time>-<id>.jsonl`.
 pub fn id_of(path: &Path) -> Option<String> {
     let in_sessions = path
@@ -169,6 +188,23 @@ mod tests {
             "/h/.codex/state_5.sqlite".to_owned(),
         ] {
             assert_eq!(id_of(Path::new(&bad)), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn one_open_rollout_is_the_conversation_and_two_say_nothing_certain() {
+        use crate::harness::SaidConversation;
+        assert_eq!(said(&[]), SaidConversation::Nothing);
+        assert_eq!(
+            said(&[ID.to_owned()]),
+            SaidConversation::Conversation(ID.to_owned())
+        );
+        let other = "01a23c8f-fb0b-7ac3-a719-000000000001".to_owned();
+        match said(&[ID.to_owned(), other.clone()]) {
+            SaidConversation::Unclear(why) => {
+                assert!(why.contains(ID) && why.contains(&other), "{why}")
+            }
+            said => panic!("{said:?}"),
         }
     }
 
