@@ -238,7 +238,9 @@ pub fn said_where_hooks_are_silent(
     activities: &BTreeMap<i32, crate::activity::HarnessActivity>,
 ) {
     for pid in live {
-        let reported = activities.get(pid).is_some_and(|a| a.conversation.is_some());
+        let reported = activities
+            .get(pid)
+            .is_some_and(|a| a.conversation.is_some());
         if reported || said_by.contains_key(pid) {
             continue;
         }
@@ -247,7 +249,10 @@ pub fn said_where_hooks_are_silent(
         };
         let harness = process.argv.as_deref().and_then(crate::harness::recognise);
         if let Some(harness) = harness {
-            said_by.insert(*pid, said(harness.name(), &process.env, *pid, process.start));
+            said_by.insert(
+                *pid,
+                said(harness.name(), &process.env, *pid, process.start),
+            );
         }
     }
 }

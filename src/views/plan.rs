@@ -149,7 +149,8 @@ fn render_session(out: &mut String, session: &SessionPlan, restart: bool, style:
             moved.from.as_deref().unwrap_or("(none)"),
             moved.to,
             style.dim(match moved.from {
-                Some(_) => "(moved in the harness: /clear, /new or /resume; a roll resumes the new one)",
+                Some(_) =>
+                    "(moved in the harness: /clear, /new or /resume; a roll resumes the new one)",
                 None => "(begun in the harness since its start; a roll resumes it)",
             })
         );

@@ -224,7 +224,7 @@ fn hook_settings(w: &World) -> String {
 }
 
 #[test]
-fn a_conversation_that_cannot_be_told_is_refused_and_one_its_hooks_report_is_imported() {
+fn a_conversation_that_cannot_be_told_is_refused_and_one_its_argv_names_is_imported() {
     let w = world();
     // A bare `claude`: no id in its argv, no hook report.
     let (_, bare) = by_hand(&w, "bare", "bare", "");
@@ -272,13 +272,43 @@ fn a_conversation_that_cannot_be_told_is_refused_and_one_its_hooks_report_is_imp
         explain(&out)
     );
 
-    // A bare start that reports through the-loop's hooks, in a session it
-    // shares with another pane: the pane moves to a session of its own.
+    // A bare start with the-loop's hook settings, but by hand, not through
+    // the-loop's launcher: its hooks cannot prove which harness they belong
+    // to, so they file nothing (the debug log says why), and its
+    // conversation cannot be told either.
     let settings = hook_settings(&w);
-    let (mut s, pane) = by_hand(&w, "shared", "hooked", &format!("--settings {settings}"));
+    let (_, hooked) = by_hand(&w, "hooked", "hooked", &format!("--settings {settings}"));
+    let unfiled = w.state.join("activity").join("unfiled.log");
+    wait_for(
+        || {
+            std::fs::read_to_string(&unfiled)
+                .is_ok_and(|t| t.contains("SessionStart filed under no harness"))
+        },
+        "the hand-started harness's hook filed nothing",
+    );
+    for pid in descendants(hooked.pid) {
+        assert!(
+            !w.state
+                .join("activity")
+                .join(format!("{pid}.jsonl"))
+                .exists(),
+            "filed under {pid}, which the-loop did not launch"
+        );
+    }
+    let out = w.the_loop(&["import", "hooked", REF]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        flat(&stderr(&out)).contains(&flat("cannot tell which conversation")),
+        "{}",
+        explain(&out)
+    );
+
+    // One whose argv names its conversation, in a session it shares with
+    // another pane: the pane moves to a session of its own.
+    let named = "6f1c2d3e-4b5a-4c6d-8e7f-8091a2b3c4d5";
+    let (mut s, pane) = by_hand(&w, "shared", "named", &format!("--session-id {named}"));
     w.tmux_ok(&["split-window", "-d", "-t", "=shared:"]);
     let harness = {
-        wait_for(|| !descendants(pane.pid).is_empty(), "the stand-in started");
         let mut found = 0;
         wait_for(
             || {
@@ -288,21 +318,16 @@ fn a_conversation_that_cannot_be_told_is_refused_and_one_its_hooks_report_is_imp
                     .min()
                     .unwrap_or(0);
                 found > 0
-                    && the_loop::activity::store::read_one(&w.state, found)
-                        .conversation
-                        .is_some()
             },
-            "the stand-in reported its conversation",
+            "the stand-in started",
         );
         found
     };
-    let reported = the_loop::activity::store::read_one(&w.state, harness)
-        .conversation
-        .unwrap();
+    let reported = named.to_owned();
     let out = ok(w.the_loop(&["import", &pane.id, REF, "--json"]));
     let imported = json(&out);
     assert_eq!(imported["harness_session_id"], reported.as_str());
-    assert_eq!(imported["conversation_from"], "hooks");
+    assert_eq!(imported["conversation_from"], "argv");
     assert_eq!(imported["naming"], "moved");
     let moved = w.pane("loop-github-octo-repo-7").expect("its own session");
     assert_eq!(moved.id, pane.id);

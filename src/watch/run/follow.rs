@@ -19,8 +19,9 @@ impl Watch {
             if session.reason.is_some() {
                 continue;
             }
-            let own = crate::plan::ownership::decide(&self.ctx.registry, session, &snapshot.observed)
-                .is_some_and(|(_, verdict)| verdict.is_ok());
+            let own =
+                crate::plan::ownership::decide(&self.ctx.registry, session, &snapshot.observed)
+                    .is_some_and(|(_, verdict)| verdict.is_ok());
             if !own {
                 continue;
             }
