@@ -23,3 +23,5 @@ mod real_claude_import;
 mod real_claude_turns;
 #[path = "../it/real_codex.rs"]
 mod real_codex;
+#[path = "../it/real_codex_turns.rs"]
+mod real_codex_turns;

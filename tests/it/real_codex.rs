@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 const OLD: &str = "sk-OLD-canary-c0dex";
 const NEW: &str = "sk-NEW-canary-c0dex";
 
-fn real_codex() -> Option<PathBuf> {
+pub(crate) fn real_codex() -> Option<PathBuf> {
     real_cli(
         "Codex",
         "THE_LOOP_REAL_CODEX",
@@ -53,14 +53,14 @@ fn codex_world(codex: &Path) -> (World, PathBuf) {
     (w, codex_home)
 }
 
-fn type_line(w: &World, name: &str, text: &str) {
+pub(crate) fn type_line(w: &World, name: &str, text: &str) {
     let target = format!("={name}:");
     w.tmux_ok(&["send-keys", "-t", &target, "-l", text]);
     std::thread::sleep(std::time::Duration::from_millis(400));
     w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
 }
 
-fn rollouts(codex_home: &Path) -> Vec<PathBuf> {
+pub(crate) fn rollouts(codex_home: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![codex_home.join("sessions")];
     while let Some(dir) = dirs.pop() {

@@ -1,0 +1,350 @@
+//! Codex as a person uses it, on the real Codex CLI (the pinned 0.171.0,
+//! `.ci/run`), pointed at a local stand-in of the Responses API
+//! (`support/responses-api`) so that real turns run offline: a first prompt
+//! typed by hand, a turn that runs a while, a `!` command, `/new`, Escape,
+//! and a Codex a person started by hand, imported. Each is rotated and
+//! applied, and the test checks what the new process holds, where its
+//! hooks filed their events, and what the record names.
+
+use crate::real_claude::{screen, wait_long};
+use crate::real_codex::{real_codex, rollouts, type_line};
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const KEYS: [&str; 6] = [
+    "sk-ONE-codex-turns",
+    "sk-TWO-codex-turns",
+    "sk-THREE-codex-turns",
+    "sk-FOUR-codex-turns",
+    "sk-FIVE-codex-turns",
+    "sk-SIX-codex-turns",
+];
+const REF: &str = "github:octo/repo#1";
+
+/// A world whose tmux server points Codex at the API stand-in.
+struct CodexWorld {
+    w: World,
+    codex_home: PathBuf,
+    api: Child,
+}
+
+impl Drop for CodexWorld {
+    fn drop(&mut self) {
+        let _ = self.api.kill();
+        let _ = self.api.wait();
+    }
+}
+
+fn responses_api(dir: &Path) -> (Child, u16) {
+    let port_file = dir.join("api.port");
+    let child = Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/support/responses-api"
+        ))
+        .arg(&port_file)
+        .arg(dir.join("api.log"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3 runs tests/it/support/responses-api");
+    let mut port = None;
+    wait_long(
+        || {
+            port = std::fs::read_to_string(&port_file)
+                .ok()
+                .and_then(|p| p.trim().parse().ok());
+            port.is_some()
+        },
+        "the Responses API stand-in listens",
+    );
+    (child, port.unwrap())
+}
+
+fn codex_world(codex: &Path) -> CodexWorld {
+    let w = World::new();
+    let (api, port) = responses_api(&w.root());
+    let codex_home = w.root().join("codex-home");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "model = \"gpt-5\"\nmodel_provider = \"loop\"\n\n[model_providers.loop]\nname = \"loop\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\nenv_key = \"OPENAI_API_KEY\"\nwire_api = \"responses\"\n"
+        ),
+    )
+    .unwrap();
+    w.start_server_holding(&[("CODEX_HOME", codex_home.to_str().unwrap())]);
+    w.write_config("  deliver: [OPENAI_API_KEY]\n");
+    w.write_raw_config(&format!(
+        "{}  harnessBinary:\n    codex: {}\n",
+        std::fs::read_to_string(w.root().join("cli-config.yaml")).unwrap(),
+        codex.display()
+    ));
+    w.write_env(&format!("OPENAI_API_KEY={}\n", KEYS[0]));
+    CodexWorld { w, codex_home, api }
+}
+
+impl CodexWorld {
+    fn rotate(&self, key: &str) {
+        self.w.write_env(&format!("OPENAI_API_KEY={key}\n"));
+    }
+
+    fn record_id(&self) -> Option<String> {
+        self.w.record("github-octo-repo-1")?["harnessSessionId"]
+            .as_str()
+            .map(str::to_owned)
+    }
+
+    fn apply(&self, extra: &[&str]) -> serde_json::Value {
+        let mut args = vec!["apply", "--auto-approve", "--json"];
+        args.extend_from_slice(extra);
+        let out = self.w.the_loop(&args);
+        assert_eq!(code(&out), Some(0), "{}", explain(&out));
+        let report = json(&out);
+        let row = session_in(&report, REF).clone();
+        assert_eq!(row["outcome"], "restarted", "{report:#}");
+        assert_eq!(row["conversation"], "confirmed", "{report:#}");
+        report
+    }
+
+    /// The new Codex holds `key`, and runs `codex resume <id>`.
+    fn holds(&self, name: &str, key: &str, id: &str) -> Pane {
+        let now = self.w.pane(name).expect("the pane");
+        assert_eq!(
+            environ(now.pid).get("OPENAI_API_KEY").map(String::as_str),
+            Some(key)
+        );
+        let argv = cmdline(now.pid);
+        assert!(
+            argv.windows(2).any(|a| a[0] == "resume" && a[1] == id),
+            "{argv:?}"
+        );
+        now
+    }
+
+    /// No activity file under any pid but a live or past Codex pane's:
+    /// never the tmux server's, never a hook's shell's.
+    fn filed_only_under(&self, harnesses: &[i32]) {
+        let server = self.w.tmux_server_pid();
+        let dir = self.w.state.join("activity");
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_suffix(".jsonl") else {
+                continue;
+            };
+            let pid: i32 = pid.parse().unwrap();
+            assert_ne!(pid, server, "a hook filed under the tmux server");
+            assert!(
+                harnesses.contains(&pid),
+                "filed under {pid}, not a harness: {harnesses:?}"
+            );
+        }
+    }
+}
+
+fn wait_screen(w: &World, name: &str, text: &str) {
+    wait_long(
+        || screen(w, name).contains(text),
+        &format!("{text:?} on screen"),
+    );
+}
+
+#[test]
+fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversation() {
+    let _alone = alone();
+    let Some(codex) = real_codex() else {
+        return;
+    };
+    let cw = codex_world(&codex);
+    let w = &cw.w;
+    let cwd = w.work.join("repo");
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    // Started as the README shows: no prompt.
+    let out = w.the_loop(&[
+        "sessions",
+        "start",
+        REF,
+        "--harness",
+        "codex",
+        "--cwd",
+        cwd.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let name = json(&out)["tmux_target"].as_str().unwrap().to_owned();
+    assert_eq!(cw.record_id(), None, "no conversation before a prompt");
+    wait_screen(w, &name, "Ask Codex to do anything");
+    let mut harnesses = vec![w.pane(&name).unwrap().pid];
+
+    // 1. The first prompt, typed by hand: the hooks file under this Codex,
+    // and the plan learns the conversation Codex made.
+    type_line(w, &name, "hello there, remember the word zebra");
+    wait_screen(w, &name, "done.");
+    let first = wait_for_one_rollout(&cw.codex_home, &[]);
+    wait_long(
+        || {
+            let activity = the_loop::activity::store::read_one(&w.state, harnesses[0]);
+            activity.conversation.as_deref() == Some(first.as_str())
+        },
+        "the hooks of the pane's Codex named its conversation",
+    );
+    cw.filed_only_under(&harnesses);
+    cw.rotate(KEYS[1]);
+    let plan = w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(2), "{}", explain(&plan));
+    let row = session_in(&json(&plan), REF).clone();
+    assert_eq!(row["action"], "respawn", "{row:#}");
+    assert_eq!(row["left_alone"], serde_json::Value::Null, "{row:#}");
+    assert_eq!(row["activity"], "idle", "{row:#}");
+    cw.apply(&[]);
+    assert_eq!(cw.record_id().as_deref(), Some(first.as_str()));
+    let now = cw.holds(&name, KEYS[1], &first);
+    harnesses.push(now.pid);
+    wait_screen(w, &name, "remember the word zebra");
+
+    // 2. A turn that runs a while: held, then rolled soon after it ends.
+    type_line(w, &name, "please wait 12 seconds");
+    wait_screen(w, &name, "esc to interrupt");
+    let began = Instant::now();
+    cw.rotate(KEYS[2]);
+    cw.apply(&["--drain-timeout", "90s"]);
+    let took = began.elapsed();
+    assert!(took >= Duration::from_secs(8), "rolled mid-turn: {took:?}");
+    let now = cw.holds(&name, KEYS[2], &first);
+    harnesses.push(now.pid);
+    wait_screen(w, &name, "please wait 12 seconds");
+    assert!(
+        !screen(w, &name).contains("Conversation interrupted"),
+        "{}",
+        screen(w, &name)
+    );
+
+    // 3. A `!` command: no hook speaks for it, the screen holds the roll.
+    let marker = w.root().join("bang-finished");
+    type_line(
+        w,
+        &name,
+        &format!("!sleep 8 && touch {}", marker.display()),
+    );
+    wait_screen(w, &name, "esc to interrupt");
+    cw.rotate(KEYS[3]);
+    cw.apply(&["--drain-timeout", "90s"]);
+    assert!(marker.exists(), "the roll ended Codex before its `!` command");
+    let now = cw.holds(&name, KEYS[3], &first);
+    harnesses.push(now.pid);
+
+    // 4. `/new`, then a prompt: the conversation the person is in now is
+    // the one resumed and recorded, though the process holds both open.
+    wait_screen(w, &name, "Ask Codex to do anything");
+    type_line(w, &name, "/new");
+    std::thread::sleep(Duration::from_millis(800));
+    type_line(w, &name, "a new thread about giraffes");
+    wait_screen(w, &name, "done.");
+    let second = wait_for_one_rollout(&cw.codex_home, std::slice::from_ref(&first));
+    cw.rotate(KEYS[4]);
+    cw.apply(&[]);
+    assert_eq!(cw.record_id().as_deref(), Some(second.as_str()));
+    let record = w.record("github-octo-repo-1").unwrap();
+    assert!(
+        record["previousHarnessSessionIds"]
+            .as_array()
+            .is_some_and(|ids| ids.iter().any(|id| id == first.as_str())),
+        "{record:#}"
+    );
+    let now = cw.holds(&name, KEYS[4], &second);
+    harnesses.push(now.pid);
+    wait_screen(w, &name, "a new thread about giraffes");
+
+    // 5. Escape mid-turn: no hook says the turn ended; the screen does, and
+    // the roll goes on within the drain rather than holding for good.
+    type_line(w, &name, "be slow please");
+    wait_screen(w, &name, "tick");
+    w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "Escape"]);
+    wait_screen(w, &name, "Conversation interrupted");
+    let began = Instant::now();
+    cw.rotate(KEYS[5]);
+    cw.apply(&["--drain-timeout", "90s"]);
+    assert!(
+        began.elapsed() < Duration::from_secs(45),
+        "{:?}",
+        began.elapsed()
+    );
+    let now = cw.holds(&name, KEYS[5], &second);
+    harnesses.push(now.pid);
+    cw.filed_only_under(&harnesses);
+
+    for (path, bytes) in w.state_files() {
+        assert_no_canary(&bytes, &KEYS[..], &path.display().to_string());
+    }
+}
+
+/// The rollout that appeared besides `known`, once there is exactly one.
+fn wait_for_one_rollout(codex_home: &Path, known: &[String]) -> String {
+    let mut found = None;
+    wait_long(
+        || {
+            let new: Vec<String> = rollouts(codex_home)
+                .iter()
+                .filter_map(|p| the_loop::harness::codex::rollout::id_of(p))
+                .filter(|id| !known.contains(id))
+                .collect();
+            found = match new.as_slice() {
+                [one] => Some(one.clone()),
+                _ => None,
+            };
+            found.is_some()
+        },
+        "one new rollout",
+    );
+    found.unwrap()
+}
+
+#[test]
+fn a_codex_started_by_hand_is_imported_with_the_conversation_it_holds_and_rolled() {
+    let _alone = alone();
+    let Some(codex) = real_codex() else {
+        return;
+    };
+    let cw = codex_world(&codex);
+    let w = &cw.w;
+    let cwd = w.work.join("own");
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    // Trusted by the person, as Codex asks on a first start in a folder.
+    let mut config = std::fs::read_to_string(cw.codex_home.join("config.toml")).unwrap();
+    config.push_str(&format!(
+        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        cwd.canonicalize().unwrap().display()
+    ));
+    std::fs::write(cw.codex_home.join("config.toml"), config).unwrap();
+    let pane = w.typed_in_own_session(
+        "mine",
+        &cwd,
+        &format!("OPENAI_API_KEY={}", KEYS[0]),
+        &format!("{} -c check_for_update_on_startup=false", codex.display()),
+    );
+    wait_screen(w, "mine", "Ask Codex to do anything");
+    type_line(w, "mine", "hello from my own codex");
+    wait_screen(w, "mine", "done.");
+    let id = wait_for_one_rollout(&cw.codex_home, &[]);
+
+    let out = ok(w.the_loop(&["import", &pane.id, REF, "--json"]));
+    let imported = json(&out);
+    assert_eq!(imported["harness_session_id"], id.as_str(), "{imported:#}");
+    assert_eq!(imported["conversation_from"], "harness", "{imported:#}");
+
+    cw.rotate(KEYS[1]);
+    let report = cw.apply(&[]);
+    let name = session_in(&report, REF)["tmux_target"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let now = cw.holds(&name, KEYS[1], &id);
+    assert_eq!(now.id, pane.id, "the same pane");
+    wait_screen(w, &name, "hello from my own codex");
+    for (path, bytes) in w.state_files() {
+        assert_no_canary(&bytes, &KEYS[..], &path.display().to_string());
+    }
+}
