@@ -7,9 +7,10 @@
 //! slow answer or asks for one `Bash` tool use.
 
 use crate::real_claude::{real_claude, screen, wait_long};
+use crate::support::api::StandInApi;
 use crate::support::*;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use the_loop::activity::{store, Activity};
 
@@ -23,42 +24,7 @@ struct Real {
     id: String,
     config_dir: PathBuf,
     cwd: PathBuf,
-    api: Child,
-}
-
-impl Drop for Real {
-    fn drop(&mut self) {
-        let _ = self.api.kill();
-        let _ = self.api.wait();
-    }
-}
-
-/// Starts the API stand-in and waits for its port.
-fn messages_api(dir: &Path) -> (Child, u16) {
-    let port_file = dir.join("api.port");
-    let child = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/support/messages-api"
-        ))
-        .arg(&port_file)
-        .arg(dir.join("api.log"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs tests/it/support/messages-api");
-    let mut port = None;
-    wait_long(
-        || {
-            port = std::fs::read_to_string(&port_file)
-                .ok()
-                .and_then(|p| p.trim().parse().ok());
-            port.is_some()
-        },
-        "the Messages API stand-in listens",
-    );
-    (child, port.unwrap())
+    _api: StandInApi,
 }
 
 /// A session of the real CLI, at its prompt; `manual` starts it in manual
@@ -67,7 +33,8 @@ fn messages_api(dir: &Path) -> (Child, u16) {
 fn real_session(manual: bool) -> Option<Real> {
     let claude = real_claude()?;
     let w = World::new();
-    let (api, port) = messages_api(&w.root());
+    let api = StandInApi::start("messages-api", &w.root());
+    let port = api.port;
     let config_dir = w.root().join("claude-config");
     std::fs::create_dir_all(&config_dir).unwrap();
     std::fs::write(
@@ -98,7 +65,7 @@ fn real_session(manual: bool) -> Option<Real> {
         id: started["harness_session_id"].as_str().unwrap().to_owned(),
         config_dir,
         cwd,
-        api,
+        _api: api,
         w,
     };
     if manual {

@@ -8,9 +8,10 @@
 
 use crate::real_claude::{screen, wait_long};
 use crate::real_codex::{real_codex, rollouts, type_line};
+use crate::support::api::StandInApi;
 use crate::support::*;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
 use std::time::{Duration, Instant};
 
 const KEYS: [&str; 6] = [
@@ -27,46 +28,27 @@ const REF: &str = "github:octo/repo#1";
 struct CodexWorld {
     w: World,
     codex_home: PathBuf,
-    api: Child,
+    _api: StandInApi,
 }
 
-impl Drop for CodexWorld {
-    fn drop(&mut self) {
-        let _ = self.api.kill();
-        let _ = self.api.wait();
-    }
-}
-
-fn responses_api(dir: &Path) -> (Child, u16) {
-    let port_file = dir.join("api.port");
-    let child = Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/support/responses-api"
-        ))
-        .arg(&port_file)
-        .arg(dir.join("api.log"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("python3 runs tests/it/support/responses-api");
-    let mut port = None;
-    wait_long(
-        || {
-            port = std::fs::read_to_string(&port_file)
-                .ok()
-                .and_then(|p| p.trim().parse().ok());
-            port.is_some()
-        },
-        "the Responses API stand-in listens",
-    );
-    (child, port.unwrap())
-}
-
+/// The world, with a Claude Code config dir that has done its onboarding
+/// (offline, a fresh one makes the CLI exit), and `claude` as the binary
+/// of Claude Code sessions when given.
 fn codex_world(codex: &Path) -> CodexWorld {
+    codex_world_beside(codex, None)
+}
+
+fn codex_world_beside(codex: &Path, claude: Option<&Path>) -> CodexWorld {
     let w = World::new();
-    let (api, port) = responses_api(&w.root());
+    let claude_config = w.root().join("claude-config");
+    std::fs::create_dir_all(&claude_config).unwrap();
+    std::fs::write(
+        claude_config.join(".claude.json"),
+        r#"{"hasCompletedOnboarding": true}"#,
+    )
+    .unwrap();
+    let api = StandInApi::start("responses-api", &w.root());
+    let port = api.port;
     let codex_home = w.root().join("codex-home");
     std::fs::create_dir_all(&codex_home).unwrap();
     std::fs::write(
@@ -76,15 +58,26 @@ fn codex_world(codex: &Path) -> CodexWorld {
         ),
     )
     .unwrap();
-    w.start_server_holding(&[("CODEX_HOME", codex_home.to_str().unwrap())]);
+    w.start_server_holding(&[
+        ("CODEX_HOME", codex_home.to_str().unwrap()),
+        ("CLAUDE_CONFIG_DIR", claude_config.to_str().unwrap()),
+        ("DISABLE_AUTOUPDATER", "1"),
+    ]);
     w.write_config("  deliver: [OPENAI_API_KEY]\n");
+    let claude_line = claude
+        .map(|c| format!("    claude: {}\n", c.display()))
+        .unwrap_or_default();
     w.write_raw_config(&format!(
-        "{}  harnessBinary:\n    codex: {}\n",
+        "{}  harnessBinary:\n    codex: {}\n{claude_line}",
         std::fs::read_to_string(w.root().join("cli-config.yaml")).unwrap(),
         codex.display()
     ));
     w.write_env(&format!("OPENAI_API_KEY={}\n", KEYS[0]));
-    CodexWorld { w, codex_home, api }
+    CodexWorld {
+        w,
+        codex_home,
+        _api: api,
+    }
 }
 
 impl CodexWorld {
@@ -178,6 +171,9 @@ fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversa
     assert_eq!(cw.record_id(), None, "no conversation before a prompt");
     wait_screen(w, &name, "Ask Codex to do anything");
     let mut harnesses = vec![w.pane(&name).unwrap().pid];
+    // Codex fires no hook before the first prompt: never called idle.
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    assert_eq!(session_in(&plan, REF)["activity"], "unknown", "{plan:#}");
 
     // 1. The first prompt, typed by hand: the hooks file under this Codex,
     // and the plan learns the conversation Codex made.
@@ -224,15 +220,14 @@ fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversa
 
     // 3. A `!` command: no hook speaks for it, the screen holds the roll.
     let marker = w.root().join("bang-finished");
-    type_line(
-        w,
-        &name,
-        &format!("!sleep 8 && touch {}", marker.display()),
-    );
+    type_line(w, &name, &format!("!sleep 8 && touch {}", marker.display()));
     wait_screen(w, &name, "esc to interrupt");
     cw.rotate(KEYS[3]);
     cw.apply(&["--drain-timeout", "90s"]);
-    assert!(marker.exists(), "the roll ended Codex before its `!` command");
+    assert!(
+        marker.exists(),
+        "the roll ended Codex before its `!` command"
+    );
     let now = cw.holds(&name, KEYS[3], &first);
     harnesses.push(now.pid);
 
@@ -344,6 +339,86 @@ fn a_codex_started_by_hand_is_imported_with_the_conversation_it_holds_and_rolled
     let now = cw.holds(&name, KEYS[1], &id);
     assert_eq!(now.id, pane.id, "the same pane");
     wait_screen(w, &name, "hello from my own codex");
+    for (path, bytes) in w.state_files() {
+        assert_no_canary(&bytes, &KEYS[..], &path.display().to_string());
+    }
+}
+
+#[test]
+fn a_mixed_fleet_of_the_real_codex_and_the_real_claude_code_rolls_in_one_apply() {
+    let _alone = alone();
+    let (Some(codex), Some(claude)) = (real_codex(), crate::real_claude::real_claude()) else {
+        return;
+    };
+    let cw = codex_world_beside(&codex, Some(&claude));
+    let w = &cw.w;
+    let cwd = w.work.join("repo");
+    std::fs::create_dir_all(cwd.join(".git")).unwrap();
+    let start = |reference: &str, harness: &str| -> String {
+        let out = w.the_loop(&[
+            "sessions",
+            "start",
+            reference,
+            "--harness",
+            harness,
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code(&out), Some(0), "{}", explain(&out));
+        json(&out)["tmux_target"].as_str().unwrap().to_owned()
+    };
+    let codex_name = start(REF, "codex");
+    let claude_ref = "github:octo/repo#2";
+    let claude_name = start(claude_ref, "claude");
+    // Each begun by a prompt typed by hand.
+    wait_screen(w, &codex_name, "Ask Codex to do anything");
+    type_line(w, &codex_name, "hello codex, remember zebra");
+    wait_screen(w, &codex_name, "done.");
+    let codex_id = wait_for_one_rollout(&cw.codex_home, &[]);
+    wait_long(|| screen(w, &claude_name).contains('❯'), "Claude's prompt");
+    type_line(w, &claude_name, "hello claude, remember giraffe");
+    let claude_id = w.record("github-octo-repo-2").unwrap()["harnessSessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let transcript = w
+        .root()
+        .join("claude-config/projects")
+        .join(the_loop::harness::project_dir_name(
+            &cwd.canonicalize().unwrap(),
+        ))
+        .join(format!("{claude_id}.jsonl"));
+    wait_long(|| transcript.is_file(), "Claude's transcript");
+    let before = (w.pane(&codex_name).unwrap(), w.pane(&claude_name).unwrap());
+
+    cw.rotate(KEYS[1]);
+    let report = cw.apply(&[]);
+    let claude_row = session_in(&report, claude_ref);
+    assert_eq!(claude_row["outcome"], "restarted", "{report:#}");
+    assert_eq!(claude_row["conversation"], "confirmed", "{report:#}");
+    assert_eq!(session_in(&report, REF)["harness"], "codex");
+    assert_eq!(claude_row["harness"], "claude");
+    let codex_now = cw.holds(&codex_name, KEYS[1], &codex_id);
+    let claude_now = w.pane(&claude_name).unwrap();
+    assert_ne!(codex_now.pid, before.0.pid);
+    assert_ne!(claude_now.pid, before.1.pid);
+    assert_eq!(
+        environ(claude_now.pid)
+            .get("OPENAI_API_KEY")
+            .map(String::as_str),
+        Some(KEYS[1])
+    );
+    assert!(
+        cmdline(claude_now.pid)
+            .windows(2)
+            .any(|a| a[0] == "--resume" && a[1] == claude_id),
+        "{:?}",
+        cmdline(claude_now.pid)
+    );
+    wait_screen(w, &codex_name, "hello codex, remember zebra");
+    wait_screen(w, &claude_name, "hello claude, remember giraffe");
+    cw.filed_only_under(&[before.0.pid, before.1.pid, codex_now.pid, claude_now.pid]);
     for (path, bytes) in w.state_files() {
         assert_no_canary(&bytes, &KEYS[..], &path.display().to_string());
     }

@@ -10,6 +10,7 @@
     reason = "each test module uses its own part of the support"
 )]
 
+pub mod api;
 mod person;
 
 use std::collections::BTreeMap;
