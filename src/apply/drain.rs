@@ -76,9 +76,12 @@ pub fn run(
                 progress(&report);
                 reports.push(report);
             }
-            Some(SafePoint::WaitBusy | SafePoint::WaitWaiting) if !options.dry_run => {
-                held.push(index)
-            }
+            Some(
+                SafePoint::WaitBusy
+                | SafePoint::WaitWaiting
+                | SafePoint::WaitScreen
+                | SafePoint::WaitUnknown,
+            ) if !options.dry_run => held.push(index),
             Some(SafePoint::RollNow) if drain.now && session.activity.in_turn() => {
                 waiting.interrupting(session);
                 now.push(index);
@@ -138,7 +141,7 @@ pub fn run(
     let mut said: Option<(Vec<usize>, u128)> = None;
     let waker = (!held.is_empty()).then(|| Waker::new(&store::dir(&state_root)));
     let mut quiet_since: BTreeMap<usize, Option<Instant>> = BTreeMap::new();
-    let mut last_screen: BTreeMap<usize, TurnScreen> = BTreeMap::new();
+    let mut last_screen: BTreeMap<usize, (screen::Hooks, TurnScreen)> = BTreeMap::new();
     while !held.is_empty() {
         if interrupt::requested() {
             stop = Some(Stop::Interrupted);
@@ -172,17 +175,12 @@ pub fn run(
         let mut ready = Vec::new();
         let mut still = Vec::new();
         for (index, seen) in held.iter().zip(screens) {
-            let in_turn = activity_of(&plan.sessions[*index], &activities)
-                .activity
-                .in_turn();
+            let hooks =
+                screen::Hooks::of(activity_of(&plan.sessions[*index], &activities).activity);
             let quiet = quiet_since.entry(*index).or_default();
-            match screen::held(in_turn, seen, quiet, looked) {
+            match screen::held(hooks, seen, quiet, looked) {
                 screen::Held::Hold => {
-                    // Said only where the screen alone holds it (the hooks'
-                    // "busy since …" says more when they agree).
-                    if !in_turn {
-                        last_screen.insert(*index, seen);
-                    }
+                    last_screen.insert(*index, (hooks, seen));
                     still.push(*index);
                 }
                 screen::Held::Ready | screen::Held::Interrupted => ready.push(*index),
@@ -200,11 +198,18 @@ pub fn run(
         if left.is_zero() {
             for index in held.drain(..) {
                 let session = &plan.sessions[index];
-                let why = last_screen
-                    .get(&index)
-                    .and_then(|seen| screen::held_words(*seen))
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| busy_words(&activity_of(session, &activities)));
+                // The hooks' "busy since …" says more when they say a turn
+                // runs; otherwise what the screen shows says why.
+                let why = match last_screen.get(&index) {
+                    Some((screen::Hooks::InTurn, _)) | None => {
+                        busy_words(&activity_of(session, &activities))
+                    }
+                    Some((hooks, seen)) => match (screen::held_words(*seen), hooks) {
+                        (Some(words), _) => words.to_owned(),
+                        (None, screen::Hooks::Silent) => screen::UNKNOWN_WORDS.to_owned(),
+                        (None, _) => busy_words(&activity_of(session, &activities)),
+                    },
+                };
                 let report = deferred(roller, session, why);
                 progress(&report);
                 reports.push(report);
@@ -268,14 +273,16 @@ fn activity_of(session: &SessionPlan, all: &BTreeMap<i32, HarnessActivity>) -> H
 /// (`Roller::safe_point`); [`super::screen::last_look`] is the second.
 pub fn hooks_now(state_root: &Path, session: &SessionPlan) -> HookVerdict {
     let Some(pid) = session.pane_pid else {
-        return HookVerdict::Between;
+        return HookVerdict::Silent;
     };
     let now = store::read_one(state_root, pid);
     if store::process_start(pid) != Some(now.start) {
-        return HookVerdict::Between;
+        // The records are an earlier process's, or there are none.
+        return HookVerdict::Silent;
     }
     match now.activity {
         Activity::Ended => HookVerdict::Ended(ENDED_BY_THE_USER.to_owned()),
+        Activity::Unknown => HookVerdict::Silent,
         a if a.in_turn() => HookVerdict::InTurn(busy_words(&now)),
         _ => HookVerdict::Between,
     }
@@ -311,6 +318,10 @@ fn hold_words(point: SafePoint) -> Option<&'static str> {
         SafePoint::RollNow => None,
         SafePoint::WaitBusy => Some("waits for its running turn to end"),
         SafePoint::WaitWaiting => Some("waits for the person it is asking"),
+        SafePoint::WaitScreen => Some("waits for what its screen shows to clear"),
+        SafePoint::WaitUnknown => {
+            Some("waits: neither its hooks nor its screen say it is between turns")
+        }
         SafePoint::LeaveAttached => Some("deferred: a client is attached"),
         SafePoint::LeaveEnded => Some(ENDED_BY_THE_USER),
     }

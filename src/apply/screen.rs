@@ -3,7 +3,7 @@
 //! sessions it holds).
 
 use super::report::Outcome;
-pub use crate::plan::screen::{held, held_words, Held, LOOKS_APART};
+pub use crate::plan::screen::{held, held_words, Held, Hooks, LOOKS_APART, UNKNOWN_WORDS};
 use crate::plan::SessionPlan;
 use crate::runner::batch::Batcher;
 use std::time::Instant;
@@ -24,21 +24,24 @@ pub fn last_look(
     session: &SessionPlan,
     hooks: HookVerdict,
 ) -> Result<(), (Outcome, String)> {
-    let (in_turn, hooks_words) = match hooks {
+    let (said, hooks_words) = match hooks {
         HookVerdict::Ended(why) => return Err((Outcome::Skipped, why)),
-        HookVerdict::InTurn(why) => (true, Some(why)),
-        HookVerdict::Between => (false, None),
+        HookVerdict::InTurn(why) => (Hooks::InTurn, Some(why)),
+        HookVerdict::Between => (Hooks::Between, None),
+        HookVerdict::Silent => (Hooks::Silent, None),
     };
     let mut quiet_since = None;
     loop {
         let screen = look(tmux, &[session])[0];
-        match held(in_turn, screen, &mut quiet_since, Instant::now()) {
+        match held(said, screen, &mut quiet_since, Instant::now()) {
             Held::Ready | Held::Interrupted => return Ok(()),
             Held::Hold if quiet_since.is_some() => std::thread::sleep(LOOKS_APART),
             Held::Hold => {
+                // The hooks' "busy since …" says more when they say a turn
+                // runs; otherwise what the screen shows says why.
                 let why = hooks_words
                     .or_else(|| held_words(screen).map(str::to_owned))
-                    .unwrap_or_else(|| "busy".to_owned());
+                    .unwrap_or_else(|| UNKNOWN_WORDS.to_owned());
                 return Err((Outcome::Deferred, why));
             }
         }
@@ -52,6 +55,8 @@ pub enum HookVerdict {
     Ended(String),
     /// A turn runs, by the hooks (with "busy since …").
     InTurn(String),
-    /// Between turns, or nothing known.
+    /// Between turns.
     Between,
+    /// No hook has spoken for this process: the screen decides.
+    Silent,
 }

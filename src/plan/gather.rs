@@ -4,7 +4,7 @@
 //! session's conversation can be resumed (the roll's own decision).
 
 use super::compute::{compute, Targets};
-use super::model::{Action, Plan};
+use super::model::{Action, Plan, SessionPlan};
 use crate::desired::policy::Policy;
 pub use crate::observed::harness::{read_harness, read_harness_environment, StillLauncher};
 pub use crate::observed::registered::managed_sessions;
@@ -53,6 +53,7 @@ pub fn plan_now(
     );
     annotate_resumability(&mut plan, registry, &observed);
     annotate_interrupted(&mut plan, tmux, &observed);
+    annotate_screens(&mut plan, tmux);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     super::safe_point::annotate(
         &mut plan,
@@ -60,6 +61,40 @@ pub fn plan_now(
         &super::safe_point::Drain::default(),
     );
     (plan, observed)
+}
+
+/// How many screens one plan looks at: what one tmux client takes in one
+/// batch, so a plan's tmux cost stays constant however large the fleet.
+/// Sessions past it are looked at by the roll itself, before it ends one.
+const SCREENS_PER_PLAN: usize = 150;
+
+/// What the screen shows of each session a roll would select whose hooks
+/// do not say a turn runs (those are [`annotate_interrupted`]'s): a `!`
+/// command, a menu, a background shell or a draft, which no hook reports,
+/// and, for a harness whose hooks never spoke, whether it is between
+/// turns at all. One tmux client for them all.
+fn annotate_screens(plan: &mut Plan, tmux: &Tmux) {
+    let candidates: Vec<usize> = plan
+        .sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| super::safe_point::selects(super::safe_point::Mode::Apply, s.action))
+        .filter(|(_, s)| s.action != Action::Resume && s.left_alone.is_none())
+        .filter(|(_, s)| s.pane_id.is_some() && !s.activity.in_turn())
+        .map(|(i, _)| i)
+        .take(SCREENS_PER_PLAN)
+        .collect();
+    if candidates.is_empty() {
+        return;
+    }
+    let sessions: Vec<&SessionPlan> = candidates.iter().map(|i| &plan.sessions[*i]).collect();
+    let screens = super::screen::look(
+        &|commands| crate::runner::batch::run_each(tmux, &commands),
+        &sessions,
+    );
+    for (index, screen) in candidates.into_iter().zip(screens) {
+        plan.sessions[index].screen = Some(screen);
+    }
 }
 
 /// Marks the sessions a roll would select but leave alone, with the roll's

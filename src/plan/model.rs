@@ -196,6 +196,13 @@ pub struct SessionPlan {
     /// defaults; `apply` and the restarts show it for their own flags.
     #[serde(default)]
     pub apply_will: Option<SafePoint>,
+    /// What the session's screen showed when the plan looked (a running
+    /// turn or shell command, a menu or dialog, a background shell, a
+    /// draft, between turns, or nothing known); null where the plan did not
+    /// look (no roll touches it, its hooks say a turn runs, or past the
+    /// plan's one batch of looks). Only this verdict is kept, never the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<crate::harness::turn_screen::TurnScreen>,
     /// Contract: respawn, none or skip; `resume` completes an interrupted respawn.
     pub action: Action,
     // Typed as [`Reason`], but written and read back as the sentence it
@@ -248,12 +255,20 @@ pub struct SessionPlan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SafePoint {
-    /// Idle or unknown (or `--now`): rolled at once.
+    /// Between turns by its hooks or its screen (or `--now`): rolled at once.
     RollNow,
     /// A turn is running: rolled the moment it ends, within `--drain-timeout`.
     WaitBusy,
     /// The turn is asking a person: rolled once it ends, within `--drain-timeout`.
     WaitWaiting,
+    /// Between turns by its hooks, but its screen shows something a person
+    /// could lose (a background shell, a draft): rolled once it clears,
+    /// within `--drain-timeout`; `screen` says what.
+    WaitScreen,
+    /// Neither its hooks nor its screen say it is between turns (no hook
+    /// has spoken for it): held, and rolled only when its screen shows it
+    /// between turns within `--drain-timeout`. "Unknown" never rolls now.
+    WaitUnknown,
     /// A tmux client is attached: left alone (`deferred`) unless `--include-attached`.
     LeaveAttached,
     /// The person ended its harness (`/exit`, Ctrl-C twice, logout): left
@@ -288,6 +303,7 @@ impl SessionPlan {
             attached: 0,
             activity: Activity::Unknown,
             apply_will: None,
+            screen: None,
             action: Action::None,
             reason: None,
             observation: EnvReading::Unverified,

@@ -61,13 +61,19 @@ pub fn safe_point(session: &SessionPlan, activity: Activity, drain: &Drain) -> S
     if session.attached > 0 && !drain.include_attached {
         return SafePoint::LeaveAttached;
     }
-    match activity {
+    use crate::harness::turn_screen::TurnScreen;
+    match (activity, session.screen) {
         _ if drain.now => SafePoint::RollNow,
-        Activity::Busy => SafePoint::WaitBusy,
-        Activity::Waiting => SafePoint::WaitWaiting,
-        Activity::Idle | Activity::Unknown | Activity::Ended | Activity::Interrupted => {
-            SafePoint::RollNow
-        }
+        (Activity::Busy, _) | (_, Some(TurnScreen::Running)) => SafePoint::WaitBusy,
+        (Activity::Waiting, _) | (_, Some(TurnScreen::Asking)) => SafePoint::WaitWaiting,
+        (_, Some(TurnScreen::Background | TurnScreen::Draft)) => SafePoint::WaitScreen,
+        // The hooks never spoke: the screen decides, and one that did not
+        // say (or was not looked at) holds it until the roll's own look.
+        (Activity::Unknown, None | Some(TurnScreen::Unknown)) => SafePoint::WaitUnknown,
+        (
+            Activity::Idle | Activity::Unknown | Activity::Ended | Activity::Interrupted,
+            Some(TurnScreen::Between | TurnScreen::Unknown) | None,
+        ) => SafePoint::RollNow,
     }
 }
 

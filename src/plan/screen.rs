@@ -103,35 +103,63 @@ pub fn interrupted(
     found
 }
 
+/// What a session's hooks say, for [`held`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hooks {
+    /// A turn runs, or asks a person.
+    InTurn,
+    /// Between turns: its last turn ended, or it has just started.
+    Between,
+    /// They never spoke for this process (no hooks, a harness launched
+    /// before them, one started by hand): the screen alone decides.
+    Silent,
+}
+
+impl Hooks {
+    /// What the hooks' activity says.
+    pub fn of(activity: crate::activity::Activity) -> Hooks {
+        use crate::activity::Activity;
+        match activity {
+            Activity::Busy | Activity::Waiting => Hooks::InTurn,
+            Activity::Unknown => Hooks::Silent,
+            Activity::Idle | Activity::Interrupted | Activity::Ended => Hooks::Between,
+        }
+    }
+}
+
 /// What a roll does with a held session now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Held {
-    /// Still in a turn (by its hooks or its screen): keep holding it.
+    /// Something a person could lose is in it (by its hooks or its
+    /// screen), or nothing says that nothing is: keep holding it.
     Hold,
-    /// Between turns by both: roll it.
+    /// Between turns by both, nothing on screen to lose: roll it.
     Ready,
     /// The hooks say a turn runs, the screen has shown none twice, `since`
     /// the first look: the turn was interrupted. Roll it.
     Interrupted,
 }
 
-/// The rule: the screen's `esc to interrupt` or dialog holds a session
-/// whatever its hooks say (a `!` command); a screen between turns releases
-/// one the hooks still call busy only on a second look [`LOOKS_APART`]
-/// after the first (`quiet_since`, kept by the caller); a screen that says
-/// nothing known leaves the hooks' word.
+/// The rule. Whatever the hooks say, the screen holds a session while it
+/// shows a running turn or `!` command, a dialog or menu, a background
+/// shell, or a draft in the prompt box. A screen between turns releases one
+/// the hooks still call busy only on a second look [`LOOKS_APART`] after
+/// the first (`quiet_since`, kept by the caller). A screen that says
+/// nothing known leaves the hooks' word, and where the hooks never spoke
+/// either, nothing says the session can be ended: it is held ("unknown" is
+/// never "rolls now").
 pub fn held(
-    hooks_in_turn: bool,
+    hooks: Hooks,
     screen: TurnScreen,
     quiet_since: &mut Option<Instant>,
     now: Instant,
 ) -> Held {
     match screen {
-        TurnScreen::Running | TurnScreen::Asking => {
+        TurnScreen::Running | TurnScreen::Asking | TurnScreen::Background | TurnScreen::Draft => {
             *quiet_since = None;
             Held::Hold
         }
-        TurnScreen::Between if hooks_in_turn => match *quiet_since {
+        TurnScreen::Between if hooks == Hooks::InTurn => match *quiet_since {
             Some(first) if now.saturating_duration_since(first) >= LOOKS_APART => Held::Interrupted,
             Some(_) => Held::Hold,
             None => {
@@ -139,22 +167,32 @@ pub fn held(
                 Held::Hold
             }
         },
-        _ if hooks_in_turn => {
-            *quiet_since = None;
-            Held::Hold
-        }
-        _ => Held::Ready,
+        TurnScreen::Between => Held::Ready,
+        TurnScreen::Unknown => match hooks {
+            Hooks::InTurn => {
+                *quiet_since = None;
+                Held::Hold
+            }
+            Hooks::Silent => Held::Hold,
+            Hooks::Between => Held::Ready,
+        },
     }
 }
 
-/// Why a session the screen holds is held, for its `deferred` detail.
+/// Why a session the screen holds is held, for its `deferred` detail and
+/// every view's label; `None` where the screen releases it.
 pub fn held_words(screen: TurnScreen) -> Option<&'static str> {
     match screen {
-        TurnScreen::Running => Some("busy: its screen shows a running turn or `!` command"),
-        TurnScreen::Asking => Some("waiting: its screen shows a dialog for a person"),
+        TurnScreen::Running => Some("busy: its screen shows a running turn or shell command"),
+        TurnScreen::Asking => Some("held: a menu or dialog is open"),
+        TurnScreen::Background => Some("held: a background shell or task runs"),
+        TurnScreen::Draft => Some("held: a prompt is being written"),
         TurnScreen::Between | TurnScreen::Unknown => None,
     }
 }
+
+/// Why a session neither its hooks nor its screen speak for is held.
+pub const UNKNOWN_WORDS: &str = "held: neither its hooks nor its screen say it is between turns";
 
 #[cfg(test)]
 mod tests {
@@ -166,46 +204,96 @@ mod tests {
         let later = t0 + LOOKS_APART;
         let mut quiet = None;
         // A `!` command: hooks idle, screen running.
-        assert_eq!(held(false, TurnScreen::Running, &mut quiet, t0), Held::Hold);
-        assert_eq!(held(false, TurnScreen::Asking, &mut quiet, t0), Held::Hold);
-        // Between turns by both.
         assert_eq!(
-            held(false, TurnScreen::Between, &mut quiet, t0),
-            Held::Ready
-        );
-        assert_eq!(
-            held(false, TurnScreen::Unknown, &mut quiet, t0),
-            Held::Ready
-        );
-        // Interrupted: hooks busy, screen quiet twice, far enough apart.
-        assert_eq!(held(true, TurnScreen::Between, &mut quiet, t0), Held::Hold);
-        assert_eq!(quiet, Some(t0));
-        let soon = t0 + LOOKS_APART / 2;
-        assert_eq!(
-            held(true, TurnScreen::Between, &mut quiet, soon),
+            held(Hooks::Between, TurnScreen::Running, &mut quiet, t0),
             Held::Hold
         );
         assert_eq!(
-            held(true, TurnScreen::Between, &mut quiet, later),
+            held(Hooks::Between, TurnScreen::Asking, &mut quiet, t0),
+            Held::Hold
+        );
+        // Between turns by both.
+        assert_eq!(
+            held(Hooks::Between, TurnScreen::Between, &mut quiet, t0),
+            Held::Ready
+        );
+        assert_eq!(
+            held(Hooks::Between, TurnScreen::Unknown, &mut quiet, t0),
+            Held::Ready
+        );
+        // Interrupted: hooks busy, screen quiet twice, far enough apart.
+        assert_eq!(
+            held(Hooks::InTurn, TurnScreen::Between, &mut quiet, t0),
+            Held::Hold
+        );
+        assert_eq!(quiet, Some(t0));
+        let soon = t0 + LOOKS_APART / 2;
+        assert_eq!(
+            held(Hooks::InTurn, TurnScreen::Between, &mut quiet, soon),
+            Held::Hold
+        );
+        assert_eq!(
+            held(Hooks::InTurn, TurnScreen::Between, &mut quiet, later),
             Held::Interrupted
         );
         // A turn seen again in between starts the count over.
         let mut quiet = None;
-        assert_eq!(held(true, TurnScreen::Between, &mut quiet, t0), Held::Hold);
         assert_eq!(
-            held(true, TurnScreen::Running, &mut quiet, soon),
+            held(Hooks::InTurn, TurnScreen::Between, &mut quiet, t0),
+            Held::Hold
+        );
+        assert_eq!(
+            held(Hooks::InTurn, TurnScreen::Running, &mut quiet, soon),
             Held::Hold
         );
         assert_eq!(quiet, None);
         assert_eq!(
-            held(true, TurnScreen::Between, &mut quiet, later),
+            held(Hooks::InTurn, TurnScreen::Between, &mut quiet, later),
             Held::Hold
         );
         // A screen that says nothing known leaves the hooks' word.
         let mut quiet = None;
         assert_eq!(
-            held(true, TurnScreen::Unknown, &mut quiet, later),
+            held(Hooks::InTurn, TurnScreen::Unknown, &mut quiet, later),
             Held::Hold
         );
+    }
+
+    #[test]
+    fn what_a_person_could_lose_holds_and_unknown_is_never_ready() {
+        let t0 = Instant::now();
+        for hooks in [Hooks::InTurn, Hooks::Between, Hooks::Silent] {
+            for screen in [
+                TurnScreen::Background,
+                TurnScreen::Draft,
+                TurnScreen::Asking,
+            ] {
+                let mut quiet = None;
+                assert_eq!(
+                    held(hooks, screen, &mut quiet, t0),
+                    Held::Hold,
+                    "{hooks:?} {screen:?}"
+                );
+                assert!(held_words(screen).is_some());
+            }
+        }
+        let mut quiet = None;
+        // The hooks never spoke: the screen decides.
+        assert_eq!(
+            held(Hooks::Silent, TurnScreen::Between, &mut quiet, t0),
+            Held::Ready
+        );
+        assert_eq!(
+            held(Hooks::Silent, TurnScreen::Running, &mut quiet, t0),
+            Held::Hold
+        );
+        // Neither says: held, never rolled on a guess.
+        assert_eq!(
+            held(Hooks::Silent, TurnScreen::Unknown, &mut quiet, t0),
+            Held::Hold
+        );
+        assert_eq!(Hooks::of(crate::activity::Activity::Unknown), Hooks::Silent);
+        assert_eq!(Hooks::of(crate::activity::Activity::Idle), Hooks::Between);
+        assert_eq!(Hooks::of(crate::activity::Activity::Waiting), Hooks::InTurn);
     }
 }

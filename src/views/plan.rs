@@ -247,6 +247,18 @@ fn verdict(
     }
 }
 
+/// What the harness is doing, by its hooks, or by its screen where the
+/// hooks say nothing of it (a `!` command fires no hook; a menu opened by
+/// `/exit` neither).
+fn doing(session: &SessionPlan) -> &'static str {
+    use crate::harness::turn_screen::TurnScreen;
+    match (session.activity.in_turn(), session.screen) {
+        (false, Some(TurnScreen::Running)) => "busy",
+        (false, Some(TurnScreen::Asking)) => "waiting",
+        _ => session.activity.as_str(),
+    }
+}
+
 /// `  [busy, 1 attached: waits for its turn to end]`: what the harness is
 /// doing and what the roll does about it, for a session with a live
 /// harness; nothing for the rest.
@@ -267,6 +279,15 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
         Some(SafePoint::RollNow) => ": rolls now",
         Some(SafePoint::WaitBusy) => ": waits for its turn to end",
         Some(SafePoint::WaitWaiting) => ": waits until the person it asks answers",
+        Some(SafePoint::WaitScreen) => match session.screen {
+            Some(crate::harness::turn_screen::TurnScreen::Draft) => {
+                ": waits: a prompt is being written"
+            }
+            _ => ": waits: a background shell or task runs",
+        },
+        Some(SafePoint::WaitUnknown) => {
+            ": waits: neither its hooks nor its screen say it is between turns"
+        }
         Some(SafePoint::LeaveAttached) => ": deferred while attached (--include-attached rolls it)",
         Some(SafePoint::LeaveEnded) => ": left alone: the person ended its harness",
     };
@@ -277,10 +298,7 @@ fn write_safe_point(out: &mut String, session: &SessionPlan, style: Style) {
     let _ = write!(
         out,
         "  {}",
-        style.dim_args(format_args!(
-            "[{}{since}{attached}{will}]",
-            session.activity
-        ))
+        style.dim_args(format_args!("[{}{since}{attached}{will}]", doing(session)))
     );
 }
 

@@ -15,9 +15,22 @@ pub enum HeldReason {
     Waiting,
     /// A tmux client is attached.
     Attached,
+    /// Its screen shows a background shell or task.
+    Background,
+    /// Its screen shows a prompt being written.
+    Draft,
+    /// Neither its hooks nor its screen say it is between turns.
+    Unknown,
 }
 
-pub const REASONS: [HeldReason; 3] = [HeldReason::Busy, HeldReason::Waiting, HeldReason::Attached];
+pub const REASONS: [HeldReason; 6] = [
+    HeldReason::Busy,
+    HeldReason::Waiting,
+    HeldReason::Attached,
+    HeldReason::Background,
+    HeldReason::Draft,
+    HeldReason::Unknown,
+];
 
 impl HeldReason {
     pub fn as_str(self) -> &'static str {
@@ -25,14 +38,25 @@ impl HeldReason {
             HeldReason::Busy => "busy",
             HeldReason::Waiting => "waiting",
             HeldReason::Attached => "attached",
+            HeldReason::Background => "background",
+            HeldReason::Draft => "draft",
+            HeldReason::Unknown => "unknown",
         }
     }
 
-    fn of(point: SafePoint) -> Option<HeldReason> {
-        match point {
+    /// Why the session is held, from its safe point and, for one its
+    /// screen holds, what the screen showed.
+    pub fn of(session: &SessionPlan) -> Option<HeldReason> {
+        use crate::harness::turn_screen::TurnScreen;
+        match session.apply_will? {
             SafePoint::WaitBusy => Some(HeldReason::Busy),
             SafePoint::WaitWaiting => Some(HeldReason::Waiting),
             SafePoint::LeaveAttached => Some(HeldReason::Attached),
+            SafePoint::WaitScreen => match session.screen {
+                Some(TurnScreen::Draft) => Some(HeldReason::Draft),
+                _ => Some(HeldReason::Background),
+            },
+            SafePoint::WaitUnknown => Some(HeldReason::Unknown),
             SafePoint::RollNow | SafePoint::LeaveEnded => None,
         }
     }
@@ -52,12 +76,12 @@ pub struct ReasonLabels {
 /// For each reason: how many drifted, managed sessions are held, and how
 /// long the longest of them has been (seconds since its turn began; 0 when
 /// that is not known, as for an attached session).
-pub fn held(sessions: &[SessionPlan], now_epoch: u64) -> [(HeldReason, usize, u64); 3] {
+pub fn held(sessions: &[SessionPlan], now_epoch: u64) -> [(HeldReason, usize, u64); REASONS.len()] {
     REASONS.map(|reason| {
         let held = sessions.iter().filter(|s| {
             s.kind != SessionKind::Unmanaged
                 && s.action == Action::Respawn
-                && s.apply_will.and_then(HeldReason::of) == Some(reason)
+                && HeldReason::of(s) == Some(reason)
         });
         let (count, longest) = held.fold((0, 0), |(count, longest), s| {
             let secs = s
@@ -97,6 +121,16 @@ mod tests {
             session(SafePoint::LeaveAttached, None),
             session(SafePoint::RollNow, None),
             session(SafePoint::LeaveEnded, None),
+            SessionPlan {
+                screen: Some(crate::harness::turn_screen::TurnScreen::Draft),
+                ..session(SafePoint::WaitScreen, None)
+            },
+            SessionPlan {
+                screen: Some(crate::harness::turn_screen::TurnScreen::Background),
+                ..session(SafePoint::WaitScreen, None)
+            },
+            session(SafePoint::WaitUnknown, None),
+            session(SafePoint::WaitUnknown, None),
         ];
         assert_eq!(
             held(&sessions, now),
@@ -104,6 +138,9 @@ mod tests {
                 (HeldReason::Busy, 2, 3600),
                 (HeldReason::Waiting, 1, 600),
                 (HeldReason::Attached, 1, 0),
+                (HeldReason::Background, 1, 0),
+                (HeldReason::Draft, 1, 0),
+                (HeldReason::Unknown, 2, 0),
             ]
         );
     }

@@ -57,6 +57,7 @@ mod remain_on_exit;
 mod residue;
 mod rewrites;
 mod safe_points;
+mod safe_points_screen;
 mod schemas;
 mod session_loop;
 mod sessions;

@@ -110,6 +110,14 @@ fn is_cell(line: &str) -> bool {
 ///   [`TurnScreen::Unknown`]: the hooks' word stands, and a turn in flight
 ///   is never taken for an interrupted one.
 pub fn turn_screen(screen: &str) -> TurnScreen {
+    match turn(screen) {
+        TurnScreen::Between if draft(screen) => TurnScreen::Draft,
+        verdict => verdict,
+    }
+}
+
+/// [`turn_screen`] before a draft is looked for.
+fn turn(screen: &str) -> TurnScreen {
     let lines: Vec<&str> = screen.lines().collect();
     if let Some(hint) = dialog_hint(&lines) {
         let text = screen.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -223,7 +231,7 @@ mod tests {
         // A conversation that quotes the words is not a running turn (a
         // finished turn ends with its `Worked for` line).
         let quoted = "› esc to interrupt\n• Working (1s • esc to interrupt)\n\
-                      \x20 Worked for 1s • 10:00\n\n› Ask Codex to do anything\n  ? for shortcuts\n";
+                      \x20 Worked for 1s • 10:00\n\n› Ask Codex to do anything\n\n  ? for shortcuts\n";
         assert_eq!(turn_screen(quoted), TurnScreen::Between);
     }
 
@@ -234,7 +242,7 @@ mod tests {
             ("bang-running", TurnScreen::Running),
             ("approval", TurnScreen::Asking),
             ("interrupted", TurnScreen::Between),
-            ("draft", TurnScreen::Between),
+            ("draft", TurnScreen::Draft),
             ("idle-after-turn", TurnScreen::Between),
             ("hooks-review", TurnScreen::Unknown),
             ("resume-directory", TurnScreen::Unknown),
@@ -273,12 +281,12 @@ mod tests {
     fn a_draft_is_typed_text_in_the_composer() {
         let shell = "  Worked for 30s • 03:40\n\n! echo hi\n\n  gpt-5 default · /p\n   Shell mode · ⚠ 4 warnings\n";
         assert!(draft(shell));
-        assert_eq!(turn_screen(shell), TurnScreen::Between);
+        assert_eq!(turn_screen(shell), TurnScreen::Draft);
         // A slash command's menu sits above the composer and starts with `›` too.
         let menu = "• done.\n\n  Worked for <1s • 03:43\n\n› /new  start a new chat during a conversation\n\n\
                     › /ne\n\n  gpt-5 default · /p\n";
         assert!(draft(menu));
-        assert_eq!(turn_screen(menu), TurnScreen::Between);
+        assert_eq!(turn_screen(menu), TurnScreen::Draft);
         assert!(draft(&fixture("draft")));
         for name in [
             "prompt",

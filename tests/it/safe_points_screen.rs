@@ -1,0 +1,126 @@
+//! Safe points the hooks cannot see, on a real tmux with the stand-in
+//! harness: "unknown" is never "rolls now" (a harness whose hooks never
+//! spoke is rolled only when its screen shows it between turns, and held,
+//! then left alone, when the screen says nothing known either), and a `!`
+//! command, which fires no hook, is called busy and waited for by `plan`
+//! and `apply` alike.
+
+use crate::support::*;
+
+fn pane_tty(w: &World, name: &str) -> String {
+    w.tmux_ok(&["display", "-p", "-t", &format!("={name}:"), "#{pane_tty}"])
+        .trim()
+        .to_owned()
+}
+
+/// Draws `text` over the pane's screen from outside, as a harness's own
+/// redraw would, without touching its process.
+fn draw(w: &World, name: &str, text: &str) {
+    std::fs::write(pane_tty(w, name), format!("\x1b[2J\x1b[H{text}")).unwrap();
+}
+
+fn plan_row(w: &World, reference: &str) -> serde_json::Value {
+    session_in(&json(&w.the_loop(&["plan", "--json"])), reference).clone()
+}
+
+#[test]
+fn a_harness_whose_hooks_never_spoke_is_rolled_only_when_its_screen_says_so() {
+    let w = World::new();
+    let sessions = w.rotated_fleet(1, "xoxb-RETIRED-screen-1", "xoxb-ROTATED-screen-1");
+    let s = &sessions[0];
+    let first = w.pane(&s.name).unwrap();
+    // A screen no reader understands, and no hook has spoken.
+    wait_for(
+        || w.transcript_text(s).contains("\"type\":\"ready\""),
+        "the stand-in is ready",
+    );
+    draw(&w, &s.name, "something no reader understands\r\n");
+    let row = plan_row(&w, &s.reference);
+    assert_eq!(row["activity"], "unknown", "{row:#}");
+    assert_eq!(row["screen"], "unknown", "{row:#}");
+    assert_eq!(row["apply_will"], "wait_unknown", "{row:#}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(
+        text.contains("neither its hooks nor its screen say it is between turns"),
+        "{text}"
+    );
+    assert!(!text.contains("rolls now"), "{text}");
+
+    // Held for the drain, then left alone with the reason: exit 1.
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "2s"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = session_in(&report, &s.reference);
+    assert_eq!(row["outcome"], "deferred", "{report:#}");
+    assert_eq!(
+        row["detail"], "held: neither its hooks nor its screen say it is between turns",
+        "{report:#}"
+    );
+    assert_eq!(w.pane(&s.name).unwrap().pid, first.pid, "not ended");
+    assert!(!w.transcript_text(s).contains("\"type\":\"signal\""));
+
+    // Its screen shows it between turns: the screen decides, it rolls.
+    draw(
+        &w,
+        &s.name,
+        &format!(
+            "{}\r\n  ⏵⏵ auto mode on (shift+tab to cycle)\r\n",
+            "─".repeat(40)
+        ),
+    );
+    let row = plan_row(&w, &s.reference);
+    assert_eq!(row["screen"], "between", "{row:#}");
+    assert_eq!(row["apply_will"], "roll_now", "{row:#}");
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
+}
+
+#[test]
+fn a_bang_command_is_called_busy_by_the_plan_and_waited_for() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    wait_for(
+        || plan_row(&w, &s.reference)["activity"] == "idle",
+        "the hooks say idle",
+    );
+    w.write_env("EXTRA=two\n");
+    let target = format!("={}:", s.name);
+    w.tmux_ok(&["send-keys", "-t", &target, "-l", "/bang 4"]);
+    w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
+    wait_for(
+        || plan_row(&w, &s.reference)["screen"] == "running",
+        "the screen shows the command",
+    );
+    // No hook speaks for a `!` command: the hooks still say idle, the
+    // plan says what the screen shows.
+    let row = plan_row(&w, &s.reference);
+    assert_eq!(row["activity"], "idle", "{row:#}");
+    assert_eq!(row["apply_will"], "wait_busy", "{row:#}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(text.contains("[busy: waits for its turn to end]"), "{text}");
+
+    let out = w.the_loop(&[
+        "apply",
+        "--auto-approve",
+        "--json",
+        "--drain-timeout",
+        "60s",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
+    let transcript = w.transcript_text(&s);
+    let done = transcript.find("bang-done").expect("the command finished");
+    let signal = transcript
+        .find("\"type\":\"signal\"")
+        .expect("then the roll");
+    assert!(done < signal, "{transcript}");
+}
