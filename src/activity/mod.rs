@@ -224,6 +224,12 @@ pub struct HarnessActivity {
     pub conversation: Option<String>,
     /// The time of the last recorded event.
     pub last_ms: Option<u64>,
+    /// The source of this process's first `SessionStart`.
+    pub first_start: Option<StartSource>,
+    /// Whether this process reported anything of a turn (a prompt, a tool,
+    /// a question, a turn's end): what a conversation that never began
+    /// has none of.
+    pub had_a_turn: bool,
 }
 
 /// Folds one process's records, oldest first, into its activity.
@@ -241,8 +247,17 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
     let mut resumed: Vec<String> = Vec::new();
     let mut conversation = None;
     let mut last_ms = None;
+    let mut first_start = None;
+    let mut had_a_turn = false;
     for record in records.iter().filter(|r| r.pid == pid && r.start == start) {
         last_ms = Some(record.at_ms);
+        match record.event {
+            HookEvent::SessionStart => {
+                first_start = first_start.or(Some(record.source.unwrap_or(StartSource::Other)))
+            }
+            HookEvent::SessionEnd | HookEvent::Notification => {}
+            _ => had_a_turn = true,
+        }
         session_id = Some(record.session_id.clone());
         let next = match record.event {
             HookEvent::SessionStart => {
@@ -286,6 +301,8 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
         resumed,
         conversation,
         last_ms,
+        first_start,
+        had_a_turn,
     }
 }
 
@@ -301,6 +318,8 @@ impl HarnessActivity {
             resumed: Vec::new(),
             conversation: None,
             last_ms: None,
+            first_start: None,
+            had_a_turn: false,
         }
     }
 
@@ -308,6 +327,16 @@ impl HarnessActivity {
     /// that it resumed conversation `session_id`.
     pub fn confirmed_resume(&self, session_id: &str) -> bool {
         self.resumed.iter().any(|id| id == session_id)
+    }
+
+    /// This process started conversation `session_id` new (`SessionStart`
+    /// source `startup`), is still in it, and has reported no turn at all:
+    /// nothing was ever typed into it.
+    pub fn never_prompted(&self, session_id: &str) -> bool {
+        self.first_start == Some(StartSource::Startup)
+            && self.conversation.as_deref() == Some(session_id)
+            && !self.had_a_turn
+            && self.activity != Activity::Ended
     }
 
     /// When the running turn began, if one is running.

@@ -78,7 +78,11 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             // The hooks' `SessionStart` (Claude Code), or the conversation's
             // file held open by the new process (Codex fires its hook only
             // at the next prompt).
-            let reported = store::read_one(root, pid).confirmed_resume(id)
+            let activity = store::read_one(root, pid);
+            // A conversation that never began is confirmed by the new
+            // harness starting it on the same id.
+            let reported = activity.confirmed_resume(id)
+                || (report.fresh_start && activity.never_prompted(id))
                 || harness_of(report)
                     .conversations_held(pid)
                     .iter()

@@ -87,6 +87,11 @@ pub struct SessionReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub env_reading: Option<Reading>,
+    /// The conversation had never begun: the harness was relaunched on
+    /// the same pre-assigned id rather than resumed (`detail` says so).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub fresh_start: bool,
 }
 
 /// A session the roll did not reach; `detail` says why in words, `stop` in a type.
@@ -114,6 +119,7 @@ impl SessionReport {
             conversation: None,
             stop: None,
             env_reading: None,
+            fresh_start: false,
         }
     }
 
@@ -141,6 +147,9 @@ impl SessionReport {
     pub fn verdict(&self) -> String {
         let detail = self.detail.as_deref().unwrap_or("");
         match self.outcome {
+            Outcome::Restarted if self.fresh_start => {
+                "restarted (verified; no conversation yet)".into()
+            }
             Outcome::Restarted => "restarted (verified)".into(),
             Outcome::RestartedUnverified => format!("restarted (unverified: {detail})"),
             Outcome::Mismatch => format!(

@@ -102,6 +102,7 @@ impl Roller<'_> {
         }
         let mut report = SessionReport::from_plan(plan, Outcome::LeftAlone, None);
         report.harness_session_id = Some(resumable.session_id.clone());
+        report.fresh_start = resumable.fresh;
         let (Some(pane_id), Some(pid)) = (plan.pane_id.clone(), plan.pane_pid) else {
             report.detail = Some("no pane was observed".into());
             return Respawn::Done(report);
@@ -272,8 +273,15 @@ impl Roller<'_> {
             subject,
             identity,
             cwd: &resumable.cwd,
-            launch: Launch::Resume {
-                session_id: resumable.session_id.clone(),
+            launch: match resumable.fresh {
+                // Never begun: started again on the same pre-assigned id.
+                true => Launch::Fresh {
+                    session_id: resumable.session_id.clone(),
+                    prompt: None,
+                },
+                false => Launch::Resume {
+                    session_id: resumable.session_id.clone(),
+                },
             },
             args: &resumable.args,
             prompt: None,

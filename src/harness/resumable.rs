@@ -22,6 +22,9 @@ pub struct Resumable {
     pub cwd: PathBuf,
     pub args: LaunchArgs,
     pub transcript: PathBuf,
+    /// The conversation never began ([`never_begun`]): the harness is
+    /// relaunched on the same pre-assigned id, not resumed.
+    pub fresh: bool,
 }
 
 /// Where the session keeps its conversations: from the environment the
@@ -72,6 +75,57 @@ pub fn check(facts: &RecordFacts, session_env: Option<&ProcessEnv>) -> Result<Re
         cwd,
         args: facts.args.clone(),
         transcript,
+        fresh: false,
+    })
+}
+
+/// [`check`], and where it fails, a conversation that never began: the
+/// record says the-loop began it with no first prompt
+/// (`conversationBegun: false`), `never_prompted` says the live harness
+/// started it new and has reported no turn in it, and no transcript
+/// exists. Nothing is in such a conversation, so relaunching it on the same
+/// id loses nothing, while leaving it alone would keep a retired value in
+/// the process for good. A transcript missing after a conversation began
+/// is still left alone. Only a harness that takes pre-assigned ids can be
+/// relaunched so.
+pub fn check_or_never_begun(
+    facts: &RecordFacts,
+    session_env: Option<&ProcessEnv>,
+    never_prompted: bool,
+) -> Result<Resumable, String> {
+    let why = match check(facts, session_env) {
+        Ok(resumable) => return Ok(resumable),
+        Err(why) => why,
+    };
+    never_begun(facts, session_env, never_prompted).ok_or(why)
+}
+
+fn never_begun(
+    facts: &RecordFacts,
+    session_env: Option<&ProcessEnv>,
+    never_prompted: bool,
+) -> Option<Resumable> {
+    if facts.conversation_begun != Some(false) || !never_prompted {
+        return None;
+    }
+    let harness = super::by_name(&facts.harness)?;
+    let session_id = facts
+        .session_id
+        .as_deref()
+        .filter(|id| is_valid_session_id(id))?;
+    let cwd = facts.cwd.clone().filter(|c| c.is_absolute())?;
+    if !harness.names_fresh_conversations() || directory_problem(&cwd).is_some() {
+        return None;
+    }
+    let env = |name: &str| env_path(session_env, name);
+    let transcript = harness.transcript_path(&env, &cwd, session_id);
+    (!transcript.exists()).then(|| Resumable {
+        harness,
+        session_id: session_id.to_owned(),
+        cwd,
+        args: facts.args.clone(),
+        transcript,
+        fresh: true,
     })
 }
 
@@ -117,6 +171,7 @@ pub fn check_interrupted(facts: &RecordFacts, entry: &Entry) -> Result<Resumable
         cwd: entry.cwd.clone(),
         args: facts.args.clone(),
         transcript: entry.transcript.clone(),
+        fresh: false,
     })
 }
 

@@ -138,6 +138,7 @@ fn spawn_verified(
             previous_session_ids: Vec::new(),
             cwd: Some(cwd.clone()),
             args: args.clone(),
+            conversation_begun: None,
         };
         // Where the new pane will look for the transcript, not where our
         // caller's environment says.

@@ -141,6 +141,7 @@ pub fn import(ctx: &Context, options: &ImportOptions) -> miette::Result<Imported
         previous_session_ids: Vec::new(),
         cwd: Some(harnessed.cwd.clone()),
         args: Default::default(),
+        conversation_begun: None,
     };
     let env = match &harnessed.env {
         EnvRead::Read(env) => Some(env),

@@ -4,7 +4,7 @@
 //! conversation never replaces one.
 
 use super::{Action, SessionPlan};
-use crate::harness::resumable::{check, check_interrupted, Resumable};
+use crate::harness::resumable::{check_interrupted, check_or_never_begun, Resumable};
 use crate::observed::{EnvRead, Observation};
 use crate::registry::journal::Journal;
 use crate::registry::{RecordFacts, Registry, SessionKey};
@@ -54,7 +54,17 @@ pub fn decide(
         Some(EnvRead::Read(env)) => Some(env),
         _ => None,
     });
-    let verdict = facts_of(plan).and_then(|facts| check(facts, session_env));
+    // The live harness's own word that nothing was ever typed into the
+    // conversation it started (what makes one with no transcript safe to
+    // relaunch on its id).
+    let never_prompted = |facts: &RecordFacts| {
+        let id = facts.session_id.as_deref()?;
+        let activity = observed.activities.get(&plan.pane_pid?)?;
+        Some(activity.never_prompted(id))
+    };
+    let verdict = facts_of(plan).and_then(|facts| {
+        check_or_never_begun(facts, session_env, never_prompted(facts).unwrap_or(false))
+    });
     Some((identity, verdict))
 }
 

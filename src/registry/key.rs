@@ -77,6 +77,9 @@ pub struct RecordFacts {
     pub previous_session_ids: Vec<String>,
     pub cwd: Option<PathBuf>,
     pub args: LaunchArgs,
+    /// The record's `conversationBegun`: `Some(false)` only for a
+    /// conversation the-loop began with no first prompt.
+    pub conversation_begun: Option<bool>,
 }
 
 impl RecordFacts {
@@ -88,6 +91,7 @@ impl RecordFacts {
             previous_session_ids: session.previous_harness_session_ids.clone(),
             cwd: session.cwd.clone(),
             args: launch.args(),
+            conversation_begun: session.conversation_begun,
         }
     }
 }

@@ -97,6 +97,13 @@ pub struct SessionFields {
     pub tmux_pane: Option<String>,
     #[serde(default)]
     pub recent_deliveries: Vec<String>,
+    /// `false` when the-loop started the harness on a pre-assigned
+    /// conversation with no first prompt: nothing is in it until a person
+    /// types one. Absent (older records, imports, starts with a prompt)
+    /// reads as begun: only a record that says `false` lets a roll relaunch
+    /// a conversation whose transcript is missing ([`crate::harness::resumable`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation_begun: Option<bool>,
 }
 
 impl SessionFields {
@@ -113,6 +120,7 @@ impl SessionFields {
             tmux_target: None,
             tmux_pane: None,
             recent_deliveries: Vec::new(),
+            conversation_begun: None,
         }
     }
 

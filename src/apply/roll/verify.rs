@@ -68,6 +68,9 @@ impl Roller<'_> {
                 let mismatches = self.policy.diff(&self.policy.desired_for(identity), &env);
                 if mismatches.is_empty() {
                     report.outcome = Outcome::Restarted;
+                    if report.fresh_start {
+                        report.detail = Some(NO_CONVERSATION_YET.into());
+                    }
                     report.env_reading = self.policy.env_file().map(EnvFile::reading);
                     self.events.emit(respawned(Verification::Verified, None));
                 } else if let Some((reading, why)) = self.superseded(identity, &env, &mismatches) {
@@ -131,3 +134,6 @@ impl Roller<'_> {
             .then_some((None, HOLDS_BETWEEN))
     }
 }
+
+/// The detail of a session relaunched on a conversation that never began.
+pub const NO_CONVERSATION_YET: &str = "no conversation yet: relaunched on the same id";

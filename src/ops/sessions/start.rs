@@ -136,6 +136,9 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
         session.created_at = Some(now.clone());
     }
     session.last_event_at = Some(now);
+    // A new conversation with no first prompt holds nothing until a person
+    // types one: a roll may relaunch it on the same id (`conversationBegun`).
+    session.conversation_begun = (!resumed && options.launch.prompt.is_none()).then_some(false);
     record.launch = LaunchFields::started(&launch_args);
     // Recorded before anything is spawned: a session the registry cannot
     // record (a full disk, a directory in the record's place) would run as
@@ -298,6 +301,7 @@ fn choose_conversation(
         previous_session_ids: Vec::new(),
         cwd: recorded_cwd,
         args: LaunchArgs::default(),
+        conversation_begun: prior.session.conversation_begun,
     };
     let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough(ctx));
     match check(&facts, Some(&home.as_env())) {
