@@ -188,3 +188,27 @@ fn the_conversation_is_the_last_one_the_process_started() {
     assert_eq!(after_clear.activity, Activity::Idle);
     assert_eq!(derive(42, 7, &[rec(HookEvent::Stop, 1)]).conversation, None);
 }
+
+#[test]
+fn only_a_process_that_started_its_conversation_new_and_had_no_turn_never_prompted() {
+    let fresh = [start(StartSource::Startup, ID, 1)];
+    assert!(derive(42, 7, &fresh).never_prompted(ID));
+    assert!(!derive(42, 7, &fresh).never_prompted("another"));
+    assert!(!derive(42, 7, &[]).never_prompted(ID), "hooks that never spoke");
+    for turn in [
+        HookEvent::UserPromptSubmit,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PermissionRequest,
+        HookEvent::Stop,
+        HookEvent::StopFailure,
+    ] {
+        let records = [start(StartSource::Startup, ID, 1), rec(turn, 2)];
+        assert!(!derive(42, 7, &records).never_prompted(ID), "{turn:?}");
+    }
+    // A resumed conversation began before this process.
+    assert!(!derive(42, 7, &[start(StartSource::Resume, ID, 1)]).never_prompted(ID));
+    // An idle notification is no turn.
+    let records = [start(StartSource::Startup, ID, 1), rec(HookEvent::Notification, 2)];
+    assert!(derive(42, 7, &records).never_prompted(ID));
+}

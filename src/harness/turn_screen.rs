@@ -21,13 +21,23 @@
 //! Only the verdict ever leaves this module, never the captured text.
 
 /// What the bottom of the screen says about a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnScreen {
     /// `esc to interrupt`: a turn (or a `!` command) is running.
     Running,
-    /// A dialog waits for a person (`Do you want to proceed?`, `Esc to cancel`).
+    /// A dialog or menu waits for a person (`Do you want to proceed?`,
+    /// `Esc to cancel`, numbered options with `Enter to confirm`).
     Asking,
+    /// Between turns, but work the harness started still runs in the
+    /// background (Claude Code's footer: `1 shell`): ending the harness
+    /// would end it.
+    Background,
+    /// Between turns, with text typed in the prompt box and not sent: a
+    /// draft, which exists nowhere but on screen.
+    Draft,
     /// The footer shows only the permission mode: between turns.
     Between,
     /// None of these: a start-up screen, another harness, a shell.
