@@ -71,7 +71,8 @@ struct Said {
     problem: Option<String>,
     lock_busy: bool,
     fs_trouble: BTreeSet<String>,
-    /// The sessions last said to be held for their safe point.
+    /// The lines last said of the sessions held for their safe point,
+    /// each naming its session, why it is held and when it is rolled.
     held: BTreeSet<String>,
 }
 
@@ -94,6 +95,11 @@ struct Watch {
     /// write to the activity directory that shows one of them idle runs a
     /// cycle at once (see `wait::Watch::turn_ended`).
     in_turn: BTreeSet<i32>,
+    /// The last cycle that planned held a session for its safe point (or
+    /// its roll deferred one): the loop looks again every
+    /// `hold::HELD_RELOOK`. A cycle that could not plan leaves it as it
+    /// was: the session it held is still there to look at.
+    holding: bool,
     /// This cycle looks at files still being written (the debounce's
     /// unsettled `Due`): it plans and exports the gauges, and acts only if
     /// the desired state read the same at the previous such look.
@@ -160,6 +166,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         retry_at: None,
         metrics,
         in_turn: BTreeSet::new(),
+        holding: false,
         settling: false,
         unsettled: None,
         notify,

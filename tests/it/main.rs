@@ -75,4 +75,5 @@ mod typed_text;
 mod unmanaged;
 mod unmanaged_word;
 mod watch;
+mod watch_held;
 mod web_terminal;

@@ -1,16 +1,28 @@
-//! Safe points in `watch --apply`: a drifted session inside a turn, or with
-//! a client attached, is left out of a cycle's roll, and a held turn's end
-//! wakes the loop (see `wait`). Kept apart from the cycle in [`super`].
+//! Safe points in `watch --apply`: a drifted session that is not at one (a
+//! turn by its hooks, a running `!` command, a menu, a background shell or
+//! a draft on its screen, nothing that says it is between turns, or a
+//! client attached) is left out of a cycle's roll. A held turn's end by its
+//! hooks wakes the loop at once (see `wait`); everything else that releases
+//! a session fires no hook, so the loop looks again every [`HELD_RELOOK`]
+//! while anything is held. Kept apart from the cycle in [`super`].
 
 use super::*;
+use crate::plan::screen::{held_words, UNKNOWN_WORDS};
 use crate::plan::SafePoint;
+
+/// How soon watch looks again (a whole cycle: one tmux listing, one batch
+/// of screen captures) while it holds a session. An Escape mid-turn, the
+/// end of a `!` command, a closed menu, a sent draft and a detach fire no
+/// hook: only a fresh look sees them. Two seconds between looks, plus the
+/// plan's own time and the roll's second look [`crate::plan::screen::LOOKS_APART`]
+/// later for an interrupted turn, rolls such a session within five seconds
+/// of the event. Nothing held, no such wake-up: an idle watch sleeps.
+pub(super) const HELD_RELOOK: Duration = Duration::from_secs(2);
 
 impl Watch {
     /// Takes the sessions that are not at a safe point out of this cycle's
-    /// roll: a running turn is rolled when it ends (a hook's write wakes the
-    /// loop, see `wait`), an attached session when it is detached (the next
-    /// cycle that finds it so). Says so once per change.
-    /// Returns how many it held.
+    /// roll, and says why each is held and when it is rolled, once per
+    /// change of either. Returns how many it held.
     pub(super) fn hold_for_safe_points(
         &mut self,
         drifted: &[&SessionPlan],
@@ -34,35 +46,141 @@ impl Watch {
             .filter(|s| s.activity.in_turn())
             .filter_map(|s| s.pane_pid)
             .collect();
-        let said: BTreeSet<String> = held.iter().map(|s| s.label().to_owned()).collect();
-        if said != self.said.held && !held.is_empty() {
-            for s in &held {
-                tracing::info!(
-                    "{}: {}; rolled {}",
-                    s.label(),
-                    if s.activity.in_turn() {
-                        match &s.busy_since {
-                            Some(since) => {
-                                format!("{} since {since} (its turn is running)", s.activity)
-                            }
-                            None => format!("{} (its turn is running)", s.activity),
-                        }
-                    } else {
-                        format!("{} tmux client(s) attached", s.attached)
-                    },
-                    if s.activity.in_turn() {
-                        "the moment its turn ends"
-                    } else {
-                        "once no client is attached"
-                    }
-                );
-            }
+        let lines: BTreeSet<String> = held.iter().map(|s| held_line(s)).collect();
+        // Only what is new is said: the loop looks every `HELD_RELOOK`
+        // while it holds, and a session still held for the same reason was
+        // said already. A new reason (the `!` command ended, a menu opened)
+        // is a new line.
+        for line in lines.difference(&self.said.held) {
+            tracing::info!("{line}");
         }
-        self.said.held = said;
+        self.said.held = lines;
         for s in &held {
             to_roll.remove(s.label());
         }
         self.in_turn = in_turn;
+        self.holding = !held.is_empty();
         held.len()
+    }
+}
+
+/// `LABEL: WHY; rolled WHEN` for a held session.
+fn held_line(s: &SessionPlan) -> String {
+    let (why, when) = why_held(s);
+    format!("{}: {why}; rolled {when}", s.label())
+}
+
+/// Why `s` is held and when watch rolls it, in the words `plan` and `apply`
+/// use: its hooks' turn first (they say since when), then what its screen
+/// shows ([`held_words`]), then that nothing says ([`UNKNOWN_WORDS`]). An
+/// attached client holds it whatever else does (the plan's rule).
+fn why_held(s: &SessionPlan) -> (String, &'static str) {
+    let turn = s.activity.in_turn().then(|| {
+        let running = match s.activity {
+            crate::activity::Activity::Waiting => "its turn asks a person",
+            _ => "its turn is running",
+        };
+        match &s.busy_since {
+            Some(since) => format!("{} since {since} ({running})", s.activity),
+            None => format!("{} ({running})", s.activity),
+        }
+    });
+    if s.apply_will == Some(SafePoint::LeaveAttached) {
+        let attached = format!("{} tmux client(s) attached", s.attached);
+        return match turn {
+            Some(turn) => (
+                format!("{attached}; {turn}"),
+                "once no client is attached and its turn has ended",
+            ),
+            None => (attached, "once no client is attached"),
+        };
+    }
+    if let Some(turn) = turn {
+        return (turn, "the moment its turn ends");
+    }
+    match s.screen.and_then(held_words) {
+        Some(words) => (words.to_owned(), "once its screen clears"),
+        None => (
+            UNKNOWN_WORDS.to_owned(),
+            "once its screen shows it between turns",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::activity::Activity;
+    use crate::harness::turn_screen::TurnScreen;
+    use crate::observed::Probe;
+    use crate::plan::{Action, SessionKind};
+
+    fn held(will: SafePoint, activity: Activity, screen: Option<TurnScreen>) -> SessionPlan {
+        SessionPlan {
+            reference: Some("github:octo/repo#1".into()),
+            action: Action::Respawn,
+            apply_will: Some(will),
+            activity,
+            screen,
+            ..SessionPlan::new(SessionKind::WorkItem, "loop-x".into(), Probe::Live)
+        }
+    }
+
+    #[test]
+    fn each_held_session_says_its_own_reason_and_when_it_is_rolled() {
+        let busy = SessionPlan {
+            busy_since: Some("2026-12-03T09:00:00Z".into()),
+            ..held(SafePoint::WaitBusy, Activity::Busy, None)
+        };
+        assert_eq!(
+            held_line(&busy),
+            "github:octo/repo#1: busy since 2026-12-03T09:00:00Z (its turn is running); \
+             rolled the moment its turn ends"
+        );
+        let asking = held(SafePoint::WaitWaiting, Activity::Waiting, None);
+        assert_eq!(
+            why_held(&asking),
+            (
+                "waiting (its turn asks a person)".into(),
+                "the moment its turn ends"
+            )
+        );
+        // A `!` command: the hooks say idle, the screen holds it.
+        let bang = held(
+            SafePoint::WaitBusy,
+            Activity::Idle,
+            Some(TurnScreen::Running),
+        );
+        assert_eq!(
+            why_held(&bang),
+            (
+                held_words(TurnScreen::Running).unwrap().into(),
+                "once its screen clears"
+            )
+        );
+        for screen in [
+            TurnScreen::Asking,
+            TurnScreen::Background,
+            TurnScreen::Draft,
+        ] {
+            let s = held(SafePoint::WaitScreen, Activity::Idle, Some(screen));
+            assert_eq!(why_held(&s).0, held_words(screen).unwrap(), "{screen:?}");
+        }
+        let unknown = held(SafePoint::WaitUnknown, Activity::Unknown, None);
+        assert_eq!(why_held(&unknown).0, UNKNOWN_WORDS);
+        let attached = SessionPlan {
+            attached: 2,
+            ..held(SafePoint::LeaveAttached, Activity::Idle, None)
+        };
+        assert_eq!(
+            why_held(&attached),
+            (
+                "2 tmux client(s) attached".into(),
+                "once no client is attached"
+            )
+        );
+        // Never the old catch-all: what is not a turn is not "attached".
+        assert!(!held_line(&bang).contains("attached"));
+        assert!(!held_line(&unknown).contains("attached"));
     }
 }

@@ -18,6 +18,12 @@ impl Watch {
                 .filter(|s| s.outcome == Outcome::Deferred)
                 .filter_map(|s| s.old_pid),
         );
+        // Whatever deferred it (a turn, a `!` command, a menu, a client),
+        // the loop looks at it again soon, as at a session it held itself.
+        self.holding |= rolled
+            .sessions
+            .iter()
+            .any(|s| s.outcome == Outcome::Deferred);
         for s in &rolled.sessions {
             // Not reached because of our own stop, held for its safe
             // point, or rolled (or not) on a value the env file has
@@ -45,9 +51,10 @@ impl Watch {
         let count =
             |f: fn(Outcome) -> bool| rolled.sessions.iter().filter(|s| f(s.outcome)).count();
         let summary = format!(
-            "watch roll finished: {} respawned, {} failed{}{}",
+            "watch roll finished: {} respawned, {} failed{}{}{}",
             count(Outcome::respawned),
             count(Outcome::is_failure),
+            not_respawned(rolled),
             if rolled.interrupted {
                 "; stopped early by a signal, the respawns in flight finished"
             } else {
@@ -79,5 +86,98 @@ impl Watch {
             .sessions
             .iter()
             .any(|s| s.outcome != Outcome::Deferred);
+    }
+}
+
+/// How many sessions' reasons the summary names; the rest are counted (each
+/// outcome has its own event, and a fleet's worth would make one line long).
+const NAMED: usize = 5;
+
+/// `; not respawned: LABEL deferred (WHY), …`: why the sessions the roll
+/// neither respawned nor failed were left (a failure has its own line).
+/// Empty when every session was respawned or failed; a roll that touched
+/// nothing says so rather than a bare "0 respawned".
+fn not_respawned(rolled: &Report) -> String {
+    let left: Vec<String> = rolled
+        .sessions
+        .iter()
+        .filter(|s| !s.outcome.respawned() && !s.outcome.is_failure())
+        .map(|s| format!("{} {}", s.label(), s.verdict()))
+        .collect();
+    let mut words = match left.len() {
+        0 => String::new(),
+        n if n <= NAMED => format!("; not respawned: {}", left.join(", ")),
+        n => format!(
+            "; not respawned: {}, and {} more",
+            left[..NAMED].join(", "),
+            n - NAMED
+        ),
+    };
+    if let Some(blind) = &rolled.observation_failed {
+        words.push_str(&format!("; {blind}"));
+    }
+    if rolled.sessions.is_empty() && words.is_empty() {
+        words.push_str("; the roll reported no session");
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observed::Probe;
+    use crate::plan::SessionKind;
+
+    fn report(reference: &str, outcome: Outcome, detail: &str) -> SessionReport {
+        let plan = SessionPlan {
+            reference: Some(reference.into()),
+            ..SessionPlan::new(SessionKind::WorkItem, "loop-x".into(), Probe::Live)
+        };
+        SessionReport::from_plan(&plan, outcome, Some(detail.into()))
+    }
+
+    fn roll_of(sessions: Vec<SessionReport>) -> Report {
+        Report {
+            format_version: String::new(),
+            dry_run: false,
+            interrupted: false,
+            sessions,
+            tmux_env_scrub: None,
+            detached_residue: Vec::new(),
+            env_file_changed: None,
+            observation_failed: None,
+        }
+    }
+
+    #[test]
+    fn a_roll_that_respawned_nothing_says_why() {
+        let rolled = roll_of(vec![
+            report("a#1", Outcome::Deferred, crate::plan::screen::UNKNOWN_WORDS),
+            report("a#2", Outcome::Restarted, ""),
+            report("a#3", Outcome::Skipped, "ended by the user; not respawned"),
+            report("a#4", Outcome::Mismatch, ""),
+        ]);
+        assert_eq!(
+            not_respawned(&rolled),
+            format!(
+                "; not respawned: a#1 deferred ({}), a#3 skipped (ended by the user; not respawned)",
+                crate::plan::screen::UNKNOWN_WORDS
+            )
+        );
+        let many = roll_of(
+            (0..7)
+                .map(|i| report(&format!("b#{i}"), Outcome::Deferred, "busy"))
+                .collect(),
+        );
+        let words = not_respawned(&many);
+        assert!(
+            words.ends_with("b#4 deferred (busy), and 2 more"),
+            "{words}"
+        );
+        assert_eq!(
+            not_respawned(&roll_of(vec![report("c#1", Outcome::Restarted, "")])),
+            ""
+        );
+        assert!(not_respawned(&roll_of(Vec::new())).contains("no session"));
     }
 }

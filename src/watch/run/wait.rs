@@ -1,6 +1,7 @@
 //! Waiting between cycles: file events on the env file and the config
 //! (through their directories, so an editor's rename-over is seen), the
-//! interval, and signals. Kept apart from the cycle itself in [`super`].
+//! interval, a re-look while a session is held, and signals. Kept apart
+//! from the cycle itself in [`super`].
 
 use super::*;
 
@@ -21,6 +22,11 @@ impl Watch {
         // the channel only closes if that thread could not run; the flag is
         // then looked at between short sleeps instead.
         let mut connected = true;
+        // While a session is held, the next look at it (see `hold`); `None`
+        // while nothing is, so an idle watch has no such wake-up.
+        let mut relook = self
+            .holding
+            .then(|| crate::clock::deadline(super::hold::HELD_RELOOK));
         loop {
             if interrupt::requested() {
                 return "signal";
@@ -33,6 +39,7 @@ impl Watch {
                 Some(next_tick),
                 debouncer.deadline(),
                 self.retry_at,
+                relook,
                 self.notify.ping_deadline(),
             ]
             .into_iter()
@@ -83,6 +90,8 @@ impl Watch {
                 Some("after a roll, or a held session's turn ended".to_owned())
             } else if self.retry_at.is_some_and(|at| now >= at) {
                 Some("retry".to_owned())
+            } else if relook.is_some_and(|at| now >= at) {
+                Some("a held session, looked at again".to_owned())
             } else if now >= next_tick {
                 Some("interval".to_owned())
             } else {
@@ -91,8 +100,14 @@ impl Watch {
             if let Some(trigger) = trigger {
                 self.recheck = false;
                 self.retry_at = None;
+                let started = Instant::now();
                 self.cycle(&trigger);
                 next_tick = crate::clock::deadline(self.options.interval);
+                // From the cycle's start: a slow plan does not stretch the
+                // time between two looks past `HELD_RELOOK`.
+                relook = self
+                    .holding
+                    .then(|| crate::clock::deadline_from(started, super::hold::HELD_RELOOK));
             }
         }
     }
