@@ -224,11 +224,11 @@ pub struct HarnessActivity {
     pub conversation: Option<String>,
     /// The time of the last recorded event.
     pub last_ms: Option<u64>,
-    /// The source of this process's first `SessionStart`.
-    pub first_start: Option<StartSource>,
+    /// The source of this process's latest `SessionStart`.
+    pub last_start: Option<StartSource>,
     /// Whether this process reported anything of a turn (a prompt, a tool,
-    /// a question, a turn's end): what a conversation that never began
-    /// has none of.
+    /// a question, a turn's end) since its latest `SessionStart`: what a
+    /// conversation that never began has none of.
     pub had_a_turn: bool,
 }
 
@@ -247,13 +247,14 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
     let mut resumed: Vec<String> = Vec::new();
     let mut conversation = None;
     let mut last_ms = None;
-    let mut first_start = None;
+    let mut last_start = None;
     let mut had_a_turn = false;
     for record in records.iter().filter(|r| r.pid == pid && r.start == start) {
         last_ms = Some(record.at_ms);
         match record.event {
             HookEvent::SessionStart => {
-                first_start = first_start.or(Some(record.source.unwrap_or(StartSource::Other)))
+                last_start = Some(record.source.unwrap_or(StartSource::Other));
+                had_a_turn = false;
             }
             HookEvent::SessionEnd | HookEvent::Notification => {}
             _ => had_a_turn = true,
@@ -301,7 +302,7 @@ pub fn derive(pid: i32, start: u64, records: &[HookRecord]) -> HarnessActivity {
         resumed,
         conversation,
         last_ms,
-        first_start,
+        last_start,
         had_a_turn,
     }
 }
@@ -318,7 +319,7 @@ impl HarnessActivity {
             resumed: Vec::new(),
             conversation: None,
             last_ms: None,
-            first_start: None,
+            last_start: None,
             had_a_turn: false,
         }
     }
@@ -329,11 +330,11 @@ impl HarnessActivity {
         self.resumed.iter().any(|id| id == session_id)
     }
 
-    /// This process started conversation `session_id` new (`SessionStart`
-    /// source `startup`), is still in it, and has reported no turn at all:
-    /// nothing was ever typed into it.
+    /// This process started conversation `session_id` new at its start
+    /// (`SessionStart` source `startup`, not `clear` or `resume`), is still
+    /// in it, and has reported no turn in it: nothing was ever typed into it.
     pub fn never_prompted(&self, session_id: &str) -> bool {
-        self.first_start == Some(StartSource::Startup)
+        self.last_start == Some(StartSource::Startup)
             && self.conversation.as_deref() == Some(session_id)
             && !self.had_a_turn
             && self.activity != Activity::Ended

@@ -208,6 +208,9 @@ fn only_a_process_that_started_its_conversation_new_and_had_no_turn_never_prompt
     }
     // A resumed conversation began before this process.
     assert!(!derive(42, 7, &[start(StartSource::Resume, ID, 1)]).never_prompted(ID));
+    // A conversation `/clear` started is not one the-loop began.
+    let records = [start(StartSource::Startup, "a", 1), start(StartSource::Clear, ID, 2)];
+    assert!(!derive(42, 7, &records).never_prompted(ID));
     // An idle notification is no turn.
     let records = [start(StartSource::Startup, ID, 1), rec(HookEvent::Notification, 2)];
     assert!(derive(42, 7, &records).never_prompted(ID));

@@ -47,6 +47,15 @@ mod wait;
 
 use wait::Wake;
 
+/// How soon watch looks again (a whole cycle: one tmux listing, one batch
+/// of screen captures) while it holds a session. An Escape mid-turn, the
+/// end of a `!` command, a closed menu, a sent draft and a detach fire no
+/// hook: only a fresh look sees them. Two seconds between looks, plus the
+/// plan's own time and the roll's second look [`crate::plan::screen::LOOKS_APART`]
+/// later for an interrupted turn, rolls such a session within five seconds
+/// of the event. Nothing held, no such wake-up: an idle watch sleeps.
+const HELD_RELOOK: Duration = Duration::from_secs(2);
+
 /// How soon to try again when a manual apply holds the apply lock.
 const LOCK_RETRY: Duration = Duration::from_secs(5);
 
@@ -97,7 +106,7 @@ struct Watch {
     in_turn: BTreeSet<i32>,
     /// The last cycle that planned held a session for its safe point (or
     /// its roll deferred one): the loop looks again every
-    /// `hold::HELD_RELOOK`. A cycle that could not plan leaves it as it
+    /// `HELD_RELOOK`. A cycle that could not plan leaves it as it
     /// was: the session it held is still there to look at.
     holding: bool,
     /// This cycle looks at files still being written (the debounce's

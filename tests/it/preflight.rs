@@ -81,7 +81,7 @@ fn plan_judges_the_version_its_listing_reports() {
     w.install_tmux_wrapper();
     let plan = w.the_loop(&["plan"]);
     assert_eq!(plan.status.code(), Some(0), "{}", stderr(&plan));
-    let calls = w.tmux_invocations();
+    let calls = w.tmux_reading_calls();
     assert_eq!(calls.len(), 1, "the listing alone: {calls:?}");
     assert!(calls[0].contains(&"@v #{version}".to_owned()), "{calls:?}");
 

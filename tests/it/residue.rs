@@ -141,7 +141,7 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_two_tmux_calls() {
     // global layer and its version (no `tmux -V`), and since a session holds
     // a watched value its gate is open: the sessions' own layers are read in
     // one more call.
-    let calls = w.tmux_invocations();
+    let calls = w.tmux_reading_calls();
     assert_eq!(calls.len(), 2, "{calls:?}");
     assert_eq!(calls[0][0], "list-panes");
     assert!(calls[0].contains(&"showenv".to_owned()));

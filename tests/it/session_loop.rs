@@ -63,7 +63,7 @@ fn plan_calls(w: &World) -> (serde_json::Value, Vec<Vec<String>>) {
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
     assert_no_canary(&out.stdout, CANARIES, "plan stdout");
     assert_no_canary(&out.stderr, CANARIES, "plan stderr");
-    (json(&out), w.tmux_invocations())
+    (json(&out), w.tmux_reading_calls())
 }
 
 #[test]

@@ -10,14 +10,6 @@ use super::*;
 use crate::plan::screen::{held_words, UNKNOWN_WORDS};
 use crate::plan::SafePoint;
 
-/// How soon watch looks again (a whole cycle: one tmux listing, one batch
-/// of screen captures) while it holds a session. An Escape mid-turn, the
-/// end of a `!` command, a closed menu, a sent draft and a detach fire no
-/// hook: only a fresh look sees them. Two seconds between looks, plus the
-/// plan's own time and the roll's second look [`crate::plan::screen::LOOKS_APART`]
-/// later for an interrupted turn, rolls such a session within five seconds
-/// of the event. Nothing held, no such wake-up: an idle watch sleeps.
-pub(super) const HELD_RELOOK: Duration = Duration::from_secs(2);
 
 impl Watch {
     /// Takes the sessions that are not at a safe point out of this cycle's

@@ -26,7 +26,7 @@ impl Watch {
         // while nothing is, so an idle watch has no such wake-up.
         let mut relook = self
             .holding
-            .then(|| crate::clock::deadline(super::hold::HELD_RELOOK));
+            .then(|| crate::clock::deadline(super::HELD_RELOOK));
         loop {
             if interrupt::requested() {
                 return "signal";
@@ -107,7 +107,7 @@ impl Watch {
                 // time between two looks past `HELD_RELOOK`.
                 relook = self
                     .holding
-                    .then(|| crate::clock::deadline_from(started, super::hold::HELD_RELOOK));
+                    .then(|| crate::clock::deadline_from(started, super::HELD_RELOOK));
             }
         }
     }

@@ -943,6 +943,19 @@ impl World {
             .collect()
     }
 
+    /// [`World::tmux_invocations`] but the plan's one batch of screen looks
+    /// (`capture-pane`, [`the_loop::plan`]'s look at what each session a
+    /// roll would take shows): the calls that read the fleet's state, whose
+    /// count the tests hold constant. More than one batch of looks fails.
+    pub fn tmux_reading_calls(&self) -> Vec<Vec<String>> {
+        let (looks, reads): (Vec<_>, Vec<_>) = self
+            .tmux_invocations()
+            .into_iter()
+            .partition(|call| call.first().is_some_and(|w| w == "capture-pane"));
+        assert!(looks.len() <= 1, "one batch of screen looks at most: {looks:?}");
+        reads
+    }
+
     /// The pid of this world's tmux server, if one runs.
     pub fn server_pid(&self) -> Option<i32> {
         let out = self.tmux(&["display-message", "-p", "#{pid}"]);
