@@ -290,6 +290,7 @@ impl Roller<'_> {
             home: self
                 .home
                 .get_or_init(|| crate::harness::home_for_new_pane(self.tmux, &[])),
+            replacing: pid,
         })
         .map_err(|err| {
             // Nothing has been signalled: the session runs on, stale, and

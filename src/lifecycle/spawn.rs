@@ -96,6 +96,7 @@ pub fn attempt(
         desired: &policy.desired_for(identity),
         base: prelaunch::base_of_caller(&passthrough),
         home: &home,
+        replacing: None,
     })
     .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
     let started = ready.start(

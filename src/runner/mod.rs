@@ -6,6 +6,7 @@ pub mod batch;
 pub mod boot_prompt;
 pub mod close;
 pub mod control;
+pub mod conversation_holder;
 pub mod deliver;
 pub mod launch;
 pub mod prelaunch;

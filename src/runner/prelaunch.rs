@@ -42,13 +42,37 @@ pub struct Prelaunch<'a> {
 /// Why the launch cannot start. Names and sizes only, never a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unlaunchable {
-    CwdNotDirectory { cwd: PathBuf },
-    NulInValue { name: String },
-    ValueTooLong { name: String, bytes: usize },
-    ArgumentTooLong { position: usize, bytes: usize },
-    NulInArgument { position: usize },
-    OverExecLimit { bytes: usize, limit: usize },
-    HarnessNotFound { binary: PathBuf, path: PathOrigin },
+    CwdNotDirectory {
+        cwd: PathBuf,
+    },
+    NulInValue {
+        name: String,
+    },
+    ValueTooLong {
+        name: String,
+        bytes: usize,
+    },
+    ArgumentTooLong {
+        position: usize,
+        bytes: usize,
+    },
+    NulInArgument {
+        position: usize,
+    },
+    OverExecLimit {
+        bytes: usize,
+        limit: usize,
+    },
+    HarnessNotFound {
+        binary: PathBuf,
+        path: PathOrigin,
+    },
+    /// Another live process already holds the conversation this launch
+    /// would resume or name ([`super::conversation_holder`]).
+    ConversationHeld {
+        conversation: String,
+        holders: Vec<super::conversation_holder::Holder>,
+    },
 }
 
 /// Where the PATH searched for the harness came from.
@@ -100,6 +124,17 @@ impl fmt::Display for Unlaunchable {
                     f,
                     "the harness {} is not an executable file{searched}",
                     binary.display()
+                )
+            }
+            Self::ConversationHeld {
+                conversation,
+                holders,
+            } => {
+                let who: Vec<String> = holders.iter().map(|h| h.to_string()).collect();
+                write!(
+                    f,
+                    "conversation {conversation} is already held by a live harness ({}); a second one would interleave its transcript (a renamed or moved tmux session keeps its harness: find it there, or end it first)",
+                    who.join(", ")
                 )
             }
         }

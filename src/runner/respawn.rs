@@ -45,6 +45,9 @@ pub struct Request<'a> {
     pub base: Vec<(OsString, OsString)>,
     /// Where the new pane's harness keeps its own files.
     pub home: &'a HarnessHome,
+    /// The harness this launch replaces (a roll ends it first), the one
+    /// process allowed to hold the conversation now.
+    pub replacing: Option<i32>,
 }
 
 /// A launch that will start: checked, its files prepared, nothing touched.
@@ -103,6 +106,26 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     if let Some(text) = request.prompt {
         // The launcher appends the boot prompt to the harness's argv.
         harness_args.extend([crate::harness::PROMPT_SEPARATOR.into(), text.into()]);
+    }
+    // One conversation, one harness, whatever tmux's names say.
+    let named = match &request.launch {
+        crate::harness::Launch::Resume { session_id } => Some(session_id),
+        crate::harness::Launch::Fresh { session_id, .. }
+            if request.harness.names_fresh_conversations() =>
+        {
+            Some(session_id)
+        }
+        crate::harness::Launch::Fresh { .. } => None,
+    };
+    if let Some(id) = named {
+        let except: Vec<i32> = request.replacing.into_iter().collect();
+        let holders = super::conversation_holder::holders(request.harness, id, &except);
+        if !holders.is_empty() {
+            return Err(Unlaunchable::ConversationHeld {
+                conversation: id.clone(),
+                holders,
+            });
+        }
     }
     let binary = crate::harness::resumable::harness_binary(request.config, request.harness);
     prelaunch::check(&Prelaunch {

@@ -40,6 +40,7 @@ mod lifecycle;
 mod list_attach;
 mod metrics;
 mod metrics_attack;
+mod one_harness;
 mod operator_cli;
 mod ownership;
 mod packaging;

@@ -1,0 +1,159 @@
+//! One conversation, one harness: before a launch that resumes or names a
+//! conversation, no live process on the host may already hold it.
+//!
+//! Two harness processes on one conversation interleave their writes to
+//! its transcript. The-loop finds a session by its tmux name, and a person
+//! can rename a session or move its pane: then a `deliver` or a `start`
+//! that finds "no session" would start a second harness on the same
+//! conversation while the first still runs. So every launch asks the host
+//! itself, whatever tmux says: each process whose argv is a harness's
+//! (`claude --resume ID`, `claude --session-id ID`, `codex resume ID`), and
+//! for a harness that holds its conversation's file open (Codex's rollout),
+//! the files it holds. The process a roll is about to replace is the one
+//! exception: it is ended before the new one starts.
+
+use crate::harness::Harness;
+use std::fmt;
+
+/// A live process that holds the conversation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub pid: i32,
+    /// The tmux pane it runs in (`$TMUX_PANE` in its environment), when
+    /// it runs in one and its environment can be read.
+    pub pane: Option<String>,
+}
+
+impl fmt::Display for Holder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pid {}", self.pid)?;
+        match &self.pane {
+            Some(pane) => write!(f, " in tmux pane {pane}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The live processes, other than `except`, that hold conversation `id`
+/// of `harness`: by their argv, or by the files they hold open.
+pub fn holders(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
+    let root = crate::proc_env::proc_root();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if except.contains(&pid) || pid == std::process::id() as i32 {
+            continue;
+        }
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let argv = words(&raw);
+        if !harness.recognises(&argv) {
+            continue;
+        }
+        let by_argv = harness
+            .read_launch(&argv)
+            .and_then(|launch| launch.conversation)
+            .is_some_and(|held| held == id);
+        if by_argv
+            || harness
+                .conversations_held(pid)
+                .iter()
+                .any(|held| held == id)
+        {
+            found.push(Holder {
+                pid,
+                pane: pane_of(pid),
+            });
+        }
+    }
+    found.sort_by_key(|h| h.pid);
+    found
+}
+
+/// A `cmdline` file's words.
+fn words(raw: &[u8]) -> Vec<String> {
+    raw.split(|b| *b == 0)
+        .filter(|w| !w.is_empty())
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect()
+}
+
+/// `$TMUX_PANE` as the process holds it: a pane id (`%N`), nothing else.
+fn pane_of(pid: i32) -> Option<String> {
+    match crate::proc_env::read_environ(pid) {
+        crate::observed::EnvRead::Read(env) => {
+            let value = env.get("TMUX_PANE")?;
+            let text = std::str::from_utf8(value.expose_bytes()).ok()?;
+            let shaped = text.strip_prefix('%').is_some_and(|n| {
+                !n.is_empty() && n.len() < 12 && n.bytes().all(|b| b.is_ascii_digit())
+            });
+            shaped.then(|| text.to_owned())
+        }
+        crate::observed::EnvRead::Unverified(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_holding_the_conversation_in_its_argv_is_found_and_an_exception_is_not() {
+        let id = format!(
+            "0b6f0a4e-{:04}-4c6d-8e7f-8091a2b3c4d5",
+            std::process::id() % 10_000
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("claude");
+        std::fs::write(&fake, "#!/bin/sh\nsleep 30\n").unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let mut child = std::process::Command::new(&fake)
+            .args(["--resume", &id])
+            .spawn()
+            .unwrap();
+        let pid = child.id() as i32;
+        let claude = crate::harness::by_name("claude").unwrap();
+        let mut seen = Vec::new();
+        for _ in 0..50 {
+            seen = holders(claude, &id, &[]);
+            if !seen.is_empty() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let found: Vec<i32> = seen.iter().map(|h| h.pid).collect();
+        assert_eq!(found, vec![pid]);
+        assert!(holders(claude, &id, &[pid]).is_empty(), "the replaced one");
+        assert!(holders(claude, "another-conversation", &[]).is_empty());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn a_holder_says_its_pid_and_pane() {
+        let holder = Holder {
+            pid: 42,
+            pane: Some("%3".into()),
+        };
+        assert_eq!(holder.to_string(), "pid 42 in tmux pane %3");
+        assert_eq!(
+            Holder {
+                pid: 42,
+                pane: None
+            }
+            .to_string(),
+            "pid 42"
+        );
+    }
+}
