@@ -38,7 +38,7 @@ impl fmt::Display for Holder {
 /// of `harness`: by their argv, or by the files they hold open.
 pub fn holders(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
     let root = crate::proc_env::proc_root();
-    let Ok(entries) = std::fs::read_dir(&root) else {
+    let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
     };
     let mut found = Vec::new();
