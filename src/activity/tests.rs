@@ -194,7 +194,10 @@ fn only_a_process_that_started_its_conversation_new_and_had_no_turn_never_prompt
     let fresh = [start(StartSource::Startup, ID, 1)];
     assert!(derive(42, 7, &fresh).never_prompted(ID));
     assert!(!derive(42, 7, &fresh).never_prompted("another"));
-    assert!(!derive(42, 7, &[]).never_prompted(ID), "hooks that never spoke");
+    assert!(
+        !derive(42, 7, &[]).never_prompted(ID),
+        "hooks that never spoke"
+    );
     for turn in [
         HookEvent::UserPromptSubmit,
         HookEvent::PreToolUse,
@@ -209,9 +212,15 @@ fn only_a_process_that_started_its_conversation_new_and_had_no_turn_never_prompt
     // A resumed conversation began before this process.
     assert!(!derive(42, 7, &[start(StartSource::Resume, ID, 1)]).never_prompted(ID));
     // A conversation `/clear` started is not one the-loop began.
-    let records = [start(StartSource::Startup, "a", 1), start(StartSource::Clear, ID, 2)];
+    let records = [
+        start(StartSource::Startup, "a", 1),
+        start(StartSource::Clear, ID, 2),
+    ];
     assert!(!derive(42, 7, &records).never_prompted(ID));
     // An idle notification is no turn.
-    let records = [start(StartSource::Startup, ID, 1), rec(HookEvent::Notification, 2)];
+    let records = [
+        start(StartSource::Startup, ID, 1),
+        rec(HookEvent::Notification, 2),
+    ];
     assert!(derive(42, 7, &records).never_prompted(ID));
 }

@@ -10,7 +10,6 @@ use super::*;
 use crate::plan::screen::{held_words, UNKNOWN_WORDS};
 use crate::plan::SafePoint;
 
-
 impl Watch {
     /// Takes the sessions that are not at a safe point out of this cycle's
     /// roll, and says why each is held and when it is rolled, once per
