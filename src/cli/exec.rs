@@ -84,7 +84,14 @@ pub fn run(args: ExecArgs) -> miette::Result<ExitCode> {
     let helper = policy
         .helper_value(crate::harness::hooks::HELPER_DELIVERED)
         .is_some();
-    command.args(hook_settings(harness, &config, helper));
+    let settings = hook_settings(harness, &config, helper);
+    // Said only where the layer really carries the helper.
+    if helper && harness.uses_key_helper() && !settings.is_empty() {
+        command.env(crate::harness::hooks::VAR_KEY_HELPER, "1");
+    } else {
+        command.env_remove(crate::harness::hooks::VAR_KEY_HELPER);
+    }
+    command.args(settings);
     command.args(rest);
     if let Some(prompt) = args
         .prompt_file

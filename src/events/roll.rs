@@ -185,4 +185,8 @@ pub enum ArgsField {
     Effort,
     /// The harness arguments before them.
     HarnessArgs,
+    /// Claude Code's `apiKeyHelper`, set in the settings layer the launcher
+    /// writes: a harness launched before the env file delivered its key
+    /// through the helper has none, and only a relaunch gives it one.
+    KeyHelper,
 }

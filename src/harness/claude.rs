@@ -56,6 +56,9 @@ impl Harness for ClaudeCode {
     fn turn_screen(&self, screen: &str) -> super::turn_screen::TurnScreen {
         super::turn_screen::turn_screen(screen)
     }
+    fn uses_key_helper(&self) -> bool {
+        true
+    }
     fn said_conversation(
         &self,
         env: &dyn Fn(&str) -> Option<PathBuf>,

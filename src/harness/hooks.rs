@@ -21,6 +21,11 @@ use std::path::{Path, PathBuf};
 
 pub use crate::desired::policy::HELPER_DELIVERED;
 
+/// Set by the launcher in the environment of a harness it started with
+/// the key helper in its settings layer: a running harness's settings
+/// cannot be read back, so this says it has the helper.
+pub const VAR_KEY_HELPER: &str = "THE_LOOP_KEY_HELPER";
+
 /// The hidden subcommand Claude Code runs as its `apiKeyHelper`.
 pub const KEY_HELPER_SUBCOMMAND: &str = "api-key-helper";
 

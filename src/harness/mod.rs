@@ -95,6 +95,12 @@ pub trait Harness: std::fmt::Debug + Sync {
     ) -> SaidConversation {
         SaidConversation::Nothing
     }
+    /// Whether the harness takes its API key from the-loop's key helper
+    /// (`apiKeyHelper` in its settings layer) when the env file delivers
+    /// [`hooks::HELPER_DELIVERED`].
+    fn uses_key_helper(&self) -> bool {
+        false
+    }
     /// The argv after the binary for a launch.
     fn argv(&self, launch: &Launch, args: &LaunchArgs) -> Vec<OsString>;
     /// Where a conversation's transcript lives. `env` reads a variable as

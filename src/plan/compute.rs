@@ -158,12 +158,40 @@ fn plan_selected(
         if let (Some(harness), Some(recorded), Some(argv)) = (harness, &session.recorded_args, argv)
         {
             plan.args_changes = super::args::drift(harness, recorded, argv, policy.models());
-            if !plan.args_changes.is_empty() {
-                plan.action = Action::Respawn;
-            }
+        }
+        if let (Some(harness), Some(EnvRead::Read(env))) = (
+            harness,
+            plan.pane_pid.and_then(|pid| observation.env(pid)),
+        ) {
+            plan.args_changes.extend(key_helper_drift(policy, harness, env));
+        }
+        if !plan.args_changes.is_empty() {
+            plan.action = Action::Respawn;
         }
     }
     plan
+}
+
+/// A harness that takes its key from the-loop's helper, launched before
+/// the env file delivered the key that way: its settings layer has no
+/// `apiKeyHelper`, so it would go on without the key (or with the one it
+/// was launched with) until relaunched.
+fn key_helper_drift(
+    policy: &Policy,
+    harness: &dyn crate::harness::Harness,
+    env: &crate::observed::ProcessEnv,
+) -> Option<super::ArgsChange> {
+    let wanted = harness.uses_key_helper()
+        && policy
+            .helper_value(crate::harness::hooks::HELPER_DELIVERED)
+            .is_some();
+    let has = env.get(crate::harness::hooks::VAR_KEY_HELPER).is_some();
+    (wanted && !has).then(|| super::ArgsChange {
+        name: super::ArgsField::KeyHelper,
+        have: Vec::new(),
+        want: vec!["the-loop api-key-helper".to_owned()],
+        dropped: None,
+    })
 }
 
 /// Residue in tmux's layers and in detached processes, when they were read.

@@ -57,6 +57,7 @@ pub fn render_args_change(change: &ArgsChange, style: Style) -> String {
         ArgsField::Model => "--model",
         ArgsField::Effort => "--effort",
         ArgsField::HarnessArgs => "harness args",
+        ArgsField::KeyHelper => "apiKeyHelper",
     };
     let show = |words: &[String]| {
         if words.is_empty() {

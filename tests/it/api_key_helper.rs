@@ -139,3 +139,46 @@ fn the_helper_refuses_a_terminal_and_says_why_without_the_value() {
     );
     assert_clean(&w, &[&out]);
 }
+
+/// `ANTHROPIC_API_KEY` added to `env.deliver` under a running session: the
+/// harness was launched without the helper in its settings layer, and no
+/// rotation of the key reaches it. The plan says so (`apiKeyHelper`
+/// drift), and the roll relaunches it with the helper.
+#[test]
+fn a_key_newly_delivered_by_the_helper_is_drift_for_a_harness_launched_without_it() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env(&format!("ANTHROPIC_API_KEY={OLD}\nEXTRA=1\n"));
+    let s = w.started_session("github:octo/repo#1", "octo-repo-1");
+    let first = w.pane(&s.name).unwrap();
+    assert!(!environ(first.pid).contains_key("THE_LOOP_KEY_HELPER"));
+    let plan = w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(0), "{}", explain(&plan));
+
+    w.write_config("  deliver: [ANTHROPIC_API_KEY, EXTRA]\n");
+    let plan = w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(2), "{}", explain(&plan));
+    let row = session_in(&json(&plan), &s.reference).clone();
+    assert_eq!(row["action"], "respawn", "{row:#}");
+    assert_eq!(row["args_changes"][0]["name"], "key_helper", "{row:#}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(text.contains("apiKeyHelper"), "{text}");
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let now = w.pane(&s.name).unwrap();
+    assert_ne!(now.pid, first.pid);
+    assert_eq!(
+        environ(now.pid)
+            .get("THE_LOOP_KEY_HELPER")
+            .map(String::as_str),
+        Some("1")
+    );
+    wait_for(
+        || helper_fp(&w, &s) == Some(fp(OLD)),
+        "the new harness ran the helper",
+    );
+    let plan = w.the_loop(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(0), "{}", explain(&plan));
+    assert_clean(&w, &[&out, &plan]);
+}
