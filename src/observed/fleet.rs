@@ -90,6 +90,33 @@ impl Fleet {
         self.adopted.insert(session.to_owned(), pane.to_owned());
     }
 
+    /// Where the live launcher pane launched for `tmux_name` is now, when a
+    /// person renamed its session or moved the pane into another one and
+    /// no session holds the name any more: the one live pane anywhere whose
+    /// launcher names it. Its session's panes are taken in, so that the
+    /// session can be probed and planned under its new name. `None` when
+    /// the name still exists, or no such pane, or more than one.
+    pub fn relocate(&mut self, tmux_name: &str) -> Option<(String, String)> {
+        if self.sessions.contains_key(tmux_name) {
+            return None;
+        }
+        let found: Vec<(String, String)> = self
+            .all_panes()
+            .filter(|p| !p.dead && p.launched_for.as_deref() == Some(tmux_name))
+            .map(|p| (p.session.clone(), p.pane_id.clone()))
+            .collect();
+        let [(session, pane_id)] = <[_; 1]>::try_from(found).ok()?;
+        if !self.sessions.contains_key(&session) {
+            let (theirs, rest): (Vec<Pane>, Vec<Pane>) = std::mem::take(&mut self.outside)
+                .into_iter()
+                .partition(|p| p.session == session);
+            self.outside = rest;
+            self.sessions.insert(session.clone(), theirs);
+        }
+        self.adopt(&session, &pane_id);
+        Some((session, pane_id))
+    }
+
     /// The pane a record names for `session`'s harness, when the session
     /// lists it.
     pub fn adopted_pane(&self, session: &str) -> Option<&Pane> {
@@ -198,7 +225,8 @@ fn parse_line(line: &str) -> Option<Pane> {
     let pid: i32 = cols.next()?.parse().ok()?;
     let dead = cols.next()? == "1";
     let attached = cols.next()?.parse().ok()?;
-    let command = PaneCommand::classify(cols.next()?);
+    let start_command = cols.next()?;
+    let command = PaneCommand::classify(start_command);
     if !pane_id.starts_with('%') {
         return None;
     }
@@ -209,6 +237,7 @@ fn parse_line(line: &str) -> Option<Pane> {
         dead,
         attached,
         command,
+        launched_for: super::harness_pane::launched_for(start_command),
     })
 }
 

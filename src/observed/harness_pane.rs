@@ -21,6 +21,12 @@ pub struct Pane {
     /// What tmux started in the pane, which tells the harness's pane from
     /// an operator's.
     pub command: PaneCommand,
+    /// For a pane running the-loop's launcher: the tmux name of the session
+    /// it was launched for (`loop-<slug>`, from its `--work-item` or
+    /// `--standing`), wherever the pane is now. A launcher's argv holds
+    /// names, refs and paths only, so this is no secret. `None` otherwise.
+    #[serde(skip)]
+    pub launched_for: Option<String>,
 }
 
 /// What tmux started in a pane (`#{pane_start_command}`), classified at
@@ -57,6 +63,32 @@ impl PaneCommand {
             PaneCommand::Other
         }
     }
+}
+
+/// The tmux name of the session a launcher's start command was launched
+/// for, from its `--work-item REF` or `--standing NAME`.
+pub fn launched_for(start_command: &str) -> Option<String> {
+    if PaneCommand::classify(start_command) != PaneCommand::Launcher {
+        return None;
+    }
+    let words = tmux_words(start_command);
+    let options: Vec<&String> = words
+        .iter()
+        .skip(2)
+        .take_while(|w| w.as_str() != "--")
+        .collect();
+    let value = |flag: &str| {
+        options
+            .windows(2)
+            .find(|w| w[0] == flag)
+            .map(|w| w[1].as_str())
+    };
+    let key = match (value("--work-item"), value("--standing")) {
+        (Some(reference), _) => crate::registry::SessionKey::work_item(reference).ok()?,
+        (None, Some(name)) => crate::registry::SessionKey::Standing(name.to_owned()),
+        (None, None) => return None,
+    };
+    Some(key.tmux_name())
 }
 
 /// Splits tmux's rendering of an argv (`cmd_stringify_argv`: words joined
@@ -159,6 +191,7 @@ mod tests {
             dead: false,
             attached: 0,
             command,
+            launched_for: None,
         }
     }
 

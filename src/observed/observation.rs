@@ -169,7 +169,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         let listing = wanted.residue.then(|| {
             tmux.start_without_input(residue::query_args(&markers, Some(LIST_PANES_FORMAT), &[]))
         });
-        let (sessions, corrupt) = managed_sessions(registry);
+        let (mut sessions, corrupt) = managed_sessions(registry);
         let (mut fleet, layers) = match listing {
             Some(listing) => {
                 // Every record's session, closed ones too: a closed gate
@@ -184,9 +184,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         };
         answered.store(true, Ordering::Relaxed);
         if let FleetView::Answered(listed) = &mut fleet {
-            for session in &sessions {
+            for session in &mut sessions {
                 if let Some(pane) = &session.pane {
                     listed.adopt(&session.tmux_target, pane);
+                } else if let Some((moved_to, _)) = listed.relocate(&session.tmux_target) {
+                    // Renamed or moved: planned where it lives now (see `relocate`).
+                    session.tmux_target = moved_to;
                 }
             }
         }

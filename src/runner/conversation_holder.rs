@@ -80,6 +80,25 @@ pub fn holders(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
     found
 }
 
+/// How long a launch waits for holders to go before it refuses: a harness
+/// whose tmux session was just killed takes a moment to exit (it writes
+/// its conversation out on the way), and a `deliver` right after must not
+/// be refused for a process that is already on its way out.
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// [`holders`], looked for again until none is left or [`GRACE`] has
+/// passed: what still holds the conversation then.
+pub fn holders_after_grace(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
+    let deadline = crate::clock::deadline(GRACE);
+    loop {
+        let found = holders(harness, id, except);
+        if found.is_empty() || std::time::Instant::now() >= deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// A `cmdline` file's words.
 fn words(raw: &[u8]) -> Vec<String> {
     raw.split(|b| *b == 0)

@@ -119,7 +119,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     };
     if let Some(id) = named {
         let except: Vec<i32> = request.replacing.into_iter().collect();
-        let holders = super::conversation_holder::holders(request.harness, id, &except);
+        let holders = super::conversation_holder::holders_after_grace(request.harness, id, &except);
         if !holders.is_empty() {
             return Err(Unlaunchable::ConversationHeld {
                 conversation: id.clone(),

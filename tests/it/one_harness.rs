@@ -84,3 +84,39 @@ fn a_renamed_session_gets_no_second_harness_on_its_conversation() {
         w.tmux_sessions()
     );
 }
+
+#[test]
+fn a_renamed_session_is_planned_and_rolled_where_it_lives_now() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    let pane = w.pane(&s.name).unwrap();
+    w.tmux_ok(&["rename-session", "-t", &format!("={}", s.name), "mywork"]);
+    w.write_env("EXTRA=two\n");
+
+    let plan = w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(2), "{}", explain(&plan));
+    let row = session_in(&json(&plan), &s.reference).clone();
+    assert_eq!(row["tmux_target"], "mywork", "{row:#}");
+    assert_eq!(row["action"], "respawn", "{row:#}");
+    assert_eq!(row["pane_id"], pane.id.as_str(), "{row:#}");
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
+    let now = w.pane("mywork").expect("the renamed session");
+    assert_eq!(now.id, pane.id, "rolled in place");
+    assert_ne!(now.pid, pane.pid);
+    assert_eq!(
+        environ(now.pid).get("EXTRA").map(String::as_str),
+        Some("two")
+    );
+    assert_eq!(holding(&s.session_id), vec![now.pid], "one harness");
+    assert!(!w.tmux_sessions().contains(&s.name));
+    let plan = w.the_loop(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(0), "{}", explain(&plan));
+}

@@ -61,6 +61,7 @@ fn pane(session: &str, pid: i32, dead: bool) -> Pane {
         dead,
         attached: 0,
         command: PaneCommand::Launcher,
+        launched_for: None,
     }
 }
 
