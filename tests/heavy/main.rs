@@ -21,6 +21,10 @@ mod real_claude;
 mod real_claude_fresh;
 #[path = "../it/real_claude_import.rs"]
 mod real_claude_import;
+#[path = "../it/real_claude_person.rs"]
+mod real_claude_person;
+#[path = "../it/real_claude_person_watch.rs"]
+mod real_claude_person_watch;
 #[path = "../it/real_claude_turns.rs"]
 mod real_claude_turns;
 #[path = "../it/real_codex.rs"]

@@ -14,23 +14,23 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 use the_loop::activity::{store, Activity};
 
-const OLD: &str = "tok-OLD-turns-canary";
-const NEW: &str = "tok-NEW-turns-canary";
+pub(crate) const OLD: &str = "tok-OLD-turns-canary";
+pub(crate) const NEW: &str = "tok-NEW-turns-canary";
 
 /// One real session started through the-loop, with its API stand-in.
-struct Real {
-    w: World,
-    name: String,
-    id: String,
-    config_dir: PathBuf,
-    cwd: PathBuf,
-    _api: StandInApi,
+pub(crate) struct Real {
+    pub(crate) w: World,
+    pub(crate) name: String,
+    pub(crate) id: String,
+    pub(crate) config_dir: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) _api: StandInApi,
 }
 
 /// A session of the real CLI, at its prompt; `manual` starts it in manual
 /// permission mode (the user's setting), answering the one-time auto-mode
 /// menu with No as a person would.
-fn real_session(manual: bool) -> Option<Real> {
+pub(crate) fn real_session(manual: bool) -> Option<Real> {
     let claude = real_claude()?;
     let w = World::new();
     let api = StandInApi::start("messages-api", &w.root());
@@ -86,11 +86,11 @@ fn real_session(manual: bool) -> Option<Real> {
 }
 
 impl Real {
-    fn pid(&self) -> i32 {
+    pub(crate) fn pid(&self) -> i32 {
         self.w.pane(&self.name).expect("the pane").pid
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let target = format!("={}:", self.name);
         let mut args = vec!["send-keys", "-t", &target];
         args.extend_from_slice(keys);
@@ -99,18 +99,18 @@ impl Real {
 
     /// Types a line as a person does: the text, a pause, then Enter (the TUI
     /// takes a fast Enter for part of a paste).
-    fn type_line(&self, text: &str) {
+    pub(crate) fn type_line(&self, text: &str) {
         let target = format!("={}:", self.name);
         self.w.tmux_ok(&["send-keys", "-t", &target, "-l", text]);
         std::thread::sleep(Duration::from_millis(500));
         self.keys(&["Enter"]);
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         screen(&self.w, &self.name)
     }
 
-    fn transcript(&self, id: &str) -> PathBuf {
+    pub(crate) fn transcript(&self, id: &str) -> PathBuf {
         self.config_dir
             .join("projects")
             .join(the_loop::harness::project_dir_name(
@@ -119,14 +119,14 @@ impl Real {
             .join(format!("{id}.jsonl"))
     }
 
-    fn activity(&self) -> Activity {
+    pub(crate) fn activity(&self) -> Activity {
         store::read_one(&self.w.state, self.pid()).activity
     }
 
     /// A first exchange, so the conversation has its transcript (the CLI
     /// writes it once a turn has been answered, and a roll leaves a session
     /// without one alone).
-    fn converse(&self) {
+    pub(crate) fn converse(&self) {
         self.type_line("remember the word zebra");
         wait_long(
             || {
@@ -151,7 +151,7 @@ impl Real {
     }
 
     /// A turn that runs for minutes, seen on screen and by the hooks.
-    fn start_slow_turn(&self) {
+    pub(crate) fn start_slow_turn(&self) {
         self.type_line("please be slow");
         wait_long(
             || self.screen().contains("esc to interrupt"),
@@ -160,11 +160,11 @@ impl Real {
         wait_long(|| self.activity() == Activity::Busy, "the hooks say busy");
     }
 
-    fn rotate(&self) {
+    pub(crate) fn rotate(&self) {
         self.w.write_env(&format!("EXTRA_TOKEN={NEW}\n"));
     }
 
-    fn apply(&self, drain: &str) -> Child {
+    pub(crate) fn apply(&self, drain: &str) -> Child {
         let mut command = self.w.the_loop_command(&[
             "apply",
             "--auto-approve",
@@ -185,7 +185,7 @@ impl Real {
         std::thread::sleep(Duration::from_millis(1500));
     }
 
-    fn rolled_onto_the_new_value(&self, out: &std::process::Output, old_pid: i32) {
+    pub(crate) fn rolled_onto_the_new_value(&self, out: &std::process::Output, old_pid: i32) {
         assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
         assert_no_canary(&out.stderr, &[OLD, NEW], "apply stderr");
         assert_eq!(code(out), Some(0), "{}", explain(out));
