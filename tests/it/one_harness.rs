@@ -120,3 +120,46 @@ fn a_renamed_session_is_planned_and_rolled_where_it_lives_now() {
     let plan = w.the_loop(&["plan", "--detailed-exitcode"]);
     assert_eq!(code(&plan), Some(0), "{}", explain(&plan));
 }
+
+#[test]
+fn a_pane_moved_into_a_persons_session_is_rolled_there_and_their_pane_is_left_alone() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    let pane = w.pane(&s.name).unwrap();
+    w.tmux_ok(&["new-session", "-d", "-s", "mine"]);
+    let theirs = w.pane("mine").unwrap();
+    w.tmux_ok(&["join-pane", "-d", "-s", &pane.id, "-t", "=mine:"]);
+    assert!(!w.tmux_sessions().contains(&s.name), "moved out");
+    w.write_env("EXTRA=two\n");
+
+    let plan = w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
+    assert_eq!(code(&plan), Some(2), "{}", explain(&plan));
+    let row = session_in(&json(&plan), &s.reference).clone();
+    assert_eq!(row["tmux_target"], "mine", "{row:#}");
+    assert_eq!(row["pane_id"], pane.id.as_str(), "{row:#}");
+
+    let out = w.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let panes = w.tmux_ok(&["list-panes", "-t", "=mine:", "-F", "#{pane_id} #{pane_pid}"]);
+    let pids: std::collections::BTreeMap<String, i32> = panes
+        .lines()
+        .filter_map(|l| {
+            let (id, pid) = l.split_once(' ')?;
+            Some((id.to_owned(), pid.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(
+        pids.get(&theirs.id),
+        Some(&theirs.pid),
+        "their pane untouched"
+    );
+    let new_pid = pids[&pane.id];
+    assert_ne!(new_pid, pane.pid);
+    assert_eq!(
+        environ(new_pid).get("EXTRA").map(String::as_str),
+        Some("two")
+    );
+    assert_eq!(holding(&s.session_id), vec![new_pid], "one harness");
+}
