@@ -83,13 +83,18 @@ const BACKGROUND: [&str; 8] = [
 
 /// The start of what Claude Code shows, dimmed, in an empty prompt box (the
 /// dimness is not captured): an example on a fresh conversation, hints
-/// about queued messages or another agent.
-const PLACEHOLDERS: [&str; 5] = [
+/// about queued messages or another agent, and what it suggests after a
+/// turn that ended in an error (offline: "Not logged in", then "Once fixed,
+/// resend your message"; the other two are beside it in the binary).
+const PLACEHOLDERS: [&str; 8] = [
     "Try \"",
     "Press up to ",
     "Press Enter to edit the selected message",
     "Taking your message back",
     "Message @",
+    "Once fixed, resend your message",
+    "Resend your message to try again",
+    "Run /rewind to go back",
 ];
 
 /// Reads the screen's bottom (see the module's doc). A dialog or menu comes
@@ -360,6 +365,12 @@ mod tests {
             ("❯ Try \"fix lint errors\"", auto, TurnScreen::Between),
             (
                 "❯ Press up to edit queued messages",
+                auto,
+                TurnScreen::Between,
+            ),
+            // After a turn that ended in an error (offline: not logged in).
+            (
+                "❯\u{a0}Once fixed, resend your message",
                 auto,
                 TurnScreen::Between,
             ),
