@@ -14,6 +14,7 @@
 
 use crate::harness::Harness;
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// A live process that holds the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,9 +35,21 @@ impl fmt::Display for Holder {
     }
 }
 
+/// Where the launch keeps the conversation: its transcript, which names
+/// it for the host (the same id under another config directory or
+/// project is another conversation).
+pub struct Wanted<'a> {
+    pub id: &'a str,
+    pub transcript: &'a Path,
+}
+
 /// The live processes, other than `except`, that hold conversation `id`
-/// of `harness`: by their argv, or by the files they hold open.
-pub fn holders(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
+/// of `harness` (by their argv, or by the files they hold open) in the
+/// same place: a process whose own environment and working directory put
+/// that conversation's transcript elsewhere holds another one. A process
+/// whose environment cannot be read is counted: it cannot be told apart.
+pub fn holders(harness: &dyn Harness, wanted: &Wanted, except: &[i32]) -> Vec<Holder> {
+    let id = wanted.id;
     let root = crate::proc_env::proc_root();
     let Ok(entries) = std::fs::read_dir(root) else {
         return Vec::new();
@@ -64,12 +77,12 @@ pub fn holders(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
             .read_launch(&argv)
             .and_then(|launch| launch.conversation)
             .is_some_and(|held| held == id);
-        if by_argv
+        let holds = by_argv
             || harness
                 .conversations_held(pid)
                 .iter()
-                .any(|held| held == id)
-        {
+                .any(|held| held == id);
+        if holds && same_place(harness, pid, wanted) {
             found.push(Holder {
                 pid,
                 pane: pane_of(pid),
@@ -88,15 +101,36 @@ pub const GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// [`holders`], looked for again until none is left or [`GRACE`] has
 /// passed: what still holds the conversation then.
-pub fn holders_after_grace(harness: &dyn Harness, id: &str, except: &[i32]) -> Vec<Holder> {
+pub fn holders_after_grace(harness: &dyn Harness, wanted: &Wanted, except: &[i32]) -> Vec<Holder> {
     let deadline = crate::clock::deadline(GRACE);
     loop {
-        let found = holders(harness, id, except);
+        let found = holders(harness, wanted, except);
         if found.is_empty() || std::time::Instant::now() >= deadline {
             return found;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+}
+
+/// Whether process `pid` keeps conversation `wanted.id` where the launch
+/// does (its transcript path, from its own environment and directory).
+fn same_place(harness: &dyn Harness, pid: i32, wanted: &Wanted) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let crate::observed::EnvRead::Read(env) = crate::proc_env::read_environ(pid) else {
+        return true;
+    };
+    let Ok(cwd) = std::fs::read_link(
+        crate::proc_env::proc_root()
+            .join(pid.to_string())
+            .join("cwd"),
+    ) else {
+        return true;
+    };
+    let env_of = |name: &str| {
+        env.get(name)
+            .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v.expose_bytes())))
+    };
+    harness.transcript_path(&env_of, &cwd, wanted.id) == wanted.transcript
 }
 
 /// A `cmdline` file's words.
@@ -139,13 +173,24 @@ mod tests {
             .unwrap();
         let mut child = std::process::Command::new(&fake)
             .args(["--resume", &id])
+            .current_dir(dir.path())
             .spawn()
             .unwrap();
         let pid = child.id() as i32;
         let claude = crate::harness::by_name("claude").unwrap();
+        // Where this process's own environment puts the conversation, in
+        // the child's directory: the child inherited both.
+        let env_of = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        let cwd = std::fs::canonicalize(dir.path()).unwrap();
+        let transcript = claude.transcript_path(&env_of, &cwd, &id);
+        let wanted = Wanted {
+            id: &id,
+            transcript: &transcript,
+        };
+        let elsewhere = claude.transcript_path(&env_of, Path::new("/elsewhere"), &id);
         let mut seen = Vec::new();
         for _ in 0..50 {
-            seen = holders(claude, &id, &[]);
+            seen = holders(claude, &wanted, &[]);
             if !seen.is_empty() {
                 break;
             }
@@ -153,8 +198,23 @@ mod tests {
         }
         let found: Vec<i32> = seen.iter().map(|h| h.pid).collect();
         assert_eq!(found, vec![pid]);
-        assert!(holders(claude, &id, &[pid]).is_empty(), "the replaced one");
-        assert!(holders(claude, "another-conversation", &[]).is_empty());
+        assert!(
+            holders(claude, &wanted, &[pid]).is_empty(),
+            "the replaced one"
+        );
+        let other = Wanted {
+            id: "another-conversation",
+            transcript: &transcript,
+        };
+        assert!(holders(claude, &other, &[]).is_empty());
+        let moved = Wanted {
+            id: &id,
+            transcript: &elsewhere,
+        };
+        assert!(
+            holders(claude, &moved, &[]).is_empty(),
+            "the same id kept elsewhere is another conversation"
+        );
         let _ = child.kill();
         let _ = child.wait();
     }
