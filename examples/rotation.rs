@@ -103,9 +103,13 @@ impl Stage {
     }
 }
 
+/// Writes a file of this user's alone (0600), whatever the umask: the-loop
+/// refuses a config or env file its group or others can write.
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::create_dir_all(path.parent().unwrap()).map_err(|e| e.to_string())?;
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| e.to_string())
 }
 
 fn story() -> Result<ExitCode, String> {
@@ -117,6 +121,9 @@ fn story() -> Result<ExitCode, String> {
     for sub in ["tmux", "home", "state", "bin", "work"] {
         std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;
     }
+    // The state root too is refused when its group or others can write it.
+    std::fs::set_permissions(dir.join("state"), std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| e.to_string())?;
     let stand_in = dir.join("bin/claude");
     write(&stand_in, STAND_IN)?;
     std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755))

@@ -15,9 +15,12 @@
 //!
 //! Errors are [`io::Error`]s whose payload says what was refused:
 //! [`crate::fsutil::SpecialFile`] for a file that is not regular, [`TooLarge`]
-//! for one over its cap. [`describe`] says either in words, naming sizes,
-//! never content.
+//! for one over its cap, [`crate::fsutil::owner::NotYours`] for one whose
+//! kind must be the caller's own and is not (checked through the same
+//! descriptor). [`describe`] says any of them in words, naming sizes, owners
+//! and modes, never content.
 
+use crate::fsutil::owner::Rule;
 use crate::fsutil::SpecialFile;
 use std::fs::{File, FileType, OpenOptions};
 use std::io::{self, Read};
@@ -35,13 +38,18 @@ pub enum Links {
     Refuse,
 }
 
-/// What a kind of file is called in an error, how large it may be, and
-/// whether a link to it is followed.
+/// What a kind of file is called in an error, how large it may be,
+/// whether a link to it is followed, and whether it must be the caller's
+/// own ([`crate::fsutil::owner`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limit {
     pub what: &'static str,
     pub cap: u64,
     pub links: Links,
+    /// `Some` for a file whose writer decides what the-loop does (the
+    /// config, the env file, records, journal entries, the key): one owned
+    /// by another user, or writable by others, is refused.
+    pub owner: Option<Rule>,
 }
 
 const KIB: u64 = 1024;
@@ -52,24 +60,35 @@ pub const CONFIG: Limit = Limit {
     what: "a config",
     cap: MIB,
     links: Links::Follow,
+    owner: Some(Rule::Unwritable),
 };
 /// The env file. 200,000 names (`tests/it/envfile.rs`) are about 1.8 MB.
 pub const ENV_FILE: Limit = Limit {
     what: "an env file",
     cap: 4 * MIB,
     links: Links::Follow,
+    owner: Some(Rule::Unwritable),
 };
 /// A registry record (`local/*.json`, `standing/*.json`).
 pub const RECORD: Limit = Limit {
     what: "a registry record",
     cap: 256 * KIB,
     links: Links::Refuse,
+    owner: Some(Rule::Unwritable),
 };
 /// An intent journal entry (`journal/*.json`): names, ids and three paths.
 pub const JOURNAL_ENTRY: Limit = Limit {
     what: "an intent journal entry",
     cap: 64 * KIB,
     links: Links::Refuse,
+    owner: Some(Rule::Unwritable),
+};
+/// A remembered failed resume (`resume-failures/*.json`): names and ids.
+pub const RESUME_FAILURE: Limit = Limit {
+    what: "a remembered failed resume",
+    cap: 64 * KIB,
+    links: Links::Refuse,
+    owner: Some(Rule::Unwritable),
 };
 /// An activity file (`activity/<pid>.jsonl`), read with [`read_tail`]: the
 /// hook starts a file over past 256 KiB, so its newest records are always
@@ -78,6 +97,7 @@ pub const ACTIVITY_TAIL: Limit = Limit {
     what: "an activity file",
     cap: 320 * KIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// The event log (`events.jsonl`), read from its end by `the-loop
 /// history`: it only grows, so its newest lines are what is read, from a
@@ -86,18 +106,21 @@ pub const EVENT_LOG_TAIL: Limit = Limit {
     what: "the event log",
     cap: 16 * MIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// A plan saved by `plan --out`, read by `apply --plan`.
 pub const SAVED_PLAN: Limit = Limit {
     what: "a saved plan",
     cap: 32 * MIB,
     links: Links::Follow,
+    owner: None,
 };
 /// What `watch` remembers (`watch-state.json`): a few hundred bytes a session.
 pub const WATCH_MEMORY: Limit = Limit {
     what: "the watch memory",
     cap: 16 * MIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// The fingerprint key (`fingerprint.key`): 32 bytes. The cap is a little
 /// over, so a file of the wrong size is read and refused by its size.
@@ -105,6 +128,7 @@ pub const FINGERPRINT_KEY: Limit = Limit {
     what: "the fingerprint key",
     cap: 64,
     links: Links::Refuse,
+    owner: Some(Rule::Private),
 };
 /// A state file of a few words: a pidfile, a lock's holder line, a counter,
 /// the hook settings the-loop writes for its harnesses, a control file.
@@ -112,6 +136,7 @@ pub const STATE_TEXT: Limit = Limit {
     what: "a state file",
     cap: 64 * KIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// What a harness itself writes about one of its running processes
 /// (Claude Code's `sessions/<pid>.json`: a pid, a conversation id, a few
@@ -120,18 +145,21 @@ pub const HARNESS_SESSION: Limit = Limit {
     what: "a harness's session file",
     cap: 64 * KIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// A first prompt the-loop saved for a launcher to take.
 pub const BOOT_PROMPT: Limit = Limit {
     what: "a boot prompt",
     cap: MIB,
     links: Links::Refuse,
+    owner: None,
 };
 /// A message for `sessions deliver --file` (or its stdin).
 pub const MESSAGE: Limit = Limit {
     what: "a message",
     cap: MIB,
     links: Links::Follow,
+    owner: None,
 };
 /// A value `the-loop fingerprint` reads from stdin: as large as an env
 /// file may be, since one value can fill it.
@@ -139,6 +167,7 @@ pub const VALUE: Limit = Limit {
     what: "a value",
     cap: 4 * MIB,
     links: Links::Follow,
+    owner: None,
 };
 /// A harness's own settings in the person's home (`~/.claude.json`, which
 /// Claude Code grows with every project it has seen).
@@ -146,12 +175,14 @@ pub const USER_SETTINGS: Limit = Limit {
     what: "a harness settings file",
     cap: 64 * MIB,
     links: Links::Follow,
+    owner: None,
 };
 /// A small file of the system's, such as `/etc/os-release`.
 pub const SYSTEM_FILE: Limit = Limit {
     what: "a system file",
     cap: 64 * KIB,
     links: Links::Follow,
+    owner: None,
 };
 
 /// A file over its kind's cap. Carried inside an [`io::Error`] of kind
@@ -202,11 +233,15 @@ pub fn too_large(e: &io::Error) -> Option<TooLarge> {
     e.get_ref()?.downcast_ref::<TooLarge>().copied()
 }
 
-/// Why a file was refused (not a regular file, or over its cap), in words
-/// that name sizes and kinds only; `None` for any other error.
+/// Why a file was refused (not a regular file, over its cap, or not the
+/// caller's own), in words that name sizes, kinds, owners and modes only;
+/// `None` for any other error.
 pub fn refusal(e: &io::Error) -> Option<String> {
     if crate::fsutil::not_regular(e).is_some() {
         return Some(crate::fsutil::describe(e));
+    }
+    if let Some(not_yours) = crate::fsutil::owner::not_yours(e) {
+        return Some(format!("it is {not_yours}"));
     }
     too_large(e).map(|t| t.to_string())
 }
@@ -249,9 +284,14 @@ fn open(path: &Path, limit: &Limit, listed: Option<FileType>) -> io::Result<(Fil
             _ => e,
         })?;
     // And again through the descriptor: the name may have been swapped.
+    // The owner and mode are read there too, so the file held to being
+    // the caller's own is the one read, and no stat is added to a plan.
     let meta = file.metadata()?;
     if let Some(special) = SpecialFile::of(meta.file_type()) {
         return Err(special.into_error());
+    }
+    if let Some(rule) = limit.owner {
+        crate::fsutil::owner::check(&meta, rule).map_err(|n| n.into_error())?;
     }
     Ok((file, meta.len()))
 }
@@ -361,100 +401,4 @@ pub fn read_tail(path: &Path, limit: &Limit) -> io::Result<Vec<u8>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fsutil::not_regular;
-
-    const SMALL: Limit = Limit {
-        what: "a test file",
-        cap: 100,
-        links: Links::Refuse,
-    };
-
-    #[test]
-    fn fifos_devices_directories_and_planted_links_are_refused_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("pipe");
-        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
-        let zero = dir.path().join("zero");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        let file = dir.path().join("file");
-        std::fs::write(&file, b"x\n").unwrap();
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&file, &link).unwrap();
-        let follow = Limit {
-            links: Links::Follow,
-            ..SMALL
-        };
-        for limit in [SMALL, follow] {
-            let e = read(&fifo, &limit).unwrap_err();
-            assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
-            assert_eq!(describe(&e), "it is a FIFO, not a regular file; left alone");
-            let e = read(dir.path(), &limit).unwrap_err();
-            assert_eq!(not_regular(&e), Some(SpecialFile::Directory));
-            let e = read_tail(&fifo, &limit).unwrap_err();
-            assert_eq!(not_regular(&e), Some(SpecialFile::Fifo));
-        }
-        let e = read(&zero, &follow).unwrap_err();
-        assert_eq!(not_regular(&e), Some(SpecialFile::Device));
-        let e = read(&zero, &SMALL).unwrap_err();
-        assert_eq!(not_regular(&e), Some(SpecialFile::Symlink));
-        let e = read(&link, &SMALL).unwrap_err();
-        assert_eq!(not_regular(&e), Some(SpecialFile::Symlink));
-        assert_eq!(read(&link, &follow).unwrap(), b"x\n");
-        let e = read(&dir.path().join("absent"), &SMALL).unwrap_err();
-        assert_eq!(e.kind(), io::ErrorKind::NotFound);
-        assert_eq!(refusal(&e), None);
-    }
-
-    #[test]
-    fn a_file_over_its_cap_is_refused_by_its_size_naming_size_and_cap() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("big");
-        let exact: Vec<u8> = (0..100u8).collect();
-        std::fs::write(&path, &exact).unwrap();
-        assert_eq!(read(&path, &SMALL).unwrap(), exact);
-        std::fs::File::create(&path)
-            .unwrap()
-            .set_len(3 << 30)
-            .unwrap();
-        let e = read(&path, &SMALL).unwrap_err();
-        assert_eq!(too_large(&e).map(|t| t.size), Some(Some(3 << 30)), "{e:?}");
-        assert_eq!(
-            describe(&e),
-            "it is 3221225472 bytes, over the 100-byte limit for a test file"
-        );
-        let kib = Limit {
-            cap: 64 * KIB,
-            ..SMALL
-        };
-        let e = read(&path, &kib).unwrap_err();
-        assert!(describe(&e).ends_with("over the 64 KiB limit for a test file"));
-        let e = read_stream(&[7u8; 101][..], &SMALL).unwrap_err();
-        assert_eq!(too_large(&e).map(|t| t.size), Some(None));
-        assert_eq!(read_stream(&[7u8; 100][..], &SMALL).unwrap().len(), 100);
-    }
-
-    #[test]
-    fn a_tail_is_the_newest_whole_lines_within_the_cap() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("log");
-        let short = b"one\ntwo\n";
-        std::fs::write(&path, short).unwrap();
-        assert_eq!(read_tail(&path, &SMALL).unwrap(), short);
-        let mut long = Vec::new();
-        for i in 0..100 {
-            long.extend_from_slice(format!("line {i}\n").as_bytes());
-        }
-        std::fs::write(&path, &long).unwrap();
-        let tail = read_tail(&path, &SMALL).unwrap();
-        assert!(tail.len() <= 100, "{}", tail.len());
-        assert!(tail.starts_with(b"line "), "starts at a line");
-        assert!(tail.ends_with(b"line 99\n"));
-        // Gigabytes of nothing, then one line: the line, and nothing else.
-        let file = std::fs::File::create(&path).unwrap();
-        file.set_len(3 << 30).unwrap();
-        file.write_at(b"\nnewest\n", (3 << 30) - 8).unwrap();
-        assert_eq!(read_tail(&path, &SMALL).unwrap(), b"newest\n");
-    }
-}
+mod tests;

@@ -6,7 +6,10 @@
 //! make the-loop write over whatever it points at. Nothing here ever opens a
 //! FIFO or a device blocking: a FIFO planted where a record belongs would
 //! otherwise hang a start forever. Reading goes through
-//! [`crate::bounded_read`], which uses the reads below.
+//! [`crate::bounded_read`], which uses the reads below, and [`owner`] holds
+//! what is read to being the caller's own.
+
+pub mod owner;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -158,6 +161,18 @@ pub fn check_regular_or_absent(path: &Path) -> io::Result<()> {
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+/// Removes `path` if it is a regular file; absent is already removed. A
+/// directory, link, FIFO, socket or device there is refused (the error
+/// [`not_regular`] recognises) and left in place: the-loop writes only
+/// regular files, so anything else was put there by someone else.
+pub fn remove_regular(path: &Path) -> io::Result<()> {
+    check_regular_or_absent(path)?;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
     }
 }
 

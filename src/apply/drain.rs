@@ -255,9 +255,12 @@ fn stop_after(reports: &[SessionReport]) -> Option<Stop> {
         .iter()
         .find_map(SessionReport::stop_after)
         .or_else(|| {
-            reports
-                .iter()
-                .find_map(|r| (r.stop == Some(Stop::Interrupted)).then_some(Stop::Interrupted))
+            // A stop the first batch met before any roll: the held sessions
+            // meet it too.
+            reports.iter().find_map(|r| match &r.stop {
+                Some(stop @ (Stop::Interrupted | Stop::ResumesFailed(_))) => Some(stop.clone()),
+                _ => None,
+            })
         })
 }
 

@@ -2,6 +2,7 @@
 //! the rest through the [`pipeline`](super::pipeline), where parallelism
 //! bounds the respawns and probe waits overlap. Ctrl-C stops new respawns only.
 
+use super::failures;
 use super::interrupt;
 use super::pipeline::{roll_all, Job};
 use super::report::{not_attempted, Outcome, Report, SessionReport, Stop};
@@ -21,6 +22,10 @@ pub struct RollOptions {
     pub mode: Mode,
     pub parallelism: usize,
     pub dry_run: bool,
+    /// The sessions were named: one whose harness exited when an earlier
+    /// roll resumed it is tried again rather than left alone
+    /// ([`super::failures`]).
+    pub retry_failed: bool,
 }
 
 pub const DEFAULT_PARALLELISM: u16 = 8;
@@ -73,6 +78,8 @@ pub fn execute(
 ) -> Report {
     let mut slots: Vec<Option<SessionReport>> = vec![None; plan.sessions.len()];
     let mut candidates = Vec::new();
+    // Left alone because their harness exited when an earlier roll resumed them.
+    let mut failed_before: Vec<String> = Vec::new();
     for (index, session) in plan.sessions.iter().enumerate() {
         let selected = match (session.action, options.mode) {
             (Action::Respawn | Action::Resume, _) | (Action::None, Mode::Restart) => true,
@@ -100,19 +107,36 @@ pub fn execute(
         let Some((identity, verdict)) = decide(registry, session, observed) else {
             continue;
         };
-        match verdict {
-            Ok(resumable) if options.dry_run => {
+        let failed = verdict.as_ref().ok().and_then(|resumable| {
+            let root = &roller.config.state_root;
+            failures::holding(root, session, resumable, options.dry_run)
+        });
+        match (verdict, failed) {
+            (Ok(_), Some(failure)) if !options.retry_failed => {
+                let reason = failures::left_alone(session, &failure);
+                roller.events.emit(Event::SessionLeftAlone {
+                    subject: Subject::planned(session.reference.clone(), session.standing.clone()),
+                    reason: reason.clone(),
+                });
+                slots[index] = Some(SessionReport::from_plan(
+                    session,
+                    Outcome::LeftAlone,
+                    Some(reason),
+                ));
+                failed_before.push(session.label().to_owned());
+            }
+            (Ok(resumable), _) if options.dry_run => {
                 let mut report =
                     SessionReport::from_plan(session, Outcome::WouldRestart, Some(why(session)));
                 report.harness_session_id = Some(resumable.session_id);
                 slots[index] = Some(report);
             }
-            Ok(resumable) => candidates.push(Candidate {
+            (Ok(resumable), _) => candidates.push(Candidate {
                 index,
                 identity,
                 resumable,
             }),
-            Err(reason) => {
+            (Err(reason), _) => {
                 roller.events.emit(Event::SessionLeftAlone {
                     subject: Subject::planned(session.reference.clone(), session.standing.clone()),
                     reason: reason.clone(),
@@ -134,9 +158,16 @@ pub fn execute(
     candidates.sort_by_key(|c| plan.sessions[c.index].action != Action::Resume);
     let mut queue = candidates.into_iter();
     // Canary: roll one at a time until one is really respawned. If it fails,
-    // the rest are not attempted.
-    let mut canary_stop: Option<Stop> = None;
-    for candidate in queue.by_ref() {
+    // the rest are not attempted; and none is taken at all once enough
+    // earlier canaries could not resume (`failures::STOP_AFTER`).
+    let mut canary_stop: Option<Stop> = (failed_before.len() >= failures::STOP_AFTER)
+        .then(|| Stop::ResumesFailed(failed_before.clone()));
+    let canaries = if canary_stop.is_some() {
+        None
+    } else {
+        Some(queue.by_ref())
+    };
+    for candidate in canaries.into_iter().flatten() {
         if interrupt::requested() {
             slots[candidate.index] = Some(not_attempted(
                 &plan.sessions[candidate.index],

@@ -6,10 +6,13 @@
 //! ([`crate::plan::resumable`])
 //! (never touching a session whose conversation cannot be resumed), roll a
 //! canary alone, then the rest in parallel ([`fleet`], [`pipeline`]), each
-//! through [`roll`], and collect a [`report`].
+//! through [`roll`], and collect a [`report`]. A session whose harness
+//! exited at once when a roll resumed it is never the canary again while it
+//! stays failed ([`failures`]).
 
 pub mod deadline;
 pub mod drain;
+pub mod failures;
 pub mod fleet;
 pub mod interrupt;
 pub mod lock;

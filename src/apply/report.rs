@@ -42,6 +42,9 @@ pub enum Stop {
     /// The env file changed since the plan read it: what the plan says a
     /// session must hold is no longer what the file declares.
     EnvFileChanged,
+    /// These sessions' harnesses exited at once when earlier rolls resumed
+    /// them ([`super::failures::STOP_AFTER`] or more): no canary is taken.
+    ResumesFailed(Vec<String>),
 }
 
 impl std::fmt::Display for Stop {
@@ -51,6 +54,11 @@ impl std::fmt::Display for Stop {
             Stop::CanaryFailed(label) => write!(f, "canary {label} failed"),
             Stop::AfterFailure(label) => write!(f, "stopped after {label} failed"),
             Stop::EnvFileChanged => f.write_str("the env file changed during the roll"),
+            Stop::ResumesFailed(labels) => write!(
+                f,
+                "the harnesses of {} exited at once when resumed, which looks like a cause of the fleet's own; no other harness is ended until one of them is retried by name and resumes",
+                labels.join(", ")
+            ),
         }
     }
 }
@@ -92,6 +100,12 @@ pub struct SessionReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub fresh_start: bool,
+    /// The harness the roll started in the pane exited before the probe:
+    /// it could not resume the conversation. Remembered
+    /// ([`super::failures::settle`]), so later rolls leave it alone.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub harness_exited: bool,
 }
 
 /// A session the roll did not reach; `detail` says why in words, `stop` in a type.
@@ -120,6 +134,7 @@ impl SessionReport {
             stop: None,
             env_reading: None,
             fresh_start: false,
+            harness_exited: false,
         }
     }
 

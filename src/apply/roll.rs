@@ -208,9 +208,11 @@ impl Roller<'_> {
             since: crate::clock::now_utc(),
         };
         if let Err(err) = journal.record(&entry) {
+            let file = journal.path(target).unwrap_or_default();
             report.detail = Some(format!(
-                "cannot write the intent journal ({}); not touched",
-                crate::fsutil::IoKind(err.kind())
+                "cannot write the intent journal {} ({}); not touched",
+                file.display(),
+                crate::fsutil::describe(&err)
             ));
             return Respawn::Done(report);
         }
@@ -361,11 +363,12 @@ impl Roller<'_> {
             Ok(panes) => match panes.into_iter().find(|p| p.pane_id == pane_id) {
                 Some(p) if !p.dead => p.pid,
                 Some(_) => {
+                    report.harness_exited = true;
                     return self.resume_failed(
                         report,
                         &subject,
                         "the harness exited: the conversation did not resume".into(),
-                    )
+                    );
                 }
                 None => return self.resume_failed(report, &subject, "the pane is gone".into()),
             },

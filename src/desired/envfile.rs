@@ -327,23 +327,28 @@ pub fn render_for_roundtrip(entries: &[EnvEntry]) -> String {
 
 impl EnvFile {
     /// Reads and parses the file at `path`: a regular file (or a link to
-    /// one) within [`crate::bounded_read::ENV_FILE`]. Errors name the path,
-    /// never the text.
+    /// one) within [`crate::bounded_read::ENV_FILE`], the caller's own and
+    /// writable by no one else. Errors name the path, never the text.
     pub fn load(path: &Path) -> Result<EnvFile, EnvFileError> {
         let limit = &crate::bounded_read::ENV_FILE;
-        let bytes =
-            crate::bounded_read::read(path, limit).map_err(
-                |e| match crate::bounded_read::refusal(&e) {
-                    Some(reason) => EnvFileError::Refused {
-                        path: path.to_owned(),
-                        reason,
-                    },
-                    None => EnvFileError::Read {
-                        path: path.to_owned(),
-                        kind: e.kind(),
-                    },
+        let bytes = crate::bounded_read::read(path, limit).map_err(|e| {
+            if let Some(refusal) = crate::fsutil::owner::not_yours(&e) {
+                return EnvFileError::NotYours {
+                    path: path.to_owned(),
+                    refusal: refusal.clone(),
+                };
+            }
+            match crate::bounded_read::refusal(&e) {
+                Some(reason) => EnvFileError::Refused {
+                    path: path.to_owned(),
+                    reason,
                 },
-            )?;
+                None => EnvFileError::Read {
+                    path: path.to_owned(),
+                    kind: e.kind(),
+                },
+            }
+        })?;
         let entries = parse(&bytes).map_err(|e| EnvFileError::Syntax {
             path: path.to_owned(),
             line: e.line,

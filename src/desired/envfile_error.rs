@@ -104,6 +104,14 @@ pub enum EnvFileError {
     #[error("cannot read env file {path}: {reason}")]
     #[diagnostic(code(the_loop::envfile::refused))]
     Refused { path: PathBuf, reason: String },
+    /// Another user owns it, or others can write it: whoever can write it
+    /// chooses what every session holds.
+    #[error("env file {path} is not yours alone: it is {refusal}")]
+    #[diagnostic(code(the_loop::envfile::not_yours), help("{}", refusal.help(path)))]
+    NotYours {
+        path: PathBuf,
+        refusal: crate::fsutil::owner::NotYours,
+    },
     #[error("env file {path}:{line}:{column}: {kind}")]
     #[diagnostic(code(the_loop::envfile::syntax), help("{}; {}", kind.hint(), FORMAT_HELP))]
     Syntax {

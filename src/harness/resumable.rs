@@ -22,7 +22,7 @@ pub struct Resumable {
     pub cwd: PathBuf,
     pub args: LaunchArgs,
     pub transcript: PathBuf,
-    /// The conversation never began ([`never_begun`]): the harness is
+    /// The conversation never began ([`check_or_never_begun`]): the harness is
     /// relaunched on the same pre-assigned id, not resumed.
     pub fresh: bool,
 }

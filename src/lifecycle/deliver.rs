@@ -3,8 +3,11 @@
 //! prompt. One delivery at a time per session, in arrival order.
 //!
 //! Delivery ids make redelivery safe: an id already in `recentDeliveries`
-//! is a no-op; a delivery that fails for a reason that may pass is not
-//! recorded, so the next redelivery retries it; a delivery dropped because
+//! is a no-op; the id is noted in the record before anything is sent
+//! (`deliver/note.rs`), so a record that cannot be written refuses the
+//! delivery (exit 1) with nothing pasted; a delivery that fails for a
+//! reason that may pass is not recorded, so the next redelivery retries it;
+//! a delivery dropped because
 //! the session's name is held by a dead session that cannot be cleared *is*
 //! recorded, so the same collision is not re-run every cycle.
 //!
@@ -21,14 +24,15 @@ use super::respawn::{respawn, RespawnOutcome};
 use crate::events::{Dispatch, Event, Level, Subject};
 use crate::lifecycle::context::Context;
 use crate::observed::Probe;
-use crate::runner::deliver::{paste_and_submit, paste_text, submit};
 use crate::runner::spawn::exact;
 use serde::Serialize;
 
 mod drifted;
+mod note;
 mod refusal;
 
 pub use crate::events::session::Route;
+use note::Note;
 use refusal::Refusal;
 
 /// What happened to one delivery.
@@ -192,18 +196,32 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
     // Decided from the listing the proof read: no second look to race.
     let state = owned.fleet.probe(&name);
     let pane = Some(owned.fleet.find_harness_pane(&name).cloned());
-    let outcome = match on_delivery(target_recorded, state) {
+    let entry = on_delivery(target_recorded, state);
+    let live_harness = matches!((&pane, state), (Some(Ok(p)), Probe::Live) if !p.dead);
+    if delivery.relaunch_drifted && entry == Entry::Paste && live_harness {
+        report.args_drifted = drifted::args(ctx, &record, &owned);
+        if !report.args_drifted.is_empty() {
+            // Nothing done: the caller relaunches, then delivers into the
+            // new process.
+            return Ok(report);
+        }
+    }
+    // The id is in the record before anything can reach the harness.
+    let mut note = match Note::take(ctx, &mut record, delivery.delivery_id) {
+        Ok(note) => note,
+        Err(why) => {
+            event(&|subject, dispatch| Event::DispatchFailed {
+                subject,
+                dispatch,
+                reason: "record-not-writable".into(),
+            });
+            return Ok(finish(report, Outcome::Failed, &why));
+        }
+    };
+    let outcome = match entry {
         Entry::Paste => {
             let into = match (pane, state) {
                 (Some(Ok(p)), Probe::Live) if !p.dead => {
-                    if delivery.relaunch_drifted {
-                        report.args_drifted = drifted::args(ctx, &record, &owned);
-                        if !report.args_drifted.is_empty() {
-                            // Nothing done: the caller relaunches, then
-                            // delivers into the new process.
-                            return Ok(report);
-                        }
-                    }
                     if let Err(why) = super::ready::wait(&ctx.tmux, &p, delivery.ready_timeout) {
                         event(&|subject, dispatch| Event::DispatchFailed {
                             subject,
@@ -237,29 +255,14 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 // which fails (transiently) if the session is really gone.
                 _ => format!("{}:", exact(&name)),
             };
-            let pending = delivery
-                .delivery_id
-                .filter(|id| record.pending_submit() == Some(*id));
-            let pasted = match pending {
-                // The text went in on an earlier try; only its submit failed.
-                Some(_) => Ok(()),
-                None => paste_text(&ctx.tmux, &into, delivery.text),
-            };
-            let submitted = pasted.and_then(|()| {
-                if let (Some(id), None) = (delivery.delivery_id, pending) {
-                    // Saved before the submit, so a retry after a failed
-                    // submit does not paste the text a second time.
-                    record.set_pending_submit(Some(id));
-                    save_or_warn(ctx, &record);
-                }
-                submit(&ctx.tmux, &into)
-            });
-            match submitted {
+            match note.paste_and_submit(ctx, &mut record, &into, delivery.text) {
                 Ok(()) => Pasted::Plain,
-                Err(err) => Pasted::Failed(err.to_string()),
+                Err(err) => Pasted::Failed(err),
             }
         }
-        Entry::PasteIntoOccupant => paste_into_occupant(ctx, &name, delivery),
+        Entry::PasteIntoOccupant => {
+            paste_into_occupant(ctx, &name, delivery, &mut note, &mut record)
+        }
         Entry::Respawn => match respawn(ctx, key, &record, &name, state, Some(delivery.text)) {
             RespawnOutcome::Spawned {
                 resumed,
@@ -292,7 +295,9 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 report.reason = resume_failure;
                 Pasted::Respawned
             }
-            RespawnOutcome::DeliverInto => paste_into_occupant(ctx, &name, delivery),
+            RespawnOutcome::DeliverInto => {
+                paste_into_occupant(ctx, &name, delivery, &mut note, &mut record)
+            }
             RespawnOutcome::Occupied => {
                 tracing::error!(session = %name, "a dead session holds the name and cannot be cleared; dropping the delivery");
                 event(&|subject, dispatch| Event::DispatchDropped {
@@ -305,6 +310,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 if let Some(id) = delivery.delivery_id {
                     record.record_delivery(id);
                 }
+                record.set_pending_delivery(None);
                 save_or_warn(ctx, &record);
                 return Ok(finish(report, Outcome::Dropped, "a dead tmux session holds the name and could not be cleared; end it with `tmux kill-session` and redeliver with a new id"));
             }
@@ -312,49 +318,46 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         },
     };
 
-    match outcome {
+    let route = match outcome {
         Pasted::Failed(reason) => {
             event(&|subject, dispatch| Event::DispatchFailed {
                 subject,
                 dispatch,
                 reason: reason.clone(),
             });
-            Ok(finish(report, Outcome::Failed, &reason))
+            return Ok(finish(report, Outcome::Failed, &reason));
         }
-        delivered => {
-            let route = match delivered {
-                Pasted::Plain => Route::Pasted,
-                Pasted::Respawned => Route::Respawned,
-                Pasted::IntoOccupant => {
-                    // The lazy heal: a record with no session yet now has one.
-                    if !target_recorded {
-                        record.set_tmux_target(&name);
-                    }
-                    event(&|subject, dispatch| Event::SessionRespawnAverted {
-                        subject,
-                        dispatch,
-                        reason: "live-occupant".into(),
-                    });
-                    Route::RespawnAverted
-                }
-                Pasted::Failed(_) => unreachable!("handled above"),
-            };
-            if let Some(id) = delivery.delivery_id {
-                record.record_delivery(id);
+        Pasted::Plain => Route::Pasted,
+        Pasted::Respawned => Route::Respawned,
+        Pasted::IntoOccupant => {
+            // The lazy heal: a record with no session yet now has one.
+            if !target_recorded {
+                record.set_tmux_target(&name);
             }
-            record.set_pending_submit(None);
-            record.touch();
-            save_or_warn(ctx, &record);
-            event(&|subject, dispatch| Event::DispatchDelivered {
+            event(&|subject, dispatch| Event::SessionRespawnAverted {
                 subject,
                 dispatch,
-                route,
+                reason: "live-occupant".into(),
             });
-            report.route = Some(route);
-            report.outcome = Outcome::Delivered;
-            Ok(report)
+            Route::RespawnAverted
         }
+    };
+    report.route = Some(route);
+    if let Err(why) = note.done(ctx, &mut record) {
+        event(&|subject, dispatch| Event::DispatchFailed {
+            subject,
+            dispatch,
+            reason: "record-not-writable".into(),
+        });
+        return Ok(finish(report, Outcome::Failed, &why));
     }
+    event(&|subject, dispatch| Event::DispatchDelivered {
+        subject,
+        dispatch,
+        route,
+    });
+    report.outcome = Outcome::Delivered;
+    Ok(report)
 }
 
 enum Pasted {
@@ -366,7 +369,13 @@ enum Pasted {
 
 /// A live occupant holds the name on the respawn path: it is never killed
 /// or spawned over; the text goes into it instead.
-fn paste_into_occupant(ctx: &Context, name: &str, delivery: &Delivery) -> Pasted {
+fn paste_into_occupant(
+    ctx: &Context,
+    name: &str,
+    delivery: &Delivery,
+    note: &mut Note,
+    record: &mut Record,
+) -> Pasted {
     let into = match probe_harness(&ctx.tmux, name).1 {
         Some(Ok(pane)) if !pane.dead => {
             if let Err(why) = super::ready::wait(&ctx.tmux, &pane, delivery.ready_timeout) {
@@ -387,9 +396,9 @@ fn paste_into_occupant(ctx: &Context, name: &str, delivery: &Delivery) -> Pasted
         }
         None => format!("{}:", exact(name)),
     };
-    match paste_and_submit(&ctx.tmux, &into, delivery.text) {
+    match note.paste_and_submit(ctx, record, &into, delivery.text) {
         Ok(()) => Pasted::IntoOccupant,
-        Err(err) => Pasted::Failed(err.to_string()),
+        Err(err) => Pasted::Failed(err),
     }
 }
 
@@ -402,8 +411,8 @@ fn not_ready(why: super::ready::NotReady, delivery: &Delivery) -> String {
     )
 }
 
-/// The text is already in the harness; failing the command now would make a
-/// retrying caller deliver it twice. So a failed save is a warning.
+/// A save after a delivery that ends without the text (a dropped one): the
+/// id is only kept to spare a retry, so a failed save is a warning.
 fn save_or_warn(ctx: &Context, record: &Record) {
     if let Err(err) = key::save(&ctx.registry, record) {
         tracing::warn!(error = %err, "could not update the registry record after the delivery");

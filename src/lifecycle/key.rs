@@ -20,6 +20,8 @@ pub enum Record {
 
 /// The record field holding [`Record::pending_submit`].
 const PENDING_SUBMIT: &str = "pendingSubmit";
+/// The record field holding [`Record::pending_delivery`].
+const PENDING_DELIVERY: &str = "pendingDelivery";
 
 impl Record {
     /// The fields both kinds share, where everything below reads them.
@@ -132,13 +134,31 @@ impl Record {
     }
 
     pub fn set_pending_submit(&mut self, id: Option<&str>) {
+        self.set_extra_id(PENDING_SUBMIT, id);
+    }
+
+    /// The delivery id noted before its paste (or its respawn) whose paste
+    /// was never confirmed: nothing of it is known to be in the harness, so
+    /// a retry of it delivers it in full. Written first so that a record
+    /// that cannot be written refuses the delivery before anything is sent.
+    pub fn pending_delivery(&self) -> Option<&str> {
+        self.extra().get(PENDING_DELIVERY).and_then(Value::as_str)
+    }
+
+    pub fn set_pending_delivery(&mut self, id: Option<&str>) {
+        self.set_extra_id(PENDING_DELIVERY, id);
+    }
+
+    /// Sets (or, with `None`, removes) a delivery id field the record
+    /// keeps among the fields it does not model.
+    fn set_extra_id(&mut self, field: &str, id: Option<&str>) {
         let extra = self.extra_mut();
         match id {
             Some(id) => {
-                extra.insert(PENDING_SUBMIT.into(), Value::String(id.to_owned()));
+                extra.insert(field.into(), Value::String(id.to_owned()));
             }
             None => {
-                extra.remove(PENDING_SUBMIT);
+                extra.remove(field);
             }
         }
     }

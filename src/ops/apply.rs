@@ -225,6 +225,8 @@ pub fn apply(
         mode: options.mode,
         parallelism: options.parallelism,
         dry_run: options.dry_run,
+        // Naming a session is asking for it, even one that could not resume.
+        retry_failed: matches!(&options.source, Source::Plan { targets, .. } if !targets.is_all()),
     };
     let progress = |r: &SessionReport| sink.session(r);
     let mut report = drain::run(
@@ -241,6 +243,7 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
+    crate::apply::failures::settle(&ctx.config.state_root, &report.sessions);
     report.env_file_changed = env_file_changed(policy, &report);
     if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
         // The panes as listed before the roll plus each respawn's new

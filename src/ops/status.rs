@@ -7,6 +7,7 @@ use crate::ops::Context;
 use crate::plan::interrupted::left_behind;
 use crate::plan::{compute, Action, Targets};
 use crate::registry::journal::{InterruptedRespawn, Journal};
+use crate::registry::resume_failures::ResumeFailures;
 use serde::Serialize;
 
 /// What `status` found about a session's environment.
@@ -35,6 +36,11 @@ pub struct SessionFacts {
     /// respawned it; `apply` completes it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interrupted_respawn: Option<InterruptedRespawn>,
+    /// With `interrupted_respawn`: when a roll respawned the pane and its
+    /// harness exited at once, unable to resume the conversation. `apply`
+    /// leaves it alone until it is restarted by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resume_exited_at: Option<String>,
     /// Why a roll would hold this stale session for now, and since when:
     /// "busy since …", "waiting since …", "attached (N clients)". Null
     /// when a roll would take it at once, or it is not stale.
@@ -129,6 +135,7 @@ pub fn status(ctx: &Context) -> StatusReport {
         .as_ref()
         .map(|p| compute(p, &observed, &Targets::all()));
     let journal = Journal::under(&ctx.config.state_root).entries();
+    let failures = ResumeFailures::under(&ctx.config.state_root);
     let sessions: Vec<SessionFacts> = observed
         .sessions
         .iter()
@@ -154,7 +161,17 @@ pub fn status(ctx: &Context) -> StatusReport {
                     harness_session_id: e.harness_session_id.clone(),
                     since: e.since.clone(),
                 });
+            let resume_exited_at = interrupted_respawn.as_ref().and_then(|i| {
+                let failure = failures.load(&s.tmux_target)?;
+                let holds = failure.holds_for(
+                    reference.as_deref(),
+                    standing.as_deref(),
+                    &i.harness_session_id,
+                );
+                holds.then_some(failure.at)
+            });
             SessionFacts {
+                resume_exited_at,
                 held: planned
                     .filter(|p| p.action == Action::Respawn)
                     .and_then(held_words),

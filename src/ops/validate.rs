@@ -125,9 +125,10 @@ fn config_finding(error: &ConfigError) -> Finding {
         ConfigError::Invalid {
             path, line, column, ..
         } => finding(error, Some(path), Some((*line, *column))),
-        ConfigError::Read { path, .. } | ConfigError::Refused { path, .. } => {
-            finding(error, Some(path), None)
-        }
+        ConfigError::Read { path, .. }
+        | ConfigError::Refused { path, .. }
+        | ConfigError::NotYours { path, .. }
+        | ConfigError::StateRootNotYours { path, .. } => finding(error, Some(path), None),
         ConfigError::NotFound { .. } => finding(error, None, None),
     }
 }
@@ -139,6 +140,7 @@ fn desired_finding(error: &DesiredError) -> Finding {
         }) => finding(error, Some(path), Some((*line, *column))),
         DesiredError::EnvFile(EnvFileError::Read { path, .. })
         | DesiredError::EnvFile(EnvFileError::Refused { path, .. })
+        | DesiredError::EnvFile(EnvFileError::NotYours { path, .. })
         | DesiredError::EnvFileMissing { path, .. } => finding(error, Some(path), None),
         DesiredError::NoEnvFile { config } | DesiredError::CandidateWithoutEnvFile { config } => {
             finding(error, Some(config), None)

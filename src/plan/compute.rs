@@ -159,11 +159,11 @@ fn plan_selected(
         {
             plan.args_changes = super::args::drift(harness, recorded, argv, policy.models());
         }
-        if let (Some(harness), Some(EnvRead::Read(env))) = (
-            harness,
-            plan.pane_pid.and_then(|pid| observation.env(pid)),
-        ) {
-            plan.args_changes.extend(key_helper_drift(policy, harness, env));
+        if let (Some(harness), Some(EnvRead::Read(env))) =
+            (harness, plan.pane_pid.and_then(|pid| observation.env(pid)))
+        {
+            plan.args_changes
+                .extend(key_helper_drift(policy, harness, env));
         }
         if !plan.args_changes.is_empty() {
             plan.action = Action::Respawn;

@@ -93,17 +93,20 @@ impl Journal {
         read_entry(&self.path(tmux_target)?)
     }
 
-    /// Removes the entry; a missing one is already cleared.
+    /// Removes the entry; a missing one is already cleared. Only a regular
+    /// file is removed: a FIFO, a directory or a link in an entry's place is
+    /// not one the-loop wrote, and is left there, as the readers say they
+    /// leave it ([`Journal::entries`]).
     pub fn clear(&self, tmux_target: &str) {
         let Some(path) = self.path(tmux_target) else {
             return;
         };
-        match std::fs::remove_file(&path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => {
-                tracing::warn!(path = %path.display(), error = %e, "cannot clear the intent journal entry")
-            }
+        if let Err(e) = crate::fsutil::remove_regular(&path) {
+            tracing::warn!(
+                path = %path.display(),
+                "cannot clear the intent journal entry: {}",
+                crate::fsutil::describe(&e)
+            )
         }
     }
 

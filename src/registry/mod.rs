@@ -4,7 +4,9 @@
 //! [`refs`] turns a work-item ref into the names everything else keys on (the
 //! record's file name and the tmux session name), [`record`] is the JSON
 //! format, and [`store`] reads and writes the files. The intent journal
-//! ([`journal`]) sits beside the records: what a roll in flight meant to do.
+//! ([`journal`]) sits beside the records: what a roll in flight meant to do;
+//! [`resume_failures`] beside it: the sessions whose harness exited when a
+//! roll resumed them, so later rolls leave them alone.
 
 pub mod follow;
 pub mod identity;
@@ -13,6 +15,7 @@ pub mod key;
 pub mod queue;
 pub mod record;
 pub mod refs;
+pub mod resume_failures;
 pub mod store;
 
 pub use identity::{Collision, Shared};

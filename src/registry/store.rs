@@ -5,6 +5,9 @@
 //! target: a reader sees the old record or the new one, never half of one.
 //! Nothing read from a record ever reaches an error message: reasons are
 //! built from error kinds, serde_json categories and line/column positions.
+//! A record another user owns, or that others can write, is refused as it
+//! is read ([`RegistryError::NotYours`]): a verb naming it fails, and a
+//! listing reports it in `corrupt` (as `plan` does) and never holds it.
 
 use super::record::{StandingRecord, WorkItemRecord};
 use super::refs::{validate_standing_name, RefError, WorkItemRef};
@@ -53,6 +56,16 @@ pub enum RegistryError {
     NotRegular {
         path: PathBuf,
         what: crate::fsutil::SpecialFile,
+    },
+    /// Another user owns the record, or others can write it: whoever wrote
+    /// it chose the conversation a start would resume. Never acted on.
+    #[error(
+        "registry record {path} is not yours alone: it is {refusal}; the-loop leaves it alone"
+    )]
+    #[diagnostic(code(the_loop::registry::not_yours), help("{}", refusal.help(path)))]
+    NotYours {
+        path: PathBuf,
+        refusal: crate::fsutil::owner::NotYours,
     },
     #[error("registry record {path} cannot be parsed: {reason}")]
     Corrupt { path: PathBuf, reason: String },
@@ -184,7 +197,17 @@ impl Registry {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(io::Error) -> RegistryError + '_ {
-    move |e| match crate::fsutil::not_regular(&e) {
+    move |e| match crate::fsutil::owner::not_yours(&e) {
+        Some(refusal) => RegistryError::NotYours {
+            path: path.to_path_buf(),
+            refusal: refusal.clone(),
+        },
+        None => not_regular(path, e),
+    }
+}
+
+fn not_regular(path: &Path, e: io::Error) -> RegistryError {
+    match crate::fsutil::not_regular(&e) {
         Some(what) => RegistryError::NotRegular {
             path: path.to_path_buf(),
             what,
@@ -270,6 +293,11 @@ fn corrupt_reason(e: &RegistryError) -> String {
             format!("cannot read the file: {}", crate::fsutil::IoKind(*kind))
         }
         RegistryError::NotRegular { what, .. } => format!("it is {what}, not a regular file"),
+        // Listed (`plan` says it as a corrupt record's) and never acted on.
+        RegistryError::NotYours { path, refusal } => format!(
+            "refused, it is {refusal}; the-loop acts only on records that are yours alone: check it, then {}",
+            refusal.fix(path)
+        ),
         RegistryError::Corrupt { reason, .. } => reason.clone(),
         RegistryError::InvalidName(e) => e.reason.to_string(),
         other => other.to_string(),

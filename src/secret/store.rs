@@ -6,7 +6,6 @@ use super::fingerprint::FingerprintMode;
 use super::fingerprinter::FingerprintLabel;
 use super::key::FingerprintKey;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// The key's file name under the state root.
@@ -31,6 +30,13 @@ pub enum KeyFileError {
         help("`chmod 600` it: whoever can read the key can recompute every keyed fingerprint")
     )]
     Exposed { path: PathBuf, mode: u32 },
+    /// Another user owns the key: they chose it, and can read it.
+    #[error("the fingerprint key {path} is not yours: it is {refusal}")]
+    #[diagnostic(code(the_loop::fingerprint::key_not_yours), help("{}", refusal.help(path)))]
+    NotYours {
+        path: PathBuf,
+        refusal: crate::fsutil::owner::NotYours,
+    },
     #[error("cannot create the fingerprint key {path}: {reason}")]
     #[diagnostic(code(the_loop::fingerprint::key_uncreatable))]
     Create { path: PathBuf, reason: String },
@@ -66,12 +72,24 @@ fn path_exists(path: &Path) -> bool {
 }
 
 fn read(path: &Path) -> Result<FingerprintKey, KeyFileError> {
-    // A file over the cap is refused here, naming its size and the cap.
+    // A file over the cap is refused here, naming its size and the cap; one
+    // that is not the caller's alone (`fsutil::owner`, `Rule::Private`:
+    // another user's, or readable by others) through the descriptor read.
     let bytes =
         crate::bounded_read::read(path, &crate::bounded_read::FINGERPRINT_KEY).map_err(|e| {
-            KeyFileError::Read {
-                path: path.into(),
-                reason: crate::bounded_read::describe(&e),
+            match crate::fsutil::owner::not_yours(&e) {
+                Some(refusal) if !refusal.foreign() => KeyFileError::Exposed {
+                    path: path.into(),
+                    mode: refusal.mode,
+                },
+                Some(refusal) => KeyFileError::NotYours {
+                    path: path.into(),
+                    refusal: refusal.clone(),
+                },
+                None => KeyFileError::Read {
+                    path: path.into(),
+                    reason: crate::bounded_read::describe(&e),
+                },
             }
         })?;
     let bytes: [u8; FingerprintKey::LEN] =
@@ -82,21 +100,7 @@ fn read(path: &Path) -> Result<FingerprintKey, KeyFileError> {
                 path: path.into(),
                 size: bytes.len(),
             })?;
-    let key = FingerprintKey::from_bytes(bytes);
-    let mode = std::fs::symlink_metadata(path)
-        .map_err(|e| KeyFileError::Read {
-            path: path.into(),
-            reason: e.kind().to_string(),
-        })?
-        .permissions()
-        .mode();
-    if mode & 0o077 != 0 {
-        return Err(KeyFileError::Exposed {
-            path: path.into(),
-            mode: mode & 0o7777,
-        });
-    }
-    Ok(key)
+    Ok(FingerprintKey::from_bytes(bytes))
 }
 
 /// What the text plan last showed fingerprints as; `sha256` when it has
@@ -132,6 +136,7 @@ pub fn remember_shown(state_root: &Path, label: &FingerprintLabel) -> io::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn the_key_is_made_once_0600_and_read_back() {

@@ -46,7 +46,18 @@ pub fn render(report: &StatusReport) -> String {
                 s.label()
             ));
         }
-        if let Some(i) = &s.interrupted_respawn {
+        if let (Some(i), Some(at)) = (&s.interrupted_respawn, &s.resume_exited_at) {
+            let retry = match (&s.reference, &s.standing) {
+                (None, Some(name)) => format!("the-loop standing restart {name}"),
+                _ => format!("the-loop sessions restart {}", s.label()),
+            };
+            lines.push(format!(
+                "{}: pane {} was respawned and its harness exited at once when resumed at {at}; `the-loop apply` leaves it alone, `{retry}` retries conversation {}",
+                s.label(),
+                i.pane_id,
+                i.harness_session_id
+            ));
+        } else if let Some(i) = &s.interrupted_respawn {
             lines.push(format!(
                 "{}: interrupted respawn since {}: the harness was ended and pane {} never respawned; `the-loop apply` resumes conversation {}",
                 s.label(),

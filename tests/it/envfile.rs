@@ -10,10 +10,14 @@ use the_loop::desired::envfile::{
 };
 use the_loop::secret::SecretValue;
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/it/fixtures/envfiles")
-        .join(name)
+/// A copy of the fixture, this process's own: the-loop refuses an env file
+/// another user owns, and CI checks the repository out as another user.
+fn fixture(name: &str) -> crate::support::own_copy::OwnCopy {
+    crate::support::own_copy::own_copy(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/it/fixtures/envfiles")
+            .join(name),
+    )
 }
 
 fn text_of(value: &SecretValue) -> String {

@@ -284,7 +284,6 @@ fn a_background_shell_is_not_ended_by_apply() {
 fn exit_during_a_running_tool_does_not_cut_it_in_any_mode() {
     let _alone = alone();
     for mode in [Mode::Manual, Mode::Auto, Mode::AcceptEdits] {
-        eprintln!("mode: {mode:?}");
         let Some(real) = person(mode) else {
             return;
         };

@@ -102,7 +102,6 @@ fn watch_rolls_an_escape_mid_turn_on_the_real_cli_within_five_seconds() {
         "a new claude in the pane",
     );
     let took = escaped.elapsed();
-    eprintln!("rolled {took:?} after the Escape");
     assert!(
         took < Duration::from_secs(5),
         "rolled {took:?} after Escape:\n{}",

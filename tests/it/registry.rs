@@ -10,9 +10,13 @@ use the_loop::registry::{
     StandingRecord, Status, WorkItemRecord, WorkItemRef,
 };
 
-/// A state root holding records written by an existing deployment.
-fn fixture_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/registry")
+/// A state root holding records written by an existing deployment: a copy,
+/// this process's own (the-loop refuses records another user owns, and CI
+/// checks the repository out as another user).
+fn fixture_root() -> crate::support::own_copy::OwnCopy {
+    crate::support::own_copy::own_copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/registry"),
+    )
 }
 
 fn parse(s: &str) -> WorkItemRef {
@@ -200,7 +204,8 @@ fn standing_names_follow_the_pattern() {
 
 #[test]
 fn a_record_from_an_existing_deployment_loads() {
-    let registry = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let registry = Registry::new(&root);
     let r = parse("github:octo/widgets.js#42");
     let record = registry
         .load_work_item(&r)
@@ -262,7 +267,8 @@ fn a_record_from_an_existing_deployment_loads() {
 
 #[test]
 fn an_enterprise_record_with_no_session_yet_loads() {
-    let registry = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let registry = Registry::new(&root);
     let r = parse("github:ghe.example.com:8443/platform/infra#7");
     let record = registry.load_work_item(&r).unwrap().unwrap();
     assert_eq!(record.session.status, Status::Closed);
@@ -277,7 +283,8 @@ fn an_enterprise_record_with_no_session_yet_loads() {
 
 #[test]
 fn a_standing_record_from_an_existing_deployment_loads() {
-    let registry = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let registry = Registry::new(&root);
     let record = registry.load_standing("ops-watch").unwrap().unwrap();
     assert_eq!(record.session.status, Status::Paused);
     assert_eq!(
@@ -289,7 +296,8 @@ fn a_standing_record_from_an_existing_deployment_loads() {
 
 #[test]
 fn the_fixture_listing_has_every_record_and_nothing_corrupt() {
-    let registry = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let registry = Registry::new(&root);
     let listing = registry.work_items();
     assert!(listing.corrupt.is_empty(), "{:?}", listing.corrupt);
     let refs: Vec<String> = listing
@@ -316,7 +324,8 @@ fn the_fixture_listing_has_every_record_and_nothing_corrupt() {
 #[test]
 fn unknown_fields_survive_a_round_trip() {
     let temp = tempfile::tempdir().unwrap();
-    let source = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let source = Registry::new(&root);
     let target = Registry::new(temp.path());
 
     let work_items = source.work_items();
@@ -355,7 +364,8 @@ fn key_order(path: &Path) -> Vec<String> {
 #[test]
 fn an_update_keeps_every_key_in_its_place() {
     let temp = tempfile::tempdir().unwrap();
-    let source = Registry::new(&fixture_root());
+    let root = fixture_root();
+    let source = Registry::new(&root);
     let target = Registry::new(temp.path());
 
     let r = parse("github:octo/widgets.js#42");

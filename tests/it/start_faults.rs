@@ -38,7 +38,7 @@ fn transcripts(w: &World) -> Vec<PathBuf> {
 }
 
 /// Runs the-loop, killing it (and failing) if it has not ended in 30 s.
-fn run_bounded(mut cmd: Command) -> Output {
+pub(crate) fn run_bounded(mut cmd: Command) -> Output {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -118,8 +118,9 @@ fn a_fifo_in_the_records_place_is_refused_without_blocking() {
     assert_ne!(out.status.code(), Some(101));
 }
 
-/// A tmpfs mounted over a directory, unmounted on drop.
-struct TinyFs(PathBuf);
+/// A tmpfs mounted over a directory, unmounted on drop (also used by
+/// `delivery_faults`).
+pub(crate) struct TinyFs(PathBuf);
 
 impl TinyFs {
     /// `None` (the test then says it skipped) when not root or when mount fails.
@@ -127,14 +128,14 @@ impl TinyFs {
         clippy::print_stderr,
         reason = "a skipped check must be seen in the test log"
     )]
-    fn mount(at: &Path) -> Option<TinyFs> {
+    pub(crate) fn mount(at: &Path) -> Option<TinyFs> {
         if !nix_is_root() {
             eprintln!("SKIPPED: mounting a tmpfs needs root (CI runs as root)");
             return None;
         }
         std::fs::create_dir_all(at).unwrap();
         let out = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+            .args(["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs"])
             .arg(at)
             .output()
             .ok()?;
@@ -146,7 +147,7 @@ impl TinyFs {
     }
 
     /// Writes until the filesystem answers ENOSPC.
-    fn fill(&self) {
+    pub(crate) fn fill(&self) {
         use std::io::Write;
         let mut file = std::fs::File::create(self.0.join("filler")).unwrap();
         let block = vec![0u8; 4096];
@@ -162,6 +163,11 @@ impl TinyFs {
         }
         let probe = std::fs::write(self.0.join("probe"), b"x");
         assert!(probe.is_err(), "the filesystem is not full");
+    }
+
+    /// Gives back the room [`TinyFs::fill`] took.
+    pub(crate) fn free(&self) {
+        std::fs::remove_file(self.0.join("filler")).unwrap();
     }
 }
 

@@ -51,6 +51,25 @@ pub enum ConfigError {
     #[diagnostic(code(the_loop::config::refused))]
     Refused { path: PathBuf, reason: String },
 
+    /// Another user owns the config, or others can write it: whoever can
+    /// write it chooses what the-loop runs (`routing.harnessBinary`).
+    #[error("config {path} is not yours alone: it is {refusal}")]
+    #[diagnostic(code(the_loop::config::not_yours), help("{}", refusal.help(path)))]
+    NotYours {
+        path: PathBuf,
+        refusal: crate::fsutil::owner::NotYours,
+    },
+
+    /// The state root (`state.root`, or the config's directory) is another
+    /// user's, or others can write it: they could plant records there.
+    #[error("state root {path} (state.root in {config}) is not yours alone: it is {refusal}")]
+    #[diagnostic(code(the_loop::config::state_root_not_yours), help("{}", refusal.help(path)))]
+    StateRootNotYours {
+        path: PathBuf,
+        config: PathBuf,
+        refusal: crate::fsutil::owner::NotYours,
+    },
+
     /// A mistake in the file. `line` and `column` are 1-based; `key` is the
     /// dotted path (`routing.tmux.resumeProbeSeconds`, `env.deliver[2]`).
     #[error("{path}:{line}:{column}: {key}: {problem}")]

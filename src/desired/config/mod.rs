@@ -97,6 +97,12 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let path = crate::fsutil::absolute(&base, path);
     let text =
         crate::bounded_read::read_string(&path, &crate::bounded_read::CONFIG).map_err(|error| {
+            if let Some(refusal) = crate::fsutil::owner::not_yours(&error) {
+                return ConfigError::NotYours {
+                    path: path.clone(),
+                    refusal: refusal.clone(),
+                };
+            }
             match crate::bounded_read::refusal(&error) {
                 Some(reason) => ConfigError::Refused {
                     path: path.clone(),
@@ -111,7 +117,29 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let home = std::env::var_os("HOME")
         .filter(|home| !home.is_empty())
         .map(PathBuf::from);
-    from_text(&path, &text, home.as_deref())
+    let config = from_text(&path, &text, home.as_deref())?;
+    check_state_root(&config)?;
+    Ok(config)
+}
+
+/// The state root must be the caller's alone: another user who can write
+/// it can plant records there, each a conversation a start would resume.
+/// Checked here, where every command learns where it is; an absent root is
+/// created by the-loop, 0700. Its records are checked as they are read.
+fn check_state_root(config: &Config) -> Result<(), ConfigError> {
+    use crate::fsutil::owner::{check_path, not_yours, Rule};
+    match check_path(&config.state_root, Rule::Unwritable) {
+        Err(e) => match not_yours(&e) {
+            Some(refusal) => Err(ConfigError::StateRootNotYours {
+                path: config.state_root.clone(),
+                config: config.path.clone(),
+                refusal: refusal.clone(),
+            }),
+            // Unreadable for another reason: the verb that uses it says so.
+            None => Ok(()),
+        },
+        Ok(()) => Ok(()),
+    }
 }
 
 /// Where the value of the dotted key `keys` (`["env", "file"]`) starts in

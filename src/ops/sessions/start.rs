@@ -236,6 +236,10 @@ fn canonical(
 }
 
 fn unrecordable(e: crate::registry::RegistryError) -> miette::Report {
+    // Another user's record is refused with its own fix, not this one.
+    if matches!(e, crate::registry::RegistryError::NotYours { .. }) {
+        return miette::Report::new(e);
+    }
     miette::miette!(
         code = "the_loop::start::registry_unwritable",
         help = "make the state root's local/ directory writable, with space free, and remove whatever is not a record file in the record's place; nothing was started",

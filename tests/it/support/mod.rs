@@ -11,6 +11,7 @@
 )]
 
 pub mod api;
+pub mod own_copy;
 mod person;
 
 use std::collections::BTreeMap;
@@ -61,6 +62,9 @@ impl World {
         for d in [&home, &tmux_tmpdir, &state, &bin_dir, &work] {
             std::fs::create_dir_all(d).unwrap();
         }
+        // the-loop refuses a state root, config, env file or record its
+        // group or others can write: set, so a umask of 002 changes nothing.
+        set_mode(&state, 0o700);
         let stand_in = bin_dir.join("claude");
         std::fs::write(&stand_in, STAND_IN).unwrap();
         std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -147,10 +151,12 @@ impl World {
 
     pub fn write_raw_config(&self, text: &str) {
         std::fs::write(&self.config_path, text).unwrap();
+        set_mode(&self.config_path, 0o600);
     }
 
     pub fn write_env(&self, text: &str) {
         std::fs::write(&self.env_path, text).unwrap();
+        set_mode(&self.env_path, 0o600);
     }
 
     fn path_var(&self) -> String {
@@ -359,7 +365,8 @@ impl World {
         });
         let path = self.state.join("local").join(format!("{}.json", s.slug));
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+        std::fs::write(&path, serde_json::to_string_pretty(&record).unwrap()).unwrap();
+        set_mode(&path, 0o600);
     }
 
     pub fn transcript(&self, s: &LegacySession) -> PathBuf {
@@ -413,6 +420,11 @@ impl World {
         collect_files(&self.state, &mut files);
         files
     }
+}
+
+/// Sets `path`'s permission bits, whatever the umask made them.
+pub fn set_mode(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
 }
 
 fn collect_files(dir: &Path, into: &mut BTreeMap<PathBuf, Vec<u8>>) {
@@ -952,7 +964,10 @@ impl World {
             .tmux_invocations()
             .into_iter()
             .partition(|call| call.first().is_some_and(|w| w == "capture-pane"));
-        assert!(looks.len() <= 1, "one batch of screen looks at most: {looks:?}");
+        assert!(
+            looks.len() <= 1,
+            "one batch of screen looks at most: {looks:?}"
+        );
         reads
     }
 
