@@ -52,8 +52,7 @@ pub fn plan_now(
         &crate::registry::journal::Journal::under(registry.root()).entries(),
     );
     annotate_resumability(&mut plan, registry, &observed);
-    annotate_interrupted(&mut plan, tmux, &observed);
-    annotate_screens(&mut plan, tmux);
+    annotate_screens(&mut plan, tmux, &observed);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     super::safe_point::annotate(
         &mut plan,
@@ -68,19 +67,35 @@ pub fn plan_now(
 /// Sessions past it are looked at by the roll itself, before it ends one.
 const SCREENS_PER_PLAN: usize = 150;
 
-/// What the screen shows of each session a roll would select whose hooks
-/// do not say a turn runs (those are [`annotate_interrupted`]'s): a `!`
-/// command, a menu, a background shell or a draft, which no hook reports,
-/// and, for a harness whose hooks never spoke, whether it is between
-/// turns at all. One tmux client for them all.
-fn annotate_screens(plan: &mut Plan, tmux: &Tmux) {
+/// What the screen shows, in one tmux client for the whole plan:
+/// - of each session whose hooks say a turn runs and have been quiet for
+///   [`super::screen::LOOKS_APART`] (the screen has had that long to show a
+///   turn that had just begun): one between turns was interrupted (Escape
+///   and Ctrl-C fire no hook), and is marked so;
+/// - of each session a roll would take whose hooks do not say a turn runs:
+///   a `!` command, a menu, a background shell or a draft, which no hook
+///   reports, and, for a harness whose hooks never spoke, whether it is
+///   between turns at all.
+fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
+    let now_ms = crate::clock::now_ms();
+    let quiet_in_turn = |s: &SessionPlan| {
+        let last = s
+            .pane_pid
+            .and_then(|pid| observed.activities.get(&pid))
+            .and_then(|a| a.last_ms);
+        s.activity.in_turn() && super::screen::hooks_quiet(last, now_ms)
+    };
+    let taken = |s: &SessionPlan| {
+        super::safe_point::selects(super::safe_point::Mode::Apply, s.action)
+            && s.action != Action::Resume
+            && s.left_alone.is_none()
+            && !s.activity.in_turn()
+    };
     let candidates: Vec<usize> = plan
         .sessions
         .iter()
         .enumerate()
-        .filter(|(_, s)| super::safe_point::selects(super::safe_point::Mode::Apply, s.action))
-        .filter(|(_, s)| s.action != Action::Resume && s.left_alone.is_none())
-        .filter(|(_, s)| s.pane_id.is_some() && !s.activity.in_turn())
+        .filter(|(_, s)| s.pane_id.is_some() && (quiet_in_turn(s) || taken(s)))
         .map(|(i, _)| i)
         .take(SCREENS_PER_PLAN)
         .collect();
@@ -93,7 +108,13 @@ fn annotate_screens(plan: &mut Plan, tmux: &Tmux) {
         &sessions,
     );
     for (index, screen) in candidates.into_iter().zip(screens) {
-        plan.sessions[index].screen = Some(screen);
+        let session = &mut plan.sessions[index];
+        if session.activity.in_turn() && screen == crate::harness::turn_screen::TurnScreen::Between
+        {
+            session.activity = crate::activity::Activity::Interrupted;
+            session.busy_since = None;
+        }
+        session.screen = Some(screen);
     }
 }
 
@@ -114,36 +135,6 @@ fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observ
         }
     }
     plan.summary = super::compute::summarise(&plan.sessions);
-}
-
-/// Marks `interrupted` the sessions whose hooks say a turn runs while their
-/// screen shows none ([`super::screen::interrupted`]).
-fn annotate_interrupted(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
-    let in_turn: Vec<(usize, &str, Option<&str>, Option<u64>)> = plan
-        .sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.activity.in_turn())
-        .filter_map(|(i, s)| {
-            let last = s
-                .pane_pid
-                .and_then(|pid| observed.activities.get(&pid))
-                .and_then(|a| a.last_ms);
-            let harness = s.record.as_ref().map(|r| r.harness.as_str());
-            Some((i, s.pane_id.as_deref()?, harness, last))
-        })
-        .collect();
-    let facts: Vec<_> = in_turn.iter().map(|(_, p, h, l)| (*p, *h, *l)).collect();
-    let found = super::screen::interrupted(tmux, &facts);
-    let marked: Vec<usize> = in_turn
-        .iter()
-        .zip(found)
-        .filter_map(|((index, ..), yes)| yes.then_some(*index))
-        .collect();
-    for index in marked {
-        plan.sessions[index].activity = crate::activity::Activity::Interrupted;
-        plan.sessions[index].busy_since = None;
-    }
 }
 
 /// Fewer resumability checks than this are not worth a thread.
