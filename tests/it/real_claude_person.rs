@@ -196,9 +196,10 @@ fn held_and_not_cut(real: &Real, hold: Hold, tool: Option<i32>, drain: &str) {
     real.rotate();
     let plan = json(&real.w.the_loop(&["plan", "--json"]));
     let row = session_in(&plan, REF);
-    assert_eq!(
-        row["screen"].as_str(),
-        hold.screen,
+    // `None`: whatever the screen showed (a turn the hooks call busy is
+    // looked at only once they have been quiet a while).
+    assert!(
+        hold.screen.is_none() || row["screen"].as_str() == hold.screen,
         "{plan}\n{}",
         real.screen()
     );
@@ -295,8 +296,8 @@ fn exit_during_a_running_tool_does_not_cut_it_in_any_mode() {
         real.type_line("/exit");
         shows(&real, "Enter to confirm");
         let old = real.pid();
-        // The turn runs on behind the menu: the hooks say busy, so the plan
-        // does not look at the screen, and their word is the detail.
+        // The turn runs on behind the menu: the hooks say busy, and their
+        // word is the detail (the plan may or may not have looked yet).
         let busy = Hold {
             screen: None,
             will: "wait_busy",
