@@ -80,6 +80,16 @@ impl ProcessEnv {
             .map(|e| self.value_of(e))
     }
 
+    /// The value of `name` as a path, its bytes whole (a path need not be
+    /// UTF-8). The harnesses find their conversations from such paths
+    /// (`HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`), whether the environment
+    /// is a running process's or the one a launch will give.
+    pub fn path(&self, name: &str) -> Option<std::path::PathBuf> {
+        use std::os::unix::ffi::OsStrExt;
+        self.get(name)
+            .map(|v| std::ffi::OsStr::from_bytes(v.expose_bytes()).into())
+    }
+
     /// The names, sorted, each once.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.by_name()
@@ -146,6 +156,16 @@ mod tests {
         assert_eq!(value(&env, "D"), None);
         assert_eq!(env.names().collect::<Vec<_>>(), ["", "A", "B", "C"]);
         assert_eq!(value(&env, "\u{fffd}"), None);
+    }
+
+    #[test]
+    fn a_path_keeps_its_bytes_whole() {
+        use std::os::unix::ffi::OsStrExt;
+        let env = ProcessEnv::from_environ(b"HOME=/h/\xff\0A=\0".to_vec());
+        let want = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/h/\xff"));
+        assert_eq!(env.path("HOME").as_deref(), Some(want));
+        assert_eq!(env.path("A"), Some(std::path::PathBuf::new()));
+        assert_eq!(env.path("B"), None);
     }
 
     #[test]

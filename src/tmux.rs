@@ -37,6 +37,12 @@ pub struct Tmux {
     /// server hands the server its whole environment, which the server keeps
     /// (and copies into its global environment) for its whole life.
     withheld: Vec<String>,
+    /// The server's socket, when the-loop chose one; `None` leaves the
+    /// choice to tmux (`$TMUX`, else its default socket).
+    socket: Option<std::path::PathBuf>,
+    /// Whether calls name the socket (`-S`): only when tmux itself would
+    /// pick another, so a call reads as a person would type it otherwise.
+    name_socket: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -78,7 +84,22 @@ impl Tmux {
             program: "tmux".into(),
             timeout,
             withheld: Vec::new(),
+            socket: None,
+            name_socket: false,
         }
+    }
+
+    /// Talks to the server at `socket`, whatever `$TMUX` says: named with
+    /// `tmux -S` when tmux's own choice (`tmux_default`) is another.
+    pub fn on_socket(mut self, socket: std::path::PathBuf, tmux_default: &std::path::Path) -> Self {
+        self.name_socket = socket != tmux_default;
+        self.socket = Some(socket);
+        self
+    }
+
+    /// The server's socket, when the-loop chose one.
+    pub fn socket(&self) -> Option<&std::path::Path> {
+        self.socket.as_deref()
     }
 
     /// Runs tmux without these names in its environment.
@@ -95,6 +116,8 @@ impl Tmux {
             program: program.into(),
             timeout,
             withheld: Vec::new(),
+            socket: None,
+            name_socket: false,
         }
     }
 
@@ -114,6 +137,9 @@ impl Tmux {
         let mut command = Command::new(&self.program);
         for name in &self.withheld {
             command.env_remove(name);
+        }
+        if let Some(socket) = self.socket.as_ref().filter(|_| self.name_socket) {
+            command.arg("-S").arg(socket);
         }
         command.args(args);
         command
@@ -176,8 +202,12 @@ impl Tmux {
         S: AsRef<OsStr>,
     {
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
-        // Client options (`-C`) are counted too: a little over, never under.
-        let bytes = argv_bytes(&args);
+        // Client options (`-C`, `-S`) are counted too: a little over, never under.
+        let socket = match (&self.socket, self.name_socket) {
+            (Some(socket), true) => socket.as_os_str().len() + 4,
+            _ => 0,
+        };
+        let bytes = argv_bytes(&args) + socket;
         if bytes > COMMAND_LIMIT {
             return Err(TmuxError::CommandTooLong(bytes));
         }

@@ -66,6 +66,18 @@ fn why(plan: &SessionPlan) -> String {
     }
 }
 
+/// Says that `session` is left alone, and why, as an event and as its
+/// report. One place, so a session the roll will not touch is said the same
+/// way whatever the reason: no conversation to resume safely, a pane not
+/// the record's, or a harness that exited when an earlier roll resumed it.
+fn leave_alone(roller: &Roller, session: &SessionPlan, reason: String) -> SessionReport {
+    roller.events.emit(Event::SessionLeftAlone {
+        subject: Subject::planned(session.reference.clone(), session.standing.clone()),
+        reason: reason.clone(),
+    });
+    SessionReport::from_plan(session, Outcome::LeftAlone, Some(reason))
+}
+
 /// Runs the roll and returns the report, in plan order. `progress` is
 /// called as each session finishes.
 pub fn execute(
@@ -114,15 +126,7 @@ pub fn execute(
         match (verdict, failed) {
             (Ok(_), Some(failure)) if !options.retry_failed => {
                 let reason = failures::left_alone(session, &failure);
-                roller.events.emit(Event::SessionLeftAlone {
-                    subject: Subject::planned(session.reference.clone(), session.standing.clone()),
-                    reason: reason.clone(),
-                });
-                slots[index] = Some(SessionReport::from_plan(
-                    session,
-                    Outcome::LeftAlone,
-                    Some(reason),
-                ));
+                slots[index] = Some(leave_alone(roller, session, reason));
                 failed_before.push(session.label().to_owned());
             }
             (Ok(resumable), _) if options.dry_run => {
@@ -136,17 +140,7 @@ pub fn execute(
                 identity,
                 resumable,
             }),
-            (Err(reason), _) => {
-                roller.events.emit(Event::SessionLeftAlone {
-                    subject: Subject::planned(session.reference.clone(), session.standing.clone()),
-                    reason: reason.clone(),
-                });
-                slots[index] = Some(SessionReport::from_plan(
-                    session,
-                    Outcome::LeftAlone,
-                    Some(reason),
-                ));
-            }
+            (Err(reason), _) => slots[index] = Some(leave_alone(roller, session, reason)),
         }
     }
     for report in slots.iter().flatten() {

@@ -73,6 +73,19 @@ pub struct ApplyArgs {
     pub lock_timeout: std::time::Duration,
     #[command(flatten)]
     pub drain: DrainArgs,
+    /// Move the running managed fleet to a new tmux server on the same
+    /// socket, so no tmux layer holds a retired value: wait for every
+    /// session's safe point, end the harnesses and the server, start a new
+    /// server from the-loop's own launch, and bring every session back,
+    /// resumed and verified (docs/recovery.md). Refused while the server
+    /// holds sessions the-loop does not manage, unless each is named with
+    /// --end-session. Needs --auto-approve or --dry-run.
+    #[arg(long, conflicts_with_all = ["planfile", "plan", "targets", "json_stream", "scrub_tmux_env"])]
+    pub replace_server: bool,
+    /// With --replace-server: a tmux session the-loop does not manage that
+    /// may be ended with the server. Repeatable.
+    #[arg(long, value_name = "SESSION", requires = "replace_server")]
+    pub end_session: Vec<String>,
 }
 
 /// Safe points, shared by `apply`, `sessions restart` and `standing restart`
@@ -127,6 +140,17 @@ pub struct Roll<'a> {
 
 pub fn run(config: Option<&Path>, args: ApplyArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
+    if args.replace_server {
+        let replace = super::replace_server::ReplaceArgs {
+            auto_approve: args.auto_approve,
+            dry_run: args.dry_run,
+            json: args.json,
+            end_sessions: args.end_session,
+            drain: args.drain.into(),
+            parallelism: args.parallelism.into(),
+        };
+        return super::replace_server::run(&ctx, replace);
+    }
     let targets = resolve_targets(&ctx, &args.targets)?;
     let saved_plan = args.planfile.as_deref().or(args.plan.as_deref());
     roll(

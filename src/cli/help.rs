@@ -43,6 +43,7 @@ epilogue! {
 (no env.file, another watch holds <state root>/watch.lock, an unreadable config).",
         "  the-loop watch                                        # report drift only
   the-loop watch --apply --metrics-listen 127.0.0.1:9464
+  the-loop watch --apply --start-down                   # also bring back sessions a server restart ended
 
   # Under systemd, as a user service (the unit is examples/the-loop-watch.service
   # in the source; docs/watch.md explains it):
@@ -53,10 +54,12 @@ epilogue! {
   journalctl --user -u the-loop-watch -f                # its log: one line per change";
 
     START, START_LONG:
-        "Exit codes: 0 started; 1 refused or failed (a live tmux session of that name is never touched).",
+        "Exit codes: 0 started (--all: every down session started and verified, or none was down); 1 refused, failed or left alone (a live tmux session of that name is never touched).",
         "  the-loop sessions start github:octo/repo#15 --cwd ~/src/repo --prompt 'Fix the flaky test'
   the-loop sessions start github:octo/repo#16 --harness codex --cwd ~/src/repo --prompt 'Fix #9'
   the-loop sessions start github:octo/repo#17 --cwd ~/src/repo --model opus --effort high
+  the-loop sessions start --all --dry-run     # after a reboot: what is down, and would start
+  the-loop sessions start --all               # bring it back, each resumed and verified
 
 Harness settings it writes (before every start and respawn):
   trust      the working directory in the harness's user config, so no trust dialog stops

@@ -16,6 +16,7 @@ mod man;
 mod man_root;
 pub(crate) mod output;
 pub(crate) mod plan;
+mod replace_server;
 pub(crate) mod sessions;
 mod show;
 mod standing;

@@ -35,6 +35,12 @@ pub struct WatchArgs {
     /// can read the counts.
     #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
     pub metrics_listen: Option<SocketAddr>,
+    /// Bring back active sessions whose tmux session is gone (after a
+    /// tmux server restart or a reboot), as `sessions start --all` does:
+    /// each in its directory, resuming its conversation, verified. Off by
+    /// default: a session a person ended by hand would come back too.
+    #[arg(long)]
+    pub start_down: bool,
 }
 
 pub fn run(config: Option<&Path>, args: WatchArgs) -> miette::Result<ExitCode> {
@@ -45,6 +51,7 @@ pub fn run(config: Option<&Path>, args: WatchArgs) -> miette::Result<ExitCode> {
         apply: args.apply,
         parallelism: args.parallelism.into(),
         metrics_listen: args.metrics_listen,
+        start_down: args.start_down,
     })
 }
 

@@ -33,6 +33,9 @@ pub enum TmuxResult {
     Retained,
     /// Killed.
     Killed,
+    /// The harness's own pane was killed, and the session it had been
+    /// moved into, which holds a person's panes too, was kept.
+    PaneKilled,
     /// There was no such session.
     Absent,
     /// Refused or not confirmed; see `problems`.

@@ -3,8 +3,8 @@
 //! its interactive processes, naming the conversation the process is in
 //! now (`sessionId`, rewritten on `/clear` and an in-app `/resume`) and
 //! the process's start time (`procStart`, `/proc/<pid>/stat` field 22).
-//! Seen in the pinned 2.1.328 (`.ci/run`); `tests/it/real_claude_import.rs`
-//! reads it from the real CLI.
+//! Seen in 2.1.328 and in the pinned 2.1.332 (`.ci/run`);
+//! `tests/it/real_claude_import.rs` reads it from the real CLI.
 
 use super::SaidConversation;
 use crate::bounded_read::{self, HARNESS_SESSION};

@@ -2,6 +2,7 @@
 //! list of harnesses it can host ([`HARNESSES`]), and what every harness
 //! shares: the launch, its arguments and the session id rule.
 
+pub mod capture;
 pub mod claude;
 pub mod claude_sessions;
 pub mod codex;
@@ -186,6 +187,16 @@ pub fn home_for_new_pane(
         .flat_map(|h| h.home_variables().iter().copied())
         .collect();
     user_files::HarnessHome::for_new_pane(tmux, passthrough, &variables)
+}
+
+/// [`home_for_new_pane`] for a new tmux server the-loop starts from its
+/// own environment ([`user_files::HarnessHome::for_new_server`]).
+pub fn home_for_new_server(passthrough: &[(String, String)]) -> user_files::HarnessHome {
+    let variables: Vec<&'static str> = HARNESSES
+        .iter()
+        .flat_map(|h| h.home_variables().iter().copied())
+        .collect();
+    user_files::HarnessHome::for_new_server(passthrough, &variables)
 }
 
 /// The harness a process is, by its argv ([`Harness::recognises`]); `None`

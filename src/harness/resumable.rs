@@ -10,7 +10,6 @@ use super::{is_valid_session_id, Harness, LaunchArgs};
 use crate::observed::ProcessEnv;
 use crate::registry::journal::Entry;
 use crate::registry::RecordFacts;
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 /// What a respawn needs from the record.
@@ -30,11 +29,8 @@ pub struct Resumable {
 /// Where the session keeps its conversations: from the environment the
 /// session itself holds, falling back to our own when it could not be read.
 fn env_path(session_env: Option<&ProcessEnv>, name: &str) -> Option<PathBuf> {
-    match session_env.and_then(|env| env.get(name)) {
-        Some(value) => Some(PathBuf::from(std::ffi::OsStr::from_bytes(
-            value.expose_bytes(),
-        ))),
-        None if session_env.is_some() => None,
+    match session_env {
+        Some(env) => env.path(name),
         None => std::env::var_os(name).map(PathBuf::from),
     }
 }

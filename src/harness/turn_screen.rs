@@ -1,5 +1,6 @@
-//! What Claude Code's screen says about a turn, read from the pane's text
-//! (`tmux capture-pane -p`).
+//! What Claude Code's screen says about a turn, read from the pane's
+//! capture (`tmux capture-pane -p -e`: the text, and which of it is drawn
+//! faint, see [`super::capture`]).
 //!
 //! The hooks do not say everything (see `docs/safe-points.md`): Escape or
 //! Ctrl-C in the middle of a turn, and No or Esc on a permission dialog,
@@ -23,7 +24,9 @@
 //!   runs in the background (`run_in_background`, or a tool sent there with
 //!   Ctrl-B twice);
 //! - text typed and not sent stays in the prompt box, on the `❯ ` line
-//!   (`! ` in shell mode) between the box's two rules.
+//!   (`! ` in shell mode) between the box's two rules, drawn plain; what
+//!   Claude Code puts there itself (an example, "Once fixed, resend your
+//!   message" after a turn that failed) is drawn faint.
 //!
 //! Only the bottom is read: the prompt box (between the last two
 //! full-width rules, `────`), its footer below, and a menu just above the
@@ -81,11 +84,13 @@ const BACKGROUND: [&str; 8] = [
     "MCP",
 ];
 
-/// The start of what Claude Code shows, dimmed, in an empty prompt box (the
-/// dimness is not captured): an example on a fresh conversation, hints
-/// about queued messages or another agent, and what it suggests after a
-/// turn that ended in an error (offline: "Not logged in", then "Once fixed,
-/// resend your message"; the other two are beside it in the binary).
+/// The start of what Claude Code shows, faint, in an empty prompt box: an
+/// example on a fresh conversation, hints about queued messages or another
+/// agent, and what it suggests after a turn that ended in an error
+/// (offline: "Not logged in", then "Once fixed, resend your message"; the
+/// other two are beside it in the binary). Read only where the prompt box
+/// shows nothing faint (see [`draft`]): where it does, a hint is told by its
+/// faintness, whatever its words.
 const PLACEHOLDERS: [&str; 8] = [
     "Try \"",
     "Press up to ",
@@ -101,7 +106,8 @@ const PLACEHOLDERS: [&str; 8] = [
 /// first (a menu hides `esc to interrupt` while the turn goes on), then a
 /// running turn, then work left in the background, then a draft.
 pub fn turn_screen(screen: &str) -> TurnScreen {
-    let lines: Vec<&str> = screen.lines().collect();
+    let capture = super::capture::Capture::parse(screen);
+    let lines: Vec<&str> = capture.text().lines().collect();
     let Some(bottom) = Bottom::read(&lines) else {
         return TurnScreen::Unknown;
     };
@@ -118,7 +124,10 @@ pub fn turn_screen(screen: &str) -> TurnScreen {
         TurnScreen::Background
     } else if !BETWEEN.iter().any(|w| footer.contains(w)) {
         TurnScreen::Unknown
-    } else if bottom.prompt.is_some_and(|p| draft(p, &footer)) {
+    } else if bottom
+        .prompt
+        .is_some_and(|p| draft(p, bottom.prompt_at, &capture, &footer))
+    {
         TurnScreen::Draft
     } else {
         TurnScreen::Between
@@ -133,6 +142,8 @@ struct Bottom<'a> {
     /// Between the last two rules, when that is the prompt box: it starts
     /// with the prompt's `❯` (`!` in shell mode), at the line's start.
     prompt: Option<&'a [&'a str]>,
+    /// The index of the prompt box's first line among the screen's.
+    prompt_at: usize,
     /// Just above the prompt box, up to the rule before it: where Claude
     /// Code opens a menu (empty without a prompt box or that rule).
     menu: &'a [&'a str],
@@ -147,6 +158,7 @@ impl<'a> Bottom<'a> {
             return Some(Self {
                 footer,
                 prompt: None,
+                prompt_at: 0,
                 menu: &[],
             });
         };
@@ -158,6 +170,7 @@ impl<'a> Bottom<'a> {
             return Some(Self {
                 footer,
                 prompt: None,
+                prompt_at: 0,
                 menu: &[],
             });
         }
@@ -165,6 +178,7 @@ impl<'a> Bottom<'a> {
         Some(Self {
             footer,
             prompt: Some(prompt),
+            prompt_at: top + 1,
             menu,
         })
     }
@@ -200,21 +214,53 @@ fn background(footer: &str) -> bool {
     })
 }
 
-/// Whether the prompt box holds text typed and not sent. Shell mode (`!`
-/// typed first) is typed, even with nothing after it. Claude Code's
-/// placeholder in an empty box is not, and `? for shortcuts` in the footer
-/// tells an empty box: Claude Code shows it only then. A placeholder this
-/// module does not know (a suggested next prompt) reads as a draft: a
-/// draft kept by mistake costs a wait, a draft lost costs what was typed.
-fn draft(prompt: &[&str], footer: &str) -> bool {
+/// Whether the prompt box (its lines `prompt`, the first at `at` in the
+/// capture) holds text typed and not sent. Shell mode (`!` typed first) is
+/// typed, even with nothing after it. `? for shortcuts` in the footer tells
+/// an empty box: Claude Code shows it only then. Otherwise a box that shows
+/// something faint tells by the look ([`faint_hint`]); one that shows
+/// nothing faint (no hint, or Claude Code drawing without colour, as under
+/// `NO_COLOR`, where its cursor is still drawn inverse but a hint plain)
+/// by the words of the placeholders known, where one this module does not
+/// know reads as a draft: a draft kept by mistake costs a wait, a draft
+/// lost costs what was typed.
+fn draft(prompt: &[&str], at: usize, capture: &super::capture::Capture, footer: &str) -> bool {
     if prompt.first().is_some_and(|l| l.starts_with('!')) {
         return true;
     }
+    if footer.contains("? for shortcuts") {
+        return false;
+    }
+    if let Some(hint) = faint_hint(prompt, at, capture) {
+        return !hint;
+    }
     let text = words(prompt);
     let text = text.trim_start_matches('❯').trim_start();
-    !text.is_empty()
-        && !footer.contains("? for shortcuts")
-        && !PLACEHOLDERS.iter().any(|p| text.starts_with(p))
+    !text.is_empty() && !PLACEHOLDERS.iter().any(|p| text.starts_with(p))
+}
+
+/// What the look of the prompt box's characters (past the prompt's `❯`)
+/// says: `None` when none is faint; else whether all it holds is a hint,
+/// that is whether every character is faint, or inverse (the cursor, which
+/// Claude Code draws on a hint's first letter). One drawn plain beside a
+/// faint hint was typed.
+fn faint_hint(prompt: &[&str], at: usize, capture: &super::capture::Capture) -> Option<bool> {
+    let looks: Vec<super::capture::Look> = prompt
+        .iter()
+        .enumerate()
+        .flat_map(|(i, line)| {
+            let skip = usize::from(i == 0 && line.starts_with('❯'));
+            line.chars()
+                .zip(capture.looks(at + i).iter().copied())
+                .skip(skip)
+                .filter(|(c, _)| !c.is_whitespace())
+                .map(|(_, look)| look)
+        })
+        .collect();
+    looks
+        .iter()
+        .any(|l| l.faint)
+        .then(|| looks.iter().all(|l| l.faint || l.inverse))
 }
 
 /// The lines' words, joined by one space.
@@ -233,162 +279,5 @@ fn is_rule(line: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use crate::harness::screens::tests::fixture;
-
-    /// What each captured screen says, on both releases (the newer one's
-    /// in `2.1.332/`, where captured).
-    const SCREENS: [(&str, TurnScreen); 18] = [
-        ("turn-running.txt", TurnScreen::Running),
-        ("bang-running.txt", TurnScreen::Running),
-        ("interrupted.txt", TurnScreen::Between),
-        ("idle-manual.txt", TurnScreen::Between),
-        ("permission-cancelled.txt", TurnScreen::Between),
-        ("permission-dialog.txt", TurnScreen::Asking),
-        ("auto-mode-menu.txt", TurnScreen::Unknown),
-        ("exit-menu-manual.txt", TurnScreen::Asking),
-        ("exit-menu-auto.txt", TurnScreen::Asking),
-        ("exit-menu-accept-edits.txt", TurnScreen::Asking),
-        ("background-shell.txt", TurnScreen::Background),
-        ("background-ctrl-b.txt", TurnScreen::Background),
-        ("draft.txt", TurnScreen::Draft),
-        ("draft-manual.txt", TurnScreen::Draft),
-        ("draft-shell.txt", TurnScreen::Draft),
-        ("prompt.txt", TurnScreen::Between),
-        ("auto-mode-billing-notice.txt", TurnScreen::Asking),
-        ("api-key-dialog.txt", TurnScreen::Asking),
-    ];
-
-    #[test]
-    fn real_claude_code_screens_tell_the_turn() {
-        for (file, want) in SCREENS {
-            assert_eq!(turn_screen(&fixture(file)), want, "{file}");
-        }
-        assert_eq!(
-            turn_screen(&fixture("unable-to-connect.txt")),
-            TurnScreen::Unknown
-        );
-    }
-
-    #[test]
-    fn the_newest_release_shows_the_same() {
-        for (file, want) in &SCREENS[..15] {
-            let screen = fixture(&format!("2.1.332/{file}"));
-            assert_eq!(turn_screen(&screen), *want, "2.1.332/{file}");
-        }
-        let menu = fixture("2.1.332/auto-mode-menu.txt");
-        assert_eq!(
-            super::super::screens::blocking_screen(&menu),
-            Some(super::super::screens::BlockingScreen::AutoModeMenu)
-        );
-    }
-
-    /// A screen of a conversation, the prompt box (`❯ ` and what it holds)
-    /// and its footer.
-    fn screen(conversation: &str, prompt: &str, footer: &str) -> String {
-        let rule = "─".repeat(40);
-        format!("{conversation}\n{rule}\n{prompt}\n{rule}\n  {footer}\n")
-    }
-
-    #[test]
-    fn the_conversation_above_the_prompt_box_is_not_read() {
-        let quoted = "❯ what do esc to interrupt, 1 shell · ↓ to manage mean?\n\
-            ● Do you want to proceed? Background work is running\n  \
-            ❯ 1. Exit and stop tasks\n  Enter to confirm · Esc to cancel\n\
-            ❯ half a thought about the\n✻ Baked for 1s";
-        let footer = "⏸ manual mode on · ? for shortcuts";
-        assert_eq!(
-            turn_screen(&screen(quoted, "❯ ", footer)),
-            TurnScreen::Between
-        );
-        // Nor is it read when the conversation holds a rule of its own.
-        let ruled = format!("{}\n{quoted}", "─".repeat(40));
-        assert_eq!(
-            turn_screen(&screen(&ruled, "❯ ", footer)),
-            TurnScreen::Between
-        );
-        assert_eq!(turn_screen("esc to interrupt"), TurnScreen::Unknown);
-        assert_eq!(turn_screen(""), TurnScreen::Unknown);
-    }
-
-    #[test]
-    fn a_menu_counts_just_above_the_prompt_box_and_ended_by_its_keys() {
-        let rule = "─".repeat(40);
-        let menu = format!(
-            "● tick\n{rule}\n  Background work is running\n  ❯ 1. Exit and stop tasks\n    \
-             3. Stay\n\n  Enter to confirm · Esc to cancel\n"
-        );
-        let footer = "⏵⏵ auto mode on";
-        assert_eq!(
-            turn_screen(&screen(&menu, "❯ ", footer)),
-            TurnScreen::Asking
-        );
-        // Its keys must end it: one line more, and it is conversation.
-        let more = format!("{menu}✻ Baked for 1s");
-        assert_eq!(
-            turn_screen(&screen(&more, "❯ ", footer)),
-            TurnScreen::Between
-        );
-    }
-
-    #[test]
-    fn asking_then_running_then_background_then_draft() {
-        let menu = format!(
-            "{}\n  ❯ 1. Exit and stop tasks\n  Enter to confirm · Esc to cancel",
-            "─".repeat(40)
-        );
-        let running = "⏸ manual mode on · esc to interrupt · 1 shell";
-        let background = "⏸ manual mode on · 2 shells, 1 monitor · ↓ to manage";
-        for (conversation, prompt, footer, want) in [
-            (menu.as_str(), "❯ a draft", running, TurnScreen::Asking),
-            ("● tick", "❯ a draft", running, TurnScreen::Running),
-            ("● done.", "❯ a draft", background, TurnScreen::Background),
-            (
-                "● done.",
-                "❯ a draft",
-                "⏸ manual mode on",
-                TurnScreen::Draft,
-            ),
-            ("● done.", "❯ ", "⏸ manual mode on", TurnScreen::Between),
-        ] {
-            let screen = screen(conversation, prompt, footer);
-            assert_eq!(turn_screen(&screen), want, "{footer}: {prompt}");
-        }
-    }
-
-    #[test]
-    fn a_placeholder_is_no_draft_and_a_hidden_footer_tells_nothing() {
-        let auto = "⏵⏵ auto mode on (shift+tab to cycle)";
-        for (prompt, footer, want) in [
-            ("❯ Try \"fix lint errors\"", auto, TurnScreen::Between),
-            (
-                "❯ Press up to edit queued messages",
-                auto,
-                TurnScreen::Between,
-            ),
-            // After a turn that ended in an error (offline: not logged in).
-            (
-                "❯\u{a0}Once fixed, resend your message",
-                auto,
-                TurnScreen::Between,
-            ),
-            // `? for shortcuts` shows only on an empty box.
-            (
-                "❯ any hint",
-                "⏸ manual mode on · ? for shortcuts",
-                TurnScreen::Between,
-            ),
-            // A draft of several lines; its first may be empty.
-            ("❯ \n  second line", auto, TurnScreen::Draft),
-            // Shell mode, nothing typed after the `!` yet.
-            ("! ", "! for shell mode", TurnScreen::Draft),
-            // Completions in the footer's place: the hooks' word stands.
-            ("❯ /ex", "/exit  Exit the REPL", TurnScreen::Unknown),
-        ] {
-            let screen = screen("● done.", prompt, footer);
-            assert_eq!(turn_screen(&screen), want, "{prompt}");
-        }
-    }
-}
+#[path = "turn_screen_tests.rs"]
+mod tests;

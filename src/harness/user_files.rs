@@ -49,9 +49,26 @@ impl HarnessHome {
         passthrough: &[(String, String)],
         variables: &[&'static str],
     ) -> HarnessHome {
+        HarnessHome::resolve(Some(tmux), passthrough, variables)
+    }
+
+    /// As a pane of a server the-loop starts now, from its own
+    /// environment, will see them (`apply --replace-server`'s new server).
+    pub fn for_new_server(
+        passthrough: &[(String, String)],
+        variables: &[&'static str],
+    ) -> HarnessHome {
+        HarnessHome::resolve(None, passthrough, variables)
+    }
+
+    fn resolve(
+        tmux: Option<&dyn crate::tmux::Run>,
+        passthrough: &[(String, String)],
+        variables: &[&'static str],
+    ) -> HarnessHome {
         let mut home = HarnessHome::from_environment(variables);
         for name in std::iter::once(&"HOME").chain(variables) {
-            if let Some(found) = server_global(tmux, name) {
+            if let Some(found) = tmux.and_then(|tmux| server_global(tmux, name)) {
                 home.set(name, found);
             }
             if let Some((_, value)) = passthrough.iter().find(|(n, _)| n == name) {

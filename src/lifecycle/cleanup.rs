@@ -74,10 +74,12 @@ impl CleanupReport {
     /// Every endpoint gone, and nothing failed that was meant to happen.
     pub fn complete(&self) -> bool {
         self.problems.is_empty()
-            && self
-                .endpoints
-                .iter()
-                .all(|e| matches!(e.tmux, TmuxResult::Killed | TmuxResult::Absent))
+            && self.endpoints.iter().all(|e| {
+                matches!(
+                    e.tmux,
+                    TmuxResult::Killed | TmuxResult::PaneKilled | TmuxResult::Absent
+                )
+            })
             && self
                 .checkouts
                 .iter()
@@ -136,6 +138,7 @@ pub fn cleanup(
     for (endpoint, target, owned) in proven {
         let mut closed = CloseReport {
             tmux_target: target.clone(),
+            record_target: None,
             probe: Probe::Unknown,
             record_closed: false,
             harness: Vec::new(),

@@ -11,7 +11,9 @@ use crate::events::TerminateResult;
 use crate::lifecycle::context::Context;
 use crate::observed::Probe;
 use crate::registry::Status;
-use crate::runner::close::{end_harness, kill, CloseError, PaneEnding};
+use crate::runner::close::{
+    end_harness, end_moved_harness, kill, kill_moved_pane, CloseError, PaneEnding,
+};
 use serde::Serialize;
 
 /// What happens to the tmux session.
@@ -49,7 +51,13 @@ impl CloseOptions {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CloseReport {
+    /// The tmux session acted on: the record's, or where its harness was
+    /// found when a person renamed the session or moved its pane.
     pub tmux_target: String,
+    /// The session the record names, when its harness was found elsewhere
+    /// (`tmux_target`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_target: Option<String>,
     /// What the probe said before anything was done.
     pub probe: Probe,
     /// Whether a record was closed by this call.
@@ -81,6 +89,7 @@ pub fn close(
     let owned = proven_or_said(ctx, key, record.as_deref(), &target)?;
     let mut report = CloseReport {
         tmux_target: target.clone(),
+        record_target: None,
         probe: Probe::Unknown,
         record_closed: false,
         harness: Vec::new(),
@@ -143,6 +152,9 @@ pub fn end_session(
         report.tmux = TmuxResult::Absent;
         return;
     }
+    if let Some(moved) = &owned.moved_to {
+        return end_moved(ctx, key, options, &owned, moved, report);
+    }
     // The listing the proof read: what was proven is what is acted on.
     report.probe = owned.fleet.probe(target);
     match report.probe {
@@ -170,15 +182,7 @@ pub fn end_session(
                 report.harness = endings;
             }
             Err(err) => {
-                report
-                    .problems
-                    .push(format!("the harness was not ended: {err}"));
-                ctx.events.emit(terminated(
-                    key,
-                    target,
-                    None,
-                    Some((TerminateResult::Failed, None)),
-                ));
+                not_ended(ctx, key, target, &err, report);
                 if let CloseError::NoHarnessPane { .. } = err {
                     // A kill now would end the harness with SIGHUP, which can
                     // lose its conversation: leave the session as it is.
@@ -209,6 +213,86 @@ pub fn end_session(
                 .problems
                 .push(format!("the tmux session was not killed: {err}")),
         },
+    }
+}
+
+/// Says, in the report and the event log, that the harness in `target`
+/// was not ended, and why.
+fn not_ended(
+    ctx: &Context,
+    key: &SessionKey,
+    target: &str,
+    err: &CloseError,
+    report: &mut CloseReport,
+) {
+    report
+        .problems
+        .push(format!("the harness was not ended: {err}"));
+    ctx.events.emit(terminated(
+        key,
+        target,
+        None,
+        Some((TerminateResult::Failed, None)),
+    ));
+}
+
+/// [`end_session`] for a harness a person moved (they renamed its session,
+/// or moved its pane into one of theirs), proven by its process: ended in
+/// its pane where it lives. The session is theirs now, so a kill takes
+/// only the harness's pane (the session goes with it only when that was
+/// its last pane); a keep leaves the dead pane for its scrollback.
+fn end_moved(
+    ctx: &Context,
+    key: &SessionKey,
+    options: CloseOptions,
+    owned: &Owned,
+    moved: &super::owner::MovedTo,
+    report: &mut CloseReport,
+) {
+    let session = moved.session.as_str();
+    report.record_target = Some(std::mem::replace(
+        &mut report.tmux_target,
+        session.to_owned(),
+    ));
+    report.probe = owned.fleet.probe(session);
+    let grace = ctx.config.routing.tmux.harness_kill_grace;
+    let proven = owned.harness.as_ref().map(|h| (h.pid, h.start));
+    let kill = options.disposition == Disposition::Kill;
+    if options.end_harness || kill {
+        match end_moved_harness(&ctx.tmux, session, &moved.pane_id, grace, proven) {
+            Ok(endings) => {
+                ctx.events
+                    .emit(terminated(key, session, Some(endings.clone()), None));
+                report.harness = endings;
+            }
+            Err(err) => {
+                not_ended(ctx, key, session, &err, report);
+                return;
+            }
+        }
+    }
+    if !kill {
+        report.tmux = TmuxResult::Retained;
+        ctx.events.emit(crate::events::Event::SessionRetained {
+            subject: key.subject().target(session),
+            harness_ended: options.end_harness,
+        });
+        return;
+    }
+    match kill_moved_pane(&ctx.tmux, session, &moved.pane_id) {
+        Ok(gone) => {
+            report.tmux = if gone {
+                TmuxResult::Killed
+            } else {
+                TmuxResult::PaneKilled
+            };
+            ctx.events.emit(crate::events::Event::SessionTerminated {
+                subject: key.subject().target(session).pane(&moved.pane_id),
+            });
+        }
+        Err(err) => report
+            .problems
+            .push(format!("the harness's pane was not killed: {err}")),
     }
 }
 

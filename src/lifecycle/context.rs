@@ -17,6 +17,8 @@ pub struct Context {
     pub tmux_version: String,
     /// Whether that tmux accepts `new-session -e` (3.2 or newer).
     pub tmux_passthrough: bool,
+    /// Why `tmux` talks to the server it does ([`crate::registry::server`]).
+    pub tmux_server_source: crate::registry::server::Source,
 }
 
 impl Context {
@@ -58,14 +60,46 @@ impl Context {
     }
 
     fn from_config(config: Config) -> Context {
+        // One server for the whole fleet, named with `-S` on every call.
+        let (socket, source) = crate::registry::server::choose(&config.state_root);
+        // tmux makes its default socket's directory on every call; with `-S`
+        // it does not, and a server started in a missing one dies at once
+        // while its client exits 0 (after a reboot emptied /tmp, say).
+        if let Some(dir) = socket.parent().filter(|d| !d.exists()) {
+            if let Err(e) = crate::fsutil::create_private_dir(dir) {
+                tracing::debug!(
+                    "cannot make tmux's socket directory {}: {}",
+                    dir.display(),
+                    e.kind()
+                );
+            }
+        }
         Context {
+            tmux_server_source: source,
             tmux_version: String::new(),
             // Only spawns read it, and they never run on a context without tmux.
             tmux_passthrough: false,
             registry: Registry::new(&config.state_root),
-            tmux: Tmux::new(),
+            tmux: Tmux::new().on_socket(socket, &crate::registry::server::tmux_default()),
             events: EventLog::under(&config.state_root),
             config,
+        }
+    }
+
+    /// Marks `session` as started on this context's tmux server, and keeps
+    /// that server as the fleet's ([`crate::registry::server`]), so later
+    /// commands ask it wherever they run.
+    pub fn note_server(&self, session: &mut crate::registry::record::SessionFields) {
+        let Some(socket) = self.tmux.socket() else {
+            return;
+        };
+        session.tmux_socket = Some(socket.to_path_buf());
+        if let Err(e) = crate::registry::server::pin(&self.config.state_root, socket) {
+            tracing::warn!(
+                "cannot keep the fleet's tmux server in {} ({}); later commands find it as tmux does",
+                crate::registry::server::path(&self.config.state_root).display(),
+                e.kind()
+            );
         }
     }
 }

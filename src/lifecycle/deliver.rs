@@ -193,9 +193,12 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
         }
     };
     let target_recorded = record.tmux_target().is_some();
-    // Decided from the listing the proof read: no second look to race.
-    let state = owned.fleet.probe(&name);
-    let pane = Some(owned.fleet.find_harness_pane(&name).cloned());
+    // Decided from the listing the proof read: no second look to race. A
+    // harness a person moved (proven its own) is delivered into there.
+    let at = owned.moved_to.as_ref().map_or(&name, |m| &m.session);
+    report.tmux_target = at.clone();
+    let state = owned.fleet.probe(at);
+    let pane = Some(owned.fleet.find_harness_pane(at).cloned());
     let entry = on_delivery(target_recorded, state);
     let live_harness = matches!((&pane, state), (Some(Ok(p)), Probe::Live) if !p.dead);
     if delivery.relaunch_drifted && entry == Entry::Paste && live_harness {
@@ -270,6 +273,7 @@ pub fn deliver(ctx: &Context, delivery: &Delivery) -> Result<DeliveryReport, Del
                 resume_failure,
             } => {
                 record.set_tmux_target(&name);
+                ctx.note_server(record.session_mut());
                 record.set_harness_session_id(&session_id);
                 record.forget_runner();
                 // The respawn ran the recorded arguments as the config

@@ -23,6 +23,19 @@ pub struct Owned {
     /// The pane listing the proof read (one `list-panes -a`), for a verb
     /// that decides from it without asking tmux again.
     pub fleet: Fleet,
+    /// Where the record's harness lives now, when a person renamed its
+    /// session or moved its pane into another: found by its launcher (as
+    /// `plan` finds it, [`Fleet::relocate`]) and proven by its process
+    /// (its `THE_LOOP_WORK_ITEM` or conversation), never by a name. `fleet`
+    /// then lists that session's panes, with this pane as its harness's.
+    pub moved_to: Option<MovedTo>,
+}
+
+/// The tmux session and pane a moved harness was found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedTo {
+    pub session: String,
+    pub pane_id: String,
 }
 
 /// One process: its pid and start time name it and no later one.
@@ -122,44 +135,25 @@ pub fn prove(
             })
         }
     };
-    let panes = fleet.panes(target);
-    if panes.is_empty() && intent == Intent::End {
-        return Ok(Owned {
-            proof: Proof::Absent,
-            harness: None,
-            fleet,
-        });
-    }
-    let harness = harness_pane::find(panes)
-        .ok()
-        .filter(|p| !p.dead && p.pid > 0);
-    let launcher = std::env::current_exe().ok();
-    let process =
-        harness.and_then(|p| Some((p.pid, read_process(p.pid, launcher.as_deref()).ok()?)));
     let facts = record.map(Record::facts).unwrap_or_default();
     let conversations = facts.conversations();
-    let launched = process
-        .as_ref()
-        .and_then(|(_, p)| launched_conversation(&facts.harness, p));
-    // Its hooks' word, else its own (a harness a person started and
-    // `import` took reports through no hook); one that cannot be trusted
-    // is no word, and the argv is judged alone.
-    let reported = process.as_ref().and_then(|(pid, p)| {
-        let hooks =
-            crate::activity::store::live_activities_of(&ctx.config.state_root, [(*pid, p.start)])
-                .remove(pid)
-                .and_then(|activity| activity.conversation);
-        hooks.or_else(|| {
-            let harness = crate::harness::recognise(p.argv.as_deref()?)?;
-            match crate::observed::unmanaged::said(harness.name(), &p.env, *pid, p.start) {
-                crate::harness::SaidConversation::Conversation(id) => Some(id),
-                _ => None,
-            }
-        })
-    });
-    let claims = process
-        .as_ref()
-        .map(|(_, p)| Claims::of(p, launched.as_deref(), reported.as_deref()));
+    if fleet.panes(target).is_empty() {
+        if let Some(moved) = moved(ctx, key, &facts, target, &fleet) {
+            return Ok(moved);
+        }
+        if intent == Intent::End {
+            return Ok(Owned {
+                proof: Proof::Absent,
+                harness: None,
+                fleet,
+                moved_to: None,
+            });
+        }
+    }
+    let harness = harness_pane::find(fleet.panes(target))
+        .ok()
+        .filter(|p| !p.dead && p.pid > 0);
+    let read = harness.and_then(|p| read_claims(ctx, &facts, p.pid));
     let claimant = Claimant {
         key,
         conversations: &conversations,
@@ -170,15 +164,13 @@ pub fn prove(
     } else {
         owner_by_name(ctx, key, target)
     };
+    let claims = read.as_ref().map(Read::claims);
     match judge(&claimant, anothers.as_deref(), claims.as_ref()) {
         Ok(proof) => Ok(Owned {
             proof,
-            harness: process.map(|(pid, p)| Proven {
-                pid,
-                start: p.start,
-                argv: p.argv,
-            }),
+            harness: read.map(Read::proven),
             fleet,
+            moved_to: None,
         }),
         Err(found) => Err(NotOwned::Found {
             fix: fix_for(&found, key, &record_path),
@@ -187,6 +179,93 @@ pub fn prove(
             found,
         }),
     }
+}
+
+/// The record's harness where a person moved it, when no session holds
+/// `target` any more: the one live pane whose launcher was started for
+/// `target` ([`Fleet::relocate`]), taken only when its process proves it
+/// is `key`'s ([`Proof::Process`]: the name it lives under proves nothing).
+fn moved(
+    ctx: &Context,
+    key: &SessionKey,
+    facts: &crate::registry::RecordFacts,
+    target: &str,
+    fleet: &Fleet,
+) -> Option<Owned> {
+    let mut moved = fleet.clone();
+    let (session, pane_id) = moved.relocate(target)?;
+    let pane = moved
+        .find_harness_pane(&session)
+        .ok()
+        .filter(|p| !p.dead && p.pid > 0 && p.pane_id == pane_id)?;
+    let read = read_claims(ctx, facts, pane.pid)?;
+    let conversations = facts.conversations();
+    let claimant = Claimant {
+        key,
+        conversations: &conversations,
+        target: &session,
+    };
+    let proof = judge(&claimant, None, Some(&read.claims())).ok()?;
+    (proof == Proof::Process).then(|| Owned {
+        proof,
+        harness: Some(read.proven()),
+        fleet: moved,
+        moved_to: Some(MovedTo { session, pane_id }),
+    })
+}
+
+/// What a live harness process was read to say about itself.
+struct Read {
+    pid: i32,
+    process: crate::observed::HarnessProcess,
+    launched: Option<String>,
+    reported: Option<String>,
+}
+
+impl Read {
+    fn claims(&self) -> Claims<'_> {
+        Claims::of(
+            &self.process,
+            self.launched.as_deref(),
+            self.reported.as_deref(),
+        )
+    }
+
+    fn proven(self) -> Proven {
+        Proven {
+            pid: self.pid,
+            start: self.process.start,
+            argv: self.process.argv,
+        }
+    }
+}
+
+/// Reads the harness process `pid`: its environment and argv, the
+/// conversation it was launched on, and the one it reported.
+fn read_claims(ctx: &Context, facts: &crate::registry::RecordFacts, pid: i32) -> Option<Read> {
+    let launcher = std::env::current_exe().ok();
+    let process = read_process(pid, launcher.as_deref()).ok()?;
+    let launched = launched_conversation(&facts.harness, &process);
+    // Its hooks' word, else its own (a harness a person started and
+    // `import` took reports through no hook); one that cannot be trusted
+    // is no word, and the argv is judged alone.
+    let hooks =
+        crate::activity::store::live_activities_of(&ctx.config.state_root, [(pid, process.start)])
+            .remove(&pid)
+            .and_then(|activity| activity.conversation);
+    let reported = hooks.or_else(|| {
+        let harness = crate::harness::recognise(process.argv.as_deref()?)?;
+        match crate::observed::unmanaged::said(harness.name(), &process.env, pid, process.start) {
+            crate::harness::SaidConversation::Conversation(id) => Some(id),
+            _ => None,
+        }
+    });
+    Some(Read {
+        pid,
+        process,
+        launched,
+        reported,
+    })
 }
 
 /// The record whose own (derived) name is `target`, other than `key`'s.

@@ -82,7 +82,9 @@ pub fn respawn(
                         .into(),
                 )
             }
-            Err(AttemptError::Failed(reason)) => return RespawnOutcome::Failed(reason),
+            Err(AttemptError::Failed(reason) | AttemptError::Held(reason)) => {
+                return RespawnOutcome::Failed(reason)
+            }
         }
     }
     RespawnOutcome::Failed("no spawn round was left".into())

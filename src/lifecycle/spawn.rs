@@ -20,6 +20,9 @@ pub enum AttemptError {
     Duplicate,
     /// The spawn could not proceed (tmux refused, the launcher is missing…).
     Failed(String),
+    /// A live harness holds the conversation already: nothing was started,
+    /// and a second harness must never be (its words name the holder).
+    Held(String),
 }
 
 /// Non-secret names the operator passes through to sessions, from our own
@@ -70,19 +73,83 @@ pub fn attempt(
     cwd: &Path,
     start: Start,
 ) -> Result<Probe, AttemptError> {
+    let launched = launch(ctx, identity, name, cwd, start)?;
+    Ok(probe_launched(ctx, name, launched))
+}
+
+/// A harness whose new session runs the launcher, not yet probed: a caller
+/// that starts many launches them all first, so their probe waits overlap.
+#[derive(Debug)]
+pub struct Launched {
+    /// The boot prompt's file, until the launcher takes it.
+    prompt_file: Option<std::path::PathBuf>,
+    /// When the probe may look: the start plus `resumeProbeSeconds`.
+    pub probe_at: std::time::Instant,
+}
+
+/// What every launch of one command shares, read once: the policy, the
+/// names passed through, and where a new pane's harness keeps its files
+/// (three tmux calls), so a fleet's start does not repeat them per session.
+pub struct LaunchBase {
+    policy: crate::desired::policy::Policy,
+    passthrough: Vec<(String, String)>,
+    home: crate::harness::user_files::HarnessHome,
+}
+
+impl LaunchBase {
+    pub fn read(ctx: &Context) -> Result<LaunchBase, AttemptError> {
+        // The launcher refuses an env file that does not parse, so a spawn
+        // with one would only leave a dead pane.
+        let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
+            AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
+        })?;
+        let passthrough = passthrough(ctx);
+        let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough);
+        Ok(LaunchBase {
+            policy,
+            passthrough,
+            home,
+        })
+    }
+
+    /// Where a new pane's harness keeps its files.
+    pub fn home(&self) -> &crate::harness::user_files::HarnessHome {
+        &self.home
+    }
+}
+
+/// The first half of [`attempt`]: `new-session` running the launcher with
+/// `start`, no wait and no probe.
+pub fn launch(
+    ctx: &Context,
+    identity: &Identity,
+    name: &str,
+    cwd: &Path,
+    start: Start,
+) -> Result<Launched, AttemptError> {
+    launch_on(ctx, &LaunchBase::read(ctx)?, identity, name, cwd, start)
+}
+
+/// [`launch`] on a base read once for many.
+pub fn launch_on(
+    ctx: &Context,
+    base: &LaunchBase,
+    identity: &Identity,
+    name: &str,
+    cwd: &Path,
+    start: Start,
+) -> Result<Launched, AttemptError> {
     let Start {
         harness,
         launch,
         args,
         prompt,
     } = start;
-    // The launcher refuses an env file that does not parse, so a spawn
-    // with one would only leave a dead pane.
-    let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
-        AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
-    })?;
-    let passthrough = passthrough(ctx);
-    let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough);
+    let LaunchBase {
+        policy,
+        passthrough,
+        home,
+    } = base;
     let ready = respawn::ready(respawn::Request {
         harness,
         config: &ctx.config,
@@ -94,22 +161,37 @@ pub fn attempt(
         args,
         prompt,
         desired: &policy.desired_for(identity),
-        base: prelaunch::base_of_caller(&passthrough),
-        home: &home,
+        base: prelaunch::base_of_caller(passthrough),
+        home,
         replacing: None,
     })
-    .map_err(|e| AttemptError::Failed(format!("the new launch cannot start: {e}")))?;
+    .map_err(|e| match e {
+        crate::runner::prelaunch::Unlaunchable::ConversationHeld { .. } => {
+            AttemptError::Held(e.to_string())
+        }
+        _ => AttemptError::Failed(format!("the new launch cannot start: {e}")),
+    })?;
     let started = ready.start(
         &ctx.config.state_root,
         respawn::Place::NewSession {
             tmux: &ctx.tmux,
             name,
             remain_on_exit: ctx.config.routing.tmux.remain_on_exit,
-            passthrough: &passthrough,
+            passthrough,
             // new-session starts the tmux server when none runs, and the server
             // would keep our caller's credentials (and copy them into its global
             // environment) for its whole life: tmux is run without them.
-            withheld: policy.credential_names().into_iter().collect(),
+            // The env file's names too: the launcher hands each pane what
+            // it should hold, and a server that inherited the caller's
+            // copy would keep a value the file later retires.
+            withheld: policy
+                .credential_names()
+                .into_iter()
+                .chain(policy.withheld_names())
+                .chain(policy.delivered_names())
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect(),
         },
     );
     let prompt_file = match started {
@@ -117,13 +199,26 @@ pub fn attempt(
         Err(StartError::Tmux(SpawnError::Occupied(_))) => return Err(AttemptError::Duplicate),
         Err(err) => return Err(AttemptError::Failed(err.to_string())),
     };
-    std::thread::sleep(ctx.config.routing.tmux.resume_probe);
+    Ok(Launched {
+        prompt_file,
+        probe_at: crate::clock::deadline(ctx.config.routing.tmux.resume_probe),
+    })
+}
+
+/// The second half of [`attempt`]: waits until `launched.probe_at`, then
+/// asks tmux whether the harness stayed up.
+pub fn probe_launched(ctx: &Context, name: &str, launched: Launched) -> Probe {
+    std::thread::sleep(
+        launched
+            .probe_at
+            .saturating_duration_since(std::time::Instant::now()),
+    );
     let (state, _) = probe(&ctx.tmux, name);
-    if let (Probe::Dead | Probe::Absent, Some(file)) = (state, &prompt_file) {
+    if let (Probe::Dead | Probe::Absent, Some(file)) = (state, &launched.prompt_file) {
         // The launcher has exited: nobody is left to take the prompt file.
         boot_prompt::discard(file);
     }
-    Ok(state)
+    state
 }
 
 /// One spawn of `launch` in a new session, its outcome turned into the
@@ -158,7 +253,7 @@ pub fn spawn_checked(
             ),
             "tmux session {name} already exists"
         ),
-        Err(AttemptError::Failed(reason)) => miette::bail!(
+        Err(AttemptError::Failed(reason) | AttemptError::Held(reason)) => miette::bail!(
             code = "the_loop::spawn::failed",
             "cannot start the harness in {name}: {reason}"
         ),

@@ -117,6 +117,15 @@ impl Fleet {
         Some((session, pane_id))
     }
 
+    /// Whether a live pane outside the session `tmux_name` runs a harness
+    /// its launcher started for it: the session was renamed, or its pane
+    /// moved, by a person. Read-only, unlike [`Fleet::relocate`].
+    pub fn runs_elsewhere(&self, tmux_name: &str) -> bool {
+        self.all_panes().any(|p| {
+            !p.dead && p.session != tmux_name && p.launched_for.as_deref() == Some(tmux_name)
+        })
+    }
+
     /// The pane a record names for `session`'s harness, when the session
     /// lists it.
     pub fn adopted_pane(&self, session: &str) -> Option<&Pane> {

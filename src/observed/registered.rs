@@ -12,6 +12,9 @@ pub struct ManagedSession {
     pub tmux_target: String,
     /// The record's status is active or paused.
     pub record_live: bool,
+    /// The record's status is active: not paused, not closed. Only such a
+    /// session is "down" when its tmux session is gone.
+    pub active: bool,
     pub record_fingerprint: Fingerprint,
     /// What a respawn needs from the record.
     pub facts: RecordFacts,
@@ -47,6 +50,8 @@ impl ManagedSession {
             label: key.label(),
             key,
             tmux_target,
+            // Live records read as active until their status is given.
+            active: record_live,
             record_live,
             record_fingerprint,
             facts,
@@ -63,8 +68,10 @@ impl ManagedSession {
         self
     }
 
-    /// The same session with the record's creation and last-event times.
+    /// The same session with the record's creation and last-event times
+    /// and whether it is active.
     pub fn with_times(mut self, session: &crate::registry::record::SessionFields) -> Self {
+        self.active = session.status == crate::registry::Status::Active;
         self.created_at = session.created_at.clone();
         self.last_event_at = session.last_event_at.clone();
         self

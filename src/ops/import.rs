@@ -204,7 +204,8 @@ pub fn import(ctx: &Context, options: &ImportOptions) -> miette::Result<Imported
                 pane.pane_id
             )
         })?;
-    let record = record(prior, &reference, &facts, &name, &pane.pane_id);
+    let mut record = record(prior, &reference, &facts, &name, &pane.pane_id);
+    ctx.note_server(&mut record.session);
     // The check every verb makes before it acts on a pane: the session,
     // under its new name, must be this record's.
     let key = SessionKey::WorkItem(reference.clone());

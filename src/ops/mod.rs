@@ -8,6 +8,7 @@ pub mod fingerprint;
 pub mod history;
 pub mod import;
 pub mod notes;
+pub mod replace_server;
 pub mod resolve;
 pub mod sessions;
 pub mod show;

@@ -42,8 +42,10 @@ pub struct SessionFacts {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resume_exited_at: Option<String>,
     /// Why a roll would hold this stale session for now, and since when:
-    /// "busy since …", "waiting since …", "attached (N clients)". Null
-    /// when a roll would take it at once, or it is not stale.
+    /// "busy since …", "waiting since …", "attached (N clients)", or what
+    /// its screen shows in `plan`'s words ("busy: its screen shows a
+    /// running turn or shell command", "held: a prompt is being written").
+    /// Null when a roll would take it at once, or it is not stale.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<String>,
 }
@@ -91,17 +93,28 @@ impl StatusReport {
 
 pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
 
-/// Why a roll with `apply`'s defaults would hold a drifted session.
+/// Why a roll with `apply`'s defaults would hold a drifted session: its
+/// hooks' turn (since when), a client attached, then what its screen
+/// shows, in `plan`'s words ([`crate::plan::screen::held_words`]).
 fn held_words(planned: &crate::plan::SessionPlan) -> Option<String> {
+    use crate::plan::safe_point::{safe_point, Drain};
+    use crate::plan::SafePoint;
     if planned.activity.in_turn() {
-        Some(match &planned.busy_since {
+        return Some(match &planned.busy_since {
             Some(since) => format!("{} since {since}", planned.activity),
             None => planned.activity.to_string(),
-        })
-    } else if planned.attached > 0 {
-        Some(format!("attached ({} client(s))", planned.attached))
-    } else {
-        None
+        });
+    }
+    if planned.attached > 0 {
+        return Some(format!("attached ({} client(s))", planned.attached));
+    }
+    match safe_point(planned, planned.activity, &Drain::default()) {
+        SafePoint::WaitBusy | SafePoint::WaitWaiting | SafePoint::WaitScreen => planned
+            .screen
+            .and_then(crate::plan::screen::held_words)
+            .map(str::to_owned),
+        SafePoint::WaitUnknown => Some(crate::plan::screen::UNKNOWN_WORDS.to_owned()),
+        SafePoint::RollNow | SafePoint::LeaveAttached | SafePoint::LeaveEnded => None,
     }
 }
 
@@ -130,10 +143,13 @@ pub fn status(ctx: &Context) -> StatusReport {
             ..Wanted::default()
         },
     );
-    // The same computation as `plan`'s.
-    let plan = policy
-        .as_ref()
-        .map(|p| compute(p, &observed, &Targets::all()));
+    // The same computation as `plan`'s, and the same one batch of looks at
+    // the screens: a `!` command or a draft holds a roll as in `plan`.
+    let plan = policy.as_ref().map(|p| {
+        let mut plan = compute(p, &observed, &Targets::all());
+        crate::plan::gather::annotate_screens(&mut plan, &ctx.tmux, &observed);
+        plan
+    });
     let journal = Journal::under(&ctx.config.state_root).entries();
     let failures = ResumeFailures::under(&ctx.config.state_root);
     let sessions: Vec<SessionFacts> = observed

@@ -28,7 +28,7 @@ pub struct Header {
     pub env_age: Option<u64>,
     /// The tmux server's version, as its listing reported it.
     pub tmux_version: Option<String>,
-    /// The tmux server's socket (`$TMUX_TMPDIR/tmux-UID/default`).
+    /// The tmux server's socket, the one the plan read.
     pub tmux_socket: Option<PathBuf>,
     /// The counts `plan` prints.
     pub summary: Summary,
@@ -164,7 +164,7 @@ pub fn snapshot(ctx: &Context) -> miette::Result<TopModel> {
     let facts = Facts {
         now: crate::clock::now_secs(),
         env_age,
-        tmux_socket: tmux_socket(),
+        tmux_socket: plan.tmux_server.clone(),
     };
     Ok(model(plan, &observed, &facts))
 }
@@ -231,7 +231,8 @@ fn activity(s: &SessionPlan, busy_for: Option<u64>) -> RowActivity {
     if matches!(s.reason, Some(Reason::PaneExited)) {
         return RowActivity::Exited;
     }
-    match s.activity {
+    // The plan's word: `busy` for a `!` command, which no hook tells.
+    match crate::plan::screen::doing(s.activity, s.screen) {
         Activity::Busy => RowActivity::Busy(busy_for),
         Activity::Waiting => RowActivity::Waiting(busy_for),
         Activity::Idle => RowActivity::Idle,
@@ -268,17 +269,6 @@ fn drift(s: &SessionPlan) -> Drift {
         }),
         Action::None | Action::Resume => Drift::UpToDate,
     }
-}
-
-/// The socket tmux is asked through: `$TMUX_TMPDIR` (else `/tmp`), then
-/// `tmux-UID/default`, as tmux itself finds its default server.
-fn tmux_socket() -> Option<PathBuf> {
-    let dir = std::env::var_os("TMUX_TMPDIR")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    let uid = rustix::process::getuid().as_raw();
-    Some(dir.join(format!("tmux-{uid}")).join("default"))
 }
 
 /// The plan of one session, as `plan --target LABEL` would show it

@@ -75,7 +75,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     } else {
         Vec::new()
     };
-    let observation_failed = unseen(fleet, &plans);
+    let observation_failed = unseen(fleet, &plans, super::down::server_down(observation));
     Plan {
         unmanaged_harnesses,
         unmanaged_counted: false,
@@ -87,6 +87,8 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
         withheld_seal: policy.withheld_seal(),
         fingerprints_changed_from: None,
         sessions: plans,
+        down: super::down::down(observation, &|s| targets.selects(s)),
+        tmux_server: None,
         delivered_by_helper: [crate::harness::hooks::HELPER_DELIVERED]
             .into_iter()
             .filter(|name| policy.helper_value(name).is_some())
@@ -110,20 +112,30 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
 
 /// The managed sessions tmux gave no state for, and why: a blind plan is
 /// an error, never a clean one.
-fn unseen(fleet: &FleetView, plans: &[SessionPlan]) -> Option<ObservationFailure> {
-    let FleetView::Unknown(cause) = fleet else {
-        return None;
+fn unseen(
+    fleet: &FleetView,
+    plans: &[SessionPlan],
+    server_down: bool,
+) -> Option<ObservationFailure> {
+    let cause = match fleet {
+        FleetView::Unknown(cause) => cause,
+        FleetView::Answered(_) if server_down => SERVER_DOWN,
+        FleetView::Answered(_) => return None,
     };
     let sessions: Vec<String> = plans
         .iter()
-        .filter(|s| s.is_unseen())
+        .filter(|s| s.is_unseen() || (server_down && s.is_unverified()))
         .map(|s| s.label().to_owned())
         .collect();
     (!sessions.is_empty()).then(|| ObservationFailure {
-        cause: cause.clone(),
+        cause: cause.to_owned(),
         sessions,
     })
 }
+
+/// Why a live record's session is unverified when no tmux server runs on
+/// the socket the plan asked (the plan's header names it).
+const SERVER_DOWN: &str = "no tmux server runs on the socket this plan asked";
 
 /// Fewer sessions than this are not worth a thread of their own.
 const PLANS_PER_THREAD: usize = 64;
@@ -295,6 +307,10 @@ fn plan_managed(
         return skipped(base, Reason::RecordClosed);
     }
     match probe {
+        Probe::Absent if super::down::server_down(observation) => {
+            let why = SERVER_DOWN.into();
+            return skipped(base, Reason::Unverified { why });
+        }
         Probe::Absent | Probe::Dead => return skipped(base, Reason::NotRunning),
         Probe::Unknown => {
             // The cause as it was met (tmux's own words, the timeout), never

@@ -47,11 +47,14 @@ pub fn plan_now(
 ) -> (Plan, Observed) {
     let observed = observe_for(policy, registry, tmux);
     let mut plan = compute(policy, &observed, targets);
+    plan.tmux_server = tmux.socket().map(std::path::Path::to_path_buf);
     super::interrupted::annotate(
         &mut plan,
         &crate::registry::journal::Journal::under(registry.root()).entries(),
     );
+    super::shared_conversation::annotate(&mut plan, &observed);
     annotate_resumability(&mut plan, registry, &observed);
+    super::failed_resume::annotate(&mut plan, registry.root(), targets);
     annotate_screens(&mut plan, tmux, &observed);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     super::safe_point::annotate(
@@ -62,43 +65,38 @@ pub fn plan_now(
     (plan, observed)
 }
 
-/// How many screens one plan looks at: what one tmux client takes in one
-/// batch, so a plan's tmux cost stays constant however large the fleet.
-/// Sessions past it are looked at by the roll itself, before it ends one.
-const SCREENS_PER_PLAN: usize = 150;
-
-/// What the screen shows, in one tmux client for the whole plan:
-/// - of each session whose hooks say a turn runs and have been quiet for
-///   [`super::screen::LOOKS_APART`] (the screen has had that long to show a
-///   turn that had just begun): one between turns was interrupted (Escape
-///   and Ctrl-C fire no hook), and is marked so;
-/// - of each session a roll would take whose hooks do not say a turn runs:
-///   a `!` command, a menu, a background shell or a draft, which no hook
-///   reports, and, for a harness whose hooks never spoke, whether it is
-///   between turns at all.
-fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
+/// What the screen shows, in one tmux client for the whole plan, of each
+/// session with a live harness [`super::screen::worth_a_look`] (the
+/// sessions a roll would take first, should the fleet outgrow one batch):
+/// one whose hooks say a turn runs and whose screen shows none was
+/// interrupted, and is marked so; of the others, a `!` command, a menu, a
+/// background shell or a draft, which no hook reports, and, for a harness
+/// whose hooks never spoke, whether it is between turns at all. Every
+/// session is looked at, not only those a roll would take, so that `plan`,
+/// `top`, `status` and `sessions list` say the same of each.
+pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
     let now_ms = crate::clock::now_ms();
-    let quiet_in_turn = |s: &SessionPlan| {
+    let worth = |s: &SessionPlan| {
         let last = s
             .pane_pid
             .and_then(|pid| observed.activities.get(&pid))
             .and_then(|a| a.last_ms);
-        s.activity.in_turn() && super::screen::hooks_quiet(last, now_ms)
+        // A session to resume has no harness left to look at.
+        s.pane_id.is_some()
+            && s.pane_pid.is_some()
+            && s.action != Action::Resume
+            && super::screen::worth_a_look(s.activity, last, now_ms)
     };
     let taken = |s: &SessionPlan| {
         super::safe_point::selects(super::safe_point::Mode::Apply, s.action)
-            && s.action != Action::Resume
             && s.left_alone.is_none()
-            && !s.activity.in_turn()
     };
-    let candidates: Vec<usize> = plan
-        .sessions
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.pane_id.is_some() && (quiet_in_turn(s) || taken(s)))
-        .map(|(i, _)| i)
-        .take(SCREENS_PER_PLAN)
+    let mut candidates: Vec<usize> = (0..plan.sessions.len())
+        .filter(|i| worth(&plan.sessions[*i]))
         .collect();
+    // Stable: the roll's own first, each group in the plan's order.
+    candidates.sort_by_key(|i| !taken(&plan.sessions[*i]));
+    candidates.truncate(super::screen::SCREENS_PER_LOOK);
     if candidates.is_empty() {
         return;
     }
@@ -109,9 +107,9 @@ fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
     );
     for (index, screen) in candidates.into_iter().zip(screens) {
         let session = &mut plan.sessions[index];
-        if session.activity.in_turn() && screen == crate::harness::turn_screen::TurnScreen::Between
-        {
-            session.activity = crate::activity::Activity::Interrupted;
+        let activity = super::screen::marked(session.activity, screen);
+        if activity != session.activity {
+            session.activity = activity;
             session.busy_since = None;
         }
         session.screen = Some(screen);

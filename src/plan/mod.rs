@@ -9,6 +9,8 @@ pub mod args;
 pub mod change;
 pub mod compute;
 pub mod detached;
+pub mod down;
+pub mod failed_resume;
 pub mod gather;
 pub mod interrupted;
 pub mod model;
@@ -19,6 +21,7 @@ pub mod resumable;
 pub mod safe_point;
 pub mod saved;
 pub mod screen;
+pub mod shared_conversation;
 pub mod unmanaged;
 
 pub use change::{Change, ChangeCase};

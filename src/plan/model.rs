@@ -44,6 +44,13 @@ pub struct Plan {
     pub withheld_seal: Option<Seal>,
     /// Contract: one entry per managed or unmanaged `loop-*` session.
     pub sessions: Vec<SessionPlan>,
+    /// Active sessions whose tmux session is gone (refs or standing
+    /// names): no roll starts them; `sessions start --all` does.
+    #[serde(default)]
+    pub down: Vec<String>,
+    /// The tmux server (its socket) the plan read.
+    #[serde(default)]
+    pub tmux_server: Option<PathBuf>,
     /// Set when tmux could not be asked; every probe is then "unknown".
     pub tmux_unanswered: Option<String>,
     /// Set when a managed session could not be observed because tmux failed
@@ -239,6 +246,12 @@ pub struct SessionPlan {
     /// confirms) `to`, and writes it into the record first, keeping `from`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation_moved: Option<ConversationMoved>,
+    /// The other live records (refs or standing names) that name this
+    /// record's conversation too, one copied by hand, say: neither is
+    /// rolled or resumed until a person resolves it (`left_alone` says
+    /// so). Empty, and not in the JSON, when no other record names it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conversation_shared_with: Vec<String>,
     /// Which record this session is (null for an unmanaged one). Not in the
     /// JSON: `ref` and `standing` say it there, and a saved plan is only
     /// compared with a fresh one, never acted on.
@@ -313,6 +326,7 @@ impl SessionPlan {
             left_alone: None,
             interrupted_respawn: None,
             conversation_moved: None,
+            conversation_shared_with: Vec::new(),
             busy_since: None,
             key: None,
             record: None,

@@ -1,7 +1,8 @@
 //! The roll's decision whether to touch a planned session: it must be
 //! resumable ([`super::resumable::decide`]) and its pane must be the
 //! record's own ([`crate::observed::ownership`], the check every verb
-//! makes). Shared by `plan` (which predicts "left alone") and the roll
+//! makes), and no other record may name its conversation
+//! ([`super::shared_conversation`]). Shared by `plan` (which predicts "left alone") and the roll
 //! (which acts), so the two never disagree. A drift in a pane that is not
 //! the record's is still shown as drift, left alone, so a plan never calls
 //! such a session clean.
@@ -22,6 +23,10 @@ pub fn decide(
     let (key, verdict) = super::resumable::decide(registry, plan, observed)?;
     let verdict = verdict.and_then(|resumable| {
         its_own(plan, &key, observed)?;
+        let others = super::shared_conversation::others(plan, observed);
+        if !others.is_empty() {
+            return Err(super::shared_conversation::refusal(plan, &others));
+        }
         Ok(resumable)
     });
     Some((key, verdict))

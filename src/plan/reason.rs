@@ -34,6 +34,11 @@ pub enum Reason {
     /// An earlier roll ended the harness at `since` and its tmux session is
     /// gone; `sessions start` resumes `conversation`.
     InterruptedGone { since: String, conversation: String },
+    /// An earlier roll respawned the pane, and its harness exited at once
+    /// when it resumed `conversation` (at `at`): `apply` leaves it alone
+    /// while that holds, and naming the session retries it
+    /// ([`crate::registry::resume_failures`]).
+    ResumeExited { at: String, conversation: String },
     /// Words no variant writes: a plan saved by a build that worded a reason
     /// otherwise. Kept as read so the plan still loads and compares; never
     /// produced by planning.
@@ -58,6 +63,10 @@ const GONE: (&str, &str, &str) = (
     "interrupted respawn: the harness was ended at ",
     " and its tmux session is gone; conversation ",
     " can be resumed with `the-loop sessions start`",
+);
+const RESUME_EXITED: (&str, &str) = (
+    "the pane was respawned and its harness exited at once when resumed at ",
+    "; `the-loop apply` leaves it alone, and naming it (`the-loop sessions restart` or `the-loop apply --target`) retries conversation ",
 );
 const CLAIMED: &str = "tmux session is already claimed by ";
 const RECORD_CLOSED: &str = "record is closed";
@@ -111,6 +120,16 @@ impl Reason {
         if let Some(since) = between(DEAD_PANE) {
             return Reason::InterruptedDeadPane { since };
         }
+        let exited = text.strip_prefix(RESUME_EXITED.0).and_then(|rest| {
+            let (at, conversation) = rest.split_once(RESUME_EXITED.1)?;
+            Some(Reason::ResumeExited {
+                at: at.into(),
+                conversation: conversation.into(),
+            })
+        });
+        if let Some(exited) = exited {
+            return exited;
+        }
         let gone = between((GONE.0, GONE.2)).and_then(|middle| {
             let (since, conversation) = middle.split_once(GONE.1)?;
             Some(Reason::InterruptedGone {
@@ -147,6 +166,13 @@ impl fmt::Display for Reason {
                 since,
                 conversation,
             } => write!(f, "{}{since}{}{conversation}{}", GONE.0, GONE.1, GONE.2),
+            Reason::ResumeExited { at, conversation } => {
+                write!(
+                    f,
+                    "{}{at}{}{conversation}",
+                    RESUME_EXITED.0, RESUME_EXITED.1
+                )
+            }
             Reason::Other(text) => f.write_str(text),
         }
     }
@@ -200,6 +226,10 @@ mod tests {
             },
             Reason::InterruptedGone {
                 since: "2026-11-30T22:14:05Z".into(),
+                conversation: "0c0ffee0-1111-2222-3333-444444444444".into(),
+            },
+            Reason::ResumeExited {
+                at: "2026-12-06T04:00:00Z".into(),
                 conversation: "0c0ffee0-1111-2222-3333-444444444444".into(),
             },
         ]

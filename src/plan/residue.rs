@@ -95,8 +95,8 @@ pub struct Residue {
 pub const SCRUB_COMMAND: &str = "the-loop apply --scrub-tmux-env";
 
 pub const SERVER_NOTE: &str = "The tmux server's own process environment and argv cannot be changed in place: \
-only restarting the tmux server clears them (`tmux kill-server`, once its sessions can be stopped; \
-the-loop never does this). Panes inherit the global environment, not these, but any process of the same user can read them.";
+only a new server clears them: `the-loop apply --replace-server` moves the fleet to one, each session at its \
+safe point, resumed and verified. Panes inherit the global environment, not these, but any process of the same user can read them.";
 
 /// Said once per residue (see [`Residue::scrub_key`]), not on every plan.
 pub const CHEAPER_AFTER_SCRUB: &str = "It also makes the next plans cheaper: while tmux holds a watched value, \

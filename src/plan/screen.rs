@@ -6,8 +6,12 @@
 //! fires no `UserPromptSubmit`, so the hooks call it `idle` while it runs.
 //! The harness reads its own screen ([`crate::harness::Harness::turn_screen`]);
 //! [`look`] asks tmux for the panes, and [`held`] is the rule, pure.
+//! Every view chooses which harnesses to look at ([`worth_a_look`]) and
+//! names what they do ([`doing`]) as `plan` does, so that `plan`, `top`,
+//! `status` and `sessions list` say the same of each.
 
 use super::SessionPlan;
+use crate::activity::Activity;
 use crate::harness::turn_screen::TurnScreen;
 use crate::tmux::Answer;
 use std::ffi::OsString;
@@ -45,7 +49,9 @@ pub fn look_at(
         .iter()
         .filter_map(|(pane, _)| *pane)
         .map(|pane| {
-            ["capture-pane", "-p", "-t", pane]
+            // `-e`: the attributes tell a hint in a prompt box from a
+            // draft (`crate::harness::capture`).
+            ["capture-pane", "-p", "-e", "-t", pane]
                 .map(OsString::from)
                 .to_vec()
         })
@@ -72,35 +78,88 @@ pub fn hooks_quiet(last_ms: Option<u64>, now_ms: u64) -> bool {
     last_ms.is_some_and(|last| now_ms.saturating_sub(last) >= apart)
 }
 
-/// Which of these harnesses, each in a turn by its hooks (its pane id, its
-/// harness's name, its hooks' last event), shows no turn on screen: it was
-/// interrupted. Only those whose hooks have been quiet for [`LOOKS_APART`]
-/// are looked at, all in one tmux client; the others read `false`. What
-/// `plan` and `sessions list` call `interrupted`.
-pub fn interrupted(
-    tmux: &crate::tmux::Tmux,
-    in_turn: &[(&str, Option<&str>, Option<u64>)],
-) -> Vec<bool> {
-    let now_ms = crate::clock::now_ms();
-    let quiet: Vec<usize> = (0..in_turn.len())
-        .filter(|i| hooks_quiet(in_turn[*i].2, now_ms))
-        .collect();
-    let mut found = vec![false; in_turn.len()];
-    if quiet.is_empty() {
-        return found;
+/// How many screens one look takes (a plan's, a view's): what one tmux
+/// client takes in one batch, so the tmux cost stays constant however
+/// large the fleet. Harnesses past it are not looked at (the roll looks
+/// at each itself before it ends one).
+pub const SCREENS_PER_LOOK: usize = 150;
+
+/// Whether a harness is worth a look at its screen, by what its hooks say
+/// (`plan` and every view choose alike): one in a turn once its hooks have
+/// been quiet for [`LOOKS_APART`] (Escape and Ctrl-C fire no hook), one
+/// between turns or whose hooks never spoke (a `!` command, a menu, a
+/// background shell, a draft fire none); never one the person ended.
+pub fn worth_a_look(activity: Activity, last_ms: Option<u64>, now_ms: u64) -> bool {
+    match activity {
+        Activity::Busy | Activity::Waiting => hooks_quiet(last_ms, now_ms),
+        Activity::Ended => false,
+        Activity::Idle | Activity::Interrupted | Activity::Unknown => true,
     }
-    let panes: Vec<(Option<&str>, Option<&str>)> = quiet
+}
+
+/// The hooks' activity after a look at the screen: a turn they say runs
+/// and the screen shows none of was interrupted.
+pub fn marked(activity: Activity, screen: TurnScreen) -> Activity {
+    if activity.in_turn() && screen == TurnScreen::Between {
+        Activity::Interrupted
+    } else {
+        activity
+    }
+}
+
+/// What a person is told a harness is doing, in `plan`, `sessions list`,
+/// `top` and `status` alike: its hooks' word, or its screen's where the
+/// hooks say nothing of it (a `!` command fires no hook; a menu opened by
+/// `/exit` neither).
+pub fn doing(activity: Activity, screen: Option<TurnScreen>) -> Activity {
+    match (activity.in_turn(), screen) {
+        (false, Some(TurnScreen::Running)) => Activity::Busy,
+        (false, Some(TurnScreen::Asking)) => Activity::Waiting,
+        _ => activity,
+    }
+}
+
+/// A live harness a view shows: its pane, its harness's name, what its
+/// hooks say, and when they last spoke.
+#[derive(Debug, Clone, Copy)]
+pub struct Live<'a> {
+    pub pane_id: &'a str,
+    pub harness: Option<&'a str>,
+    pub activity: Activity,
+    pub last_ms: Option<u64>,
+}
+
+/// A view's look (`sessions list`, `status`; `plan` and `top` look the
+/// same way in `plan::gather`): those of `live` [`worth_a_look`], up to
+/// [`SCREENS_PER_LOOK`], in one tmux client. For each, its activity
+/// [`marked`] by the look, and what its screen showed (`None` where it was
+/// not looked at).
+pub fn look_live(tmux: &crate::tmux::Tmux, live: &[Live]) -> Vec<(Activity, Option<TurnScreen>)> {
+    let now_ms = crate::clock::now_ms();
+    // A harness the-loop has no reader for would read unknown anyway.
+    let readable = |l: &Live| l.harness.and_then(crate::harness::by_name).is_some();
+    let chosen: Vec<usize> = (0..live.len())
+        .filter(|i| readable(&live[*i]))
+        .filter(|i| worth_a_look(live[*i].activity, live[*i].last_ms, now_ms))
+        .take(SCREENS_PER_LOOK)
+        .collect();
+    let mut seen: Vec<(Activity, Option<TurnScreen>)> =
+        live.iter().map(|l| (l.activity, None)).collect();
+    if chosen.is_empty() {
+        return seen;
+    }
+    let panes: Vec<(Option<&str>, Option<&str>)> = chosen
         .iter()
-        .map(|i| (Some(in_turn[*i].0), in_turn[*i].1))
+        .map(|i| (Some(live[*i].pane_id), live[*i].harness))
         .collect();
     let screens = look_at(
         &|commands| crate::runner::batch::run_each(tmux, &commands),
         &panes,
     );
-    for (i, screen) in quiet.into_iter().zip(screens) {
-        found[i] = screen == TurnScreen::Between;
+    for (i, screen) in chosen.into_iter().zip(screens) {
+        seen[i] = (marked(live[i].activity, screen), Some(screen));
     }
-    found
+    seen
 }
 
 /// What a session's hooks say, for [`held`].
@@ -117,8 +176,7 @@ pub enum Hooks {
 
 impl Hooks {
     /// What the hooks' activity says.
-    pub fn of(activity: crate::activity::Activity) -> Hooks {
-        use crate::activity::Activity;
+    pub fn of(activity: Activity) -> Hooks {
         match activity {
             Activity::Busy | Activity::Waiting => Hooks::InTurn,
             Activity::Unknown => Hooks::Silent,
@@ -260,6 +318,37 @@ mod tests {
     }
 
     #[test]
+    fn every_view_looks_at_the_same_harnesses_and_says_the_same_word() {
+        let now = 10_000;
+        let quiet = Some(now - 1_000);
+        let fresh = Some(now - 100);
+        // A turn just begun is not looked at yet; a quiet one is.
+        assert!(!worth_a_look(Activity::Busy, fresh, now));
+        assert!(worth_a_look(Activity::Waiting, quiet, now));
+        // Between turns, or hooks that never spoke: whatever they say.
+        assert!(worth_a_look(Activity::Idle, None, now));
+        assert!(worth_a_look(Activity::Unknown, None, now));
+        assert!(!worth_a_look(Activity::Ended, quiet, now));
+        // A turn the screen shows none of was interrupted.
+        assert_eq!(
+            marked(Activity::Busy, TurnScreen::Between),
+            Activity::Interrupted
+        );
+        assert_eq!(marked(Activity::Busy, TurnScreen::Unknown), Activity::Busy);
+        assert_eq!(marked(Activity::Idle, TurnScreen::Running), Activity::Idle);
+        // A `!` command and a menu, which no hook tells.
+        let idle = Activity::Idle;
+        assert_eq!(doing(idle, Some(TurnScreen::Running)), Activity::Busy);
+        assert_eq!(doing(idle, Some(TurnScreen::Asking)), Activity::Waiting);
+        assert_eq!(doing(idle, Some(TurnScreen::Draft)), idle);
+        assert_eq!(doing(idle, None), idle);
+        assert_eq!(
+            doing(Activity::Waiting, Some(TurnScreen::Running)),
+            Activity::Waiting
+        );
+    }
+
+    #[test]
     fn what_a_person_could_lose_holds_and_unknown_is_never_ready() {
         let t0 = Instant::now();
         for hooks in [Hooks::InTurn, Hooks::Between, Hooks::Silent] {
@@ -292,8 +381,8 @@ mod tests {
             held(Hooks::Silent, TurnScreen::Unknown, &mut quiet, t0),
             Held::Hold
         );
-        assert_eq!(Hooks::of(crate::activity::Activity::Unknown), Hooks::Silent);
-        assert_eq!(Hooks::of(crate::activity::Activity::Idle), Hooks::Between);
-        assert_eq!(Hooks::of(crate::activity::Activity::Waiting), Hooks::InTurn);
+        assert_eq!(Hooks::of(Activity::Unknown), Hooks::Silent);
+        assert_eq!(Hooks::of(Activity::Idle), Hooks::Between);
+        assert_eq!(Hooks::of(Activity::Waiting), Hooks::InTurn);
     }
 }

@@ -16,10 +16,10 @@
 //! it, so a read-only registry directory does not stop a roll. When the
 //! entry cannot be written, nothing is signalled.
 
+use super::target_file::{Kind, TargetFile};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::io;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// One roll in progress: enough to find the pane again and resume it.
@@ -52,14 +52,23 @@ pub struct InterruptedRespawn {
     pub since: String,
 }
 
+/// Where the journal is kept, and what its warnings call an entry.
+const KIND: Kind = Kind {
+    folder: "journal",
+    limit: &crate::bounded_read::JOURNAL_ENTRY,
+    unreadable: "unreadable intent journal entry",
+    unparsed: "it does not parse as an entry",
+    unremovable: "cannot clear the intent journal entry",
+};
+
 pub struct Journal {
-    dir: PathBuf,
+    files: TargetFile,
 }
 
 impl Journal {
     pub fn under(state_root: &Path) -> Self {
         Journal {
-            dir: state_root.join("journal"),
+            files: TargetFile::under(state_root, &KIND),
         }
     }
 
@@ -67,30 +76,19 @@ impl Journal {
     /// could climb out of the directory; tmux names the-loop builds never
     /// can, but a record's `tmuxTarget` is input.
     pub fn path(&self, tmux_target: &str) -> Option<PathBuf> {
-        let safe = !tmux_target.is_empty()
-            && !tmux_target.starts_with('.')
-            && !tmux_target.contains(['/', '\0']);
-        safe.then(|| self.dir.join(format!("{tmux_target}.json")))
+        self.files.path(tmux_target)
     }
 
     /// Writes the entry, durably, before anything is signalled. An error
     /// means the roll must not go on.
     pub fn record(&self, entry: &Entry) -> io::Result<()> {
-        let path = self.path(&entry.tmux_target).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "unsafe tmux session name")
-        })?;
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.dir)?;
-        let bytes = serde_json::to_vec_pretty(entry).map_err(io::Error::other)?;
-        crate::fsutil::write_atomic(&path, &bytes, 0o600)
+        self.files.write(&entry.tmux_target, entry)
     }
 
     /// The entry for `tmux_target`; `None` when there is none or it cannot
     /// be read (said as [`Journal::entries`] says it).
     pub fn load(&self, tmux_target: &str) -> Option<Entry> {
-        read_entry(&self.path(tmux_target)?)
+        self.files.load(tmux_target)
     }
 
     /// Removes the entry; a missing one is already cleared. Only a regular
@@ -98,22 +96,16 @@ impl Journal {
     /// not one the-loop wrote, and is left there, as the readers say they
     /// leave it ([`Journal::entries`]).
     pub fn clear(&self, tmux_target: &str) {
-        let Some(path) = self.path(tmux_target) else {
-            return;
-        };
-        if let Err(e) = crate::fsutil::remove_regular(&path) {
-            tracing::warn!(
-                path = %path.display(),
-                "cannot clear the intent journal entry: {}",
-                crate::fsutil::describe(&e)
-            )
-        }
+        self.files.remove(tmux_target)
     }
 
     /// Every readable entry. An unreadable one is skipped with a warning:
-    /// it can only ever make a pane be reported, never signalled.
+    /// it can only ever make a pane be reported, never signalled. Each is
+    /// read without blocking and within its cap
+    /// ([`crate::bounded_read::JOURNAL_ENTRY`]: a FIFO, a link or a huge
+    /// file is refused, never read).
     pub fn entries(&self) -> Vec<Entry> {
-        let Ok(dir) = std::fs::read_dir(&self.dir) else {
+        let Ok(dir) = std::fs::read_dir(self.files.dir()) else {
             return Vec::new();
         };
         let mut entries: Vec<Entry> = dir
@@ -123,27 +115,9 @@ impl Journal {
                 let name = name.to_string_lossy();
                 !name.starts_with('.') && name.ends_with(".json")
             })
-            .filter_map(|e| read_entry(&e.path()))
+            .filter_map(|e| self.files.read(&e.path()))
             .collect();
         entries.sort_by(|a, b| a.tmux_target.cmp(&b.tmux_target));
         entries
     }
-}
-
-/// One entry, read without blocking and within its cap
-/// ([`crate::bounded_read::JOURNAL_ENTRY`]: a FIFO, a link or a huge file
-/// is refused, never read); `None`, with a warning naming the file and
-/// why, when it cannot be read or parsed.
-fn read_entry(path: &Path) -> Option<Entry> {
-    let limit = &crate::bounded_read::JOURNAL_ENTRY;
-    let why = match crate::bounded_read::read(path, limit) {
-        Ok(bytes) => match serde_json::from_slice::<Entry>(&bytes) {
-            Ok(entry) => return Some(entry),
-            Err(_) => "it does not parse as an entry".to_owned(),
-        },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
-        Err(e) => crate::bounded_read::describe(&e),
-    };
-    tracing::warn!(path = %path.display(), "unreadable intent journal entry: {why}");
-    None
 }

@@ -16,7 +16,9 @@ pub mod queue;
 pub mod record;
 pub mod refs;
 pub mod resume_failures;
+pub mod server;
 pub mod store;
+pub mod target_file;
 
 pub use identity::{Collision, Shared};
 pub use key::{RecordFacts, SessionKey};

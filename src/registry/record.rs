@@ -89,6 +89,11 @@ pub struct SessionFields {
     pub created_at: Option<String>,
     pub last_event_at: Option<String>,
     pub tmux_target: Option<String>,
+    /// The tmux server (its socket) the session was started on: plans and
+    /// rolls ask that server, whatever `$TMUX` says. Absent in records
+    /// written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tmux_socket: Option<PathBuf>,
     /// The pane (`%N`) `the-loop import` took the session over in: tmux's
     /// start command cannot tell that pane from an operator's (a person
     /// started the harness from a shell), so the record names it. Omitted
@@ -118,6 +123,7 @@ impl SessionFields {
             created_at: None,
             last_event_at: None,
             tmux_target: None,
+            tmux_socket: None,
             tmux_pane: None,
             recent_deliveries: Vec::new(),
             conversation_begun: None,

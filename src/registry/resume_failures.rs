@@ -15,6 +15,7 @@
 //! the journal is: a read-only registry does not stop a roll from
 //! remembering.
 
+use super::target_file::{Kind, TargetFile};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -48,66 +49,48 @@ impl Failure {
     }
 }
 
+/// Where the failures are kept, and what their warnings call one.
+const KIND: Kind = Kind {
+    folder: "resume-failures",
+    limit: &crate::bounded_read::RESUME_FAILURE,
+    unreadable: "unreadable remembered failed resume",
+    unparsed: "it does not parse as a remembered failure",
+    unremovable: "cannot forget the failed resume",
+};
+
 pub struct ResumeFailures {
-    dir: PathBuf,
+    files: TargetFile,
 }
 
 impl ResumeFailures {
     pub fn under(state_root: &Path) -> Self {
         ResumeFailures {
-            dir: state_root.join("resume-failures"),
+            files: TargetFile::under(state_root, &KIND),
         }
     }
 
     /// Where the failure of `tmux_target` is kept; `None` for a name that
     /// could climb out of the directory (a record's `tmuxTarget` is input).
     pub fn path(&self, tmux_target: &str) -> Option<PathBuf> {
-        let safe = !tmux_target.is_empty()
-            && !tmux_target.starts_with('.')
-            && !tmux_target.contains(['/', '\0']);
-        safe.then(|| self.dir.join(format!("{tmux_target}.json")))
+        self.files.path(tmux_target)
     }
 
     /// Remembers `failure`, replacing what was kept for its session.
     pub fn record(&self, failure: &Failure) -> io::Result<()> {
-        let path = self.path(&failure.tmux_target).ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "unsafe tmux session name")
-        })?;
-        crate::fsutil::create_private_dir(&self.dir)?;
-        let bytes = serde_json::to_vec_pretty(failure).map_err(io::Error::other)?;
-        crate::fsutil::write_atomic(&path, &bytes, crate::fsutil::PRIVATE_FILE)
+        self.files.write(&failure.tmux_target, failure)
     }
 
     /// The failure kept for `tmux_target`; `None` when there is none, or
     /// (with a warning naming the file and why) when it cannot be read:
     /// a failure that cannot be read only lets the session be tried again.
     pub fn load(&self, tmux_target: &str) -> Option<Failure> {
-        let path = self.path(tmux_target)?;
-        let why = match crate::bounded_read::read(&path, &crate::bounded_read::RESUME_FAILURE) {
-            Ok(bytes) => match serde_json::from_slice::<Failure>(&bytes) {
-                Ok(failure) => return Some(failure),
-                Err(_) => "it does not parse as a remembered failure".to_owned(),
-            },
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
-            Err(e) => crate::bounded_read::describe(&e),
-        };
-        tracing::warn!(path = %path.display(), "unreadable remembered failed resume: {why}");
-        None
+        self.files.load(tmux_target)
     }
 
     /// Forgets the failure of `tmux_target`. Only a regular file is
     /// removed: anything else in its place is not the-loop's.
     pub fn clear(&self, tmux_target: &str) {
-        let Some(path) = self.path(tmux_target) else {
-            return;
-        };
-        if let Err(e) = crate::fsutil::remove_regular(&path) {
-            tracing::warn!(
-                path = %path.display(),
-                "cannot forget the failed resume: {}",
-                crate::fsutil::describe(&e)
-            );
-        }
+        self.files.remove(tmux_target)
     }
 }
 

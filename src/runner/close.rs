@@ -25,6 +25,9 @@ pub enum CloseError {
         target: String,
         why: crate::observed::fleet::NoHarnessPane,
     },
+    #[error("tmux session {0:?} cannot be named exactly; nothing was signalled")]
+    #[diagnostic(code(the_loop::close::unaddressable))]
+    Unaddressable(String),
     /// The harness pane's process is not the one the caller proved to be
     /// the record's (it was restarted, or started, in between).
     #[error("the harness in {target} changed since it was checked; nothing was signalled, run the command again")]
@@ -73,6 +76,74 @@ pub fn end_harness(
         target: target.to_owned(),
         why,
     })?;
+    end_in(tmux, target, harness, grace, proven)
+}
+
+/// [`end_harness`] for a harness a person moved: pane `pane_id` of
+/// `session`, a session whose name is theirs (renamed, or one their own
+/// panes share), which the caller proved to be the record's by its
+/// process ([`crate::lifecycle::owner`]). Only that pane is looked at and
+/// only its proven process is signalled; a pane gone from the session is
+/// `Changed`, with nothing signalled.
+pub fn end_moved_harness(
+    tmux: &Tmux,
+    session: &str,
+    pane_id: &str,
+    grace: Duration,
+    proven: ProvenHarness,
+) -> Result<Vec<PaneEnding>, CloseError> {
+    plain_name(session)?;
+    let panes = session_panes(tmux, session)?;
+    let harness =
+        panes
+            .iter()
+            .find(|p| p.pane_id == pane_id)
+            .ok_or_else(|| CloseError::Changed {
+                target: session.to_owned(),
+            })?;
+    end_in(tmux, session, harness, grace, proven)
+}
+
+/// Kills pane `pane_id` of `session` (a moved harness's, after it was
+/// ended), leaving the session's other panes; `true` when the session went
+/// with it (it was its last pane).
+pub fn kill_moved_pane(tmux: &Tmux, session: &str, pane_id: &str) -> Result<bool, CloseError> {
+    plain_name(session)?;
+    let pane = format!("{}.{pane_id}", super::spawn::exact_window(session));
+    let out = tmux
+        .run(["kill-pane", "-t", &pane])
+        .map_err(SpawnError::from)?;
+    let panes = session_panes(tmux, session)?;
+    if panes.iter().any(|p| p.pane_id == pane_id) {
+        return Err(SpawnError::Refused(out.stderr).into());
+    }
+    Ok(panes.is_empty())
+}
+
+/// A session name tmux cannot read as window or pane grammar (tmux itself
+/// never names a session with `:` or `.`).
+fn plain_name(session: &str) -> Result<(), CloseError> {
+    let plain = !session.is_empty()
+        && !session.starts_with('=')
+        && !session
+            .chars()
+            .any(|c| c == ':' || c == '.' || c.is_control());
+    if plain {
+        Ok(())
+    } else {
+        Err(CloseError::Unaddressable(session.to_owned()))
+    }
+}
+
+/// Ends the harness in `harness`, a pane of `target`: remain-on-exit
+/// first, then SIGTERM to the proven process, SIGKILL after `grace`.
+fn end_in(
+    tmux: &Tmux,
+    target: &str,
+    harness: &crate::observed::fleet::Pane,
+    grace: Duration,
+    proven: ProvenHarness,
+) -> Result<Vec<PaneEnding>, CloseError> {
     if let Err(err) = super::remain_on_exit::ensure(tmux, target, &harness.pane_id, None) {
         // Best-effort: an older tmux may refuse the option; the close goes on.
         tracing::warn!(session = target, error = %err, "could not re-set remain-on-exit");

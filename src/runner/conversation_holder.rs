@@ -14,7 +14,7 @@
 
 use crate::harness::Harness;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// A live process that holds the conversation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,7 +115,6 @@ pub fn holders_after_grace(harness: &dyn Harness, wanted: &Wanted, except: &[i32
 /// Whether process `pid` keeps conversation `wanted.id` where the launch
 /// does (its transcript path, from its own environment and directory).
 fn same_place(harness: &dyn Harness, pid: i32, wanted: &Wanted) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     let crate::observed::EnvRead::Read(env) = crate::proc_env::read_environ(pid) else {
         return true;
     };
@@ -126,10 +125,7 @@ fn same_place(harness: &dyn Harness, pid: i32, wanted: &Wanted) -> bool {
     ) else {
         return true;
     };
-    let env_of = |name: &str| {
-        env.get(name)
-            .map(|v| PathBuf::from(std::ffi::OsStr::from_bytes(v.expose_bytes())))
-    };
+    let env_of = |name: &str| env.path(name);
     harness.transcript_path(&env_of, &cwd, wanted.id) == wanted.transcript
 }
 
@@ -159,6 +155,7 @@ fn pane_of(pid: i32) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn a_process_holding_the_conversation_in_its_argv_is_found_and_an_exception_is_not() {

@@ -120,11 +120,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     if let Some(id) = named {
         let except: Vec<i32> = request.replacing.into_iter().collect();
         let home = request.home.as_env();
-        let env_of = |name: &str| {
-            use std::os::unix::ffi::OsStrExt;
-            home.get(name)
-                .map(|v| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(v.expose_bytes())))
-        };
+        let env_of = |name: &str| home.path(name);
         let cwd = std::fs::canonicalize(request.cwd).unwrap_or_else(|_| request.cwd.to_owned());
         let transcript = request.harness.transcript_path(&env_of, &cwd, id);
         let wanted = super::conversation_holder::Wanted {

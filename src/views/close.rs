@@ -79,6 +79,11 @@ fn close_lines(label: &str, report: &CloseReport) {
     if report.record_closed {
         crate::outln!("Closed {label}.");
     }
+    if let Some(named) = &report.record_target {
+        crate::outln!(
+            "Its harness was found in tmux session {target} (its session {named} was renamed, or its pane moved)."
+        );
+    }
     for pane in &report.harness {
         crate::outln!(
             "Ended the harness in {target} (pane {}, pid {}): {}.",
@@ -92,6 +97,9 @@ fn close_lines(label: &str, report: &CloseReport) {
             crate::outln!("Kept tmux session {target}; read it with `tmux attach -r -t {target}`.")
         }
         TmuxResult::Killed => crate::outln!("Killed tmux session {target}."),
+        TmuxResult::PaneKilled => crate::outln!(
+            "Killed the harness's pane in tmux session {target}; its other panes stay."
+        ),
         TmuxResult::Absent => crate::outln!("There was no tmux session {target}."),
         TmuxResult::Untouched => {}
     }
@@ -107,6 +115,7 @@ fn cleanup_lines(report: &CleanupReport) {
                 "ended its harness and killed the session"
             }
             TmuxResult::Killed => "killed the session",
+            TmuxResult::PaneKilled => "killed the harness's pane (the session holds others)",
             TmuxResult::Absent => "no such session",
             TmuxResult::Retained | TmuxResult::Untouched => "NOT killed",
         };

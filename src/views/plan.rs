@@ -42,6 +42,9 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
         }
         None => out.push_str("env file: none configured\n"),
     }
+    if let Some(server) = &plan.tmux_server {
+        let _ = writeln!(out, "tmux server: {}", server.display());
+    }
     if let Some(before) = &plan.fingerprints_changed_from {
         let _ = writeln!(
             out,
@@ -104,6 +107,18 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
         s.unverified,
         s.unmanaged
     );
+    if !plan.down.is_empty() {
+        let n = plan.down.len();
+        let (what, are) = if n == 1 {
+            ("session is", "it")
+        } else {
+            ("sessions are", "them")
+        };
+        let _ = writeln!(
+            out,
+            "{n} registered {what} down (no roll starts {are}): `the-loop sessions start --all` brings {are} back (`--dry-run` lists {are})."
+        );
+    }
     out.push_str(&footer(plan, next));
     out
 }
@@ -251,12 +266,7 @@ fn verdict(
 /// hooks say nothing of it (a `!` command fires no hook; a menu opened by
 /// `/exit` neither).
 fn doing(session: &SessionPlan) -> &'static str {
-    use crate::harness::turn_screen::TurnScreen;
-    match (session.activity.in_turn(), session.screen) {
-        (false, Some(TurnScreen::Running)) => "busy",
-        (false, Some(TurnScreen::Asking)) => "waiting",
-        _ => session.activity.as_str(),
-    }
+    crate::plan::screen::doing(session.activity, session.screen).as_str()
 }
 
 /// `  [busy, 1 attached: waits for its turn to end]`: what the harness is

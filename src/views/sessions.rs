@@ -5,6 +5,7 @@ use crate::ops::sessions::attach::Switched;
 use crate::ops::sessions::link_pr::Linked;
 use crate::ops::sessions::pause::StatusChange;
 use crate::ops::sessions::start::Started;
+use crate::ops::sessions::start_all::{Outcome as StartOutcome, Revival, StartAllReport};
 use crate::registry::Status;
 
 /// `sessions start`: where it runs, and how to look at it.
@@ -71,4 +72,73 @@ pub fn switched(switched: &Switched) {
             "note: this tmux client is now read-only (tmux's client flag, which stays when it switches away); detach and attach again to type."
         );
     }
+}
+
+/// One line per down session as `sessions start --all` settles it (its
+/// progress on stderr, and the report's body).
+pub fn revival_line(revival: &Revival) -> String {
+    let name = &revival.tmux_target;
+    let label = revival.label();
+    let conversation = match (&revival.harness_session_id, revival.resumed) {
+        (Some(id), true) => format!("resuming {id}"),
+        (Some(id), false) => format!("on {id}, never begun"),
+        (None, _) => "no conversation".to_owned(),
+    };
+    let why = revival
+        .detail
+        .as_deref()
+        .map(|d| format!(": {d}"))
+        .unwrap_or_default();
+    match revival.outcome {
+        StartOutcome::WouldStart => format!("+ {label} would start in {name} ({conversation})"),
+        StartOutcome::Started => format!(
+            "+ {label} started in {name} ({conversation}): verified, it holds the env file's values"
+        ),
+        StartOutcome::StartedUnverified => {
+            format!("? {label} started in {name} ({conversation}), unverified{why}")
+        }
+        StartOutcome::Mismatch => {
+            format!("! {label} started in {name} ({conversation}), mismatch{why}")
+        }
+        StartOutcome::LeftAlone => format!("~ {label} left alone{why}"),
+        StartOutcome::Failed => format!("! {label} failed{why}"),
+    }
+}
+
+/// `sessions start --all`'s report: a line per down session, then the sums.
+pub fn started_all(report: &StartAllReport, format: Format) {
+    if format == Format::Json {
+        return print_json(report);
+    }
+    if let Some(server) = &report.tmux_server {
+        crate::outln!("tmux server: {}", server.display());
+    }
+    for revival in &report.sessions {
+        crate::outln!("{}", revival_line(revival));
+    }
+    let s = &report.summary;
+    if s.down == 0 {
+        crate::outln!("No active session is down: nothing to start.");
+        return;
+    }
+    if report.dry_run {
+        let would = report
+            .sessions
+            .iter()
+            .filter(|r| r.outcome == StartOutcome::WouldStart)
+            .count();
+        crate::outln!(
+            "{} down: {would} would start, {} left alone. Nothing was started (--dry-run).",
+            s.down,
+            s.left_alone
+        );
+        return;
+    }
+    crate::outln!(
+        "{} down: {} started, {} left alone, {} failed.",
+        s.down,
+        s.started,
+        s.left_alone,
+        s.failed
+    );
 }

@@ -96,9 +96,14 @@ impl Column {
             },
             Column::Status => row.status.map(super::snake_name).unwrap_or_else(dash),
             Column::Live => row.live.map(|p| p.as_str().to_owned()).unwrap_or_else(dash),
+            // The plan's word: `busy` for a `!` command, which no hook tells.
             Column::Activity => row
                 .activity
-                .map(|a| a.as_str().to_owned())
+                .map(|a| {
+                    crate::plan::screen::doing(a, row.screen)
+                        .as_str()
+                        .to_owned()
+                })
                 .unwrap_or_else(dash),
             // No target: no session for a client to be attached to.
             Column::Attached => match row.tmux_target {
@@ -123,10 +128,11 @@ impl Column {
                 .unwrap_or_else(dash),
             Column::PullRequests => pull_requests(row).unwrap_or_else(dash),
             Column::Harness => row.harness.clone().unwrap_or_else(dash),
-            Column::Tmux => row
-                .tmux_target
-                .clone()
-                .unwrap_or_else(|| "(none yet)".into()),
+            // Where the harness lives, when a person moved it.
+            Column::Tmux => match (&row.lives_in, &row.tmux_target) {
+                (Some(at), Some(named)) => format!("{at} (was {named})"),
+                (_, named) => named.clone().unwrap_or_else(|| "(none yet)".into()),
+            },
             Column::Model => super::model_cell(row.model.as_deref(), row.effort.as_deref()),
         }
     }

@@ -39,6 +39,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod follow;
 mod hold;
+mod revive;
 mod rolled;
 mod say;
 mod service;
@@ -69,6 +70,8 @@ pub struct WatchOptions {
     pub parallelism: usize,
     /// `--metrics-listen`: where to serve Prometheus metrics, if anywhere.
     pub metrics_listen: Option<SocketAddr>,
+    /// `--start-down`: bring back active sessions whose tmux session is gone.
+    pub start_down: bool,
 }
 
 /// What has been said already, so each thing is said once per change.
@@ -120,6 +123,8 @@ struct Watch {
     notify: Notifier,
     /// What `STATUS=` says of the last plan and the last roll: counts only.
     status: service::Status,
+    /// The down sessions `--start-down` last tried to start.
+    tried_down: BTreeSet<String>,
 }
 
 fn epoch_now() -> u64 {
@@ -180,6 +185,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         unsettled: None,
         notify,
         status: service::Status::default(),
+        tried_down: BTreeSet::new(),
     };
     watch.rewatch();
     let auto = watch.auto_apply();
@@ -255,6 +261,7 @@ impl Watch {
         }
         self.clear_finished_rolls(&snapshot);
         self.follow_conversations(&snapshot);
+        self.start_down(&snapshot);
         let before = self.memory.clone();
         self.reconcile(&snapshot);
         let registered = snapshot

@@ -25,6 +25,10 @@ mod real_claude_import;
 mod real_claude_person;
 #[path = "../it/real_claude_person_watch.rs"]
 mod real_claude_person_watch;
+#[path = "../it/real_claude_rename.rs"]
+mod real_claude_rename;
+#[path = "../it/real_claude_server.rs"]
+mod real_claude_server;
 #[path = "../it/real_claude_turns.rs"]
 mod real_claude_turns;
 #[path = "../it/real_codex.rs"]

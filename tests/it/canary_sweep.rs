@@ -170,7 +170,8 @@ const ROWS: &[Row] = &[
     row(EnvDangling, "plan --json", 1, "cannot read env file"),
     row(NoTmux, "plan", 1, "tmux is not installed"),
     row(NoTmux, "plan --json --detailed-exitcode", 1, "tmux is not installed"),
-    row(NoServer, "plan", 0, "not running"),
+    row(NoServer, "plan", 0, "no tmux server runs"),
+    row(NoServer, "plan --detailed-exitcode", 1, "sessions start --all"),
     row(Hung, "plan --json", 0, "did not answer"),
     row(Hung, "plan --detailed-exitcode", 1, "could not observe 1 managed session"),
     row(DeadPane, "plan --detailed-exitcode", 2, "not running"),
@@ -228,7 +229,7 @@ const ROWS: &[Row] = &[
     row(EnvDangling, "apply --dry-run", 1, "cannot read env file"),
     row(NoTmux, "apply --auto-approve", 1, "tmux is not installed"),
     row(NoTmux, "apply --auto-approve --scrub-tmux-env --json", 1, "tmux is not installed"),
-    row(NoServer, "apply --auto-approve --json", 0, "\"skipped\""),
+    row(NoServer, "apply --auto-approve --json", 1, "\"skipped\""),
     row(Hung, "apply --auto-approve", 1, "did not answer within 300ms"),
     row(DeadPane, "apply --auto-approve --json", 0, "\"skipped\""),
     row(Mismatch, "apply --auto-approve", 1, "mismatch (SLACK_BOT_TOKEN)"),
@@ -268,7 +269,10 @@ const ROWS: &[Row] = &[
     row(Drifted, "sessions restart --all --dry-run --json", 0, "\"would_restart\""),
     row(Malformed, "sessions restart --all", 1, "unterminated double-quoted"),
     row(EnvDangling, "sessions restart --all --json", 1, "cannot read env file"),
-    row(NoServer, "sessions restart --all", 0, "skipped"),
+    row(NoServer, "sessions restart --all", 1, "skipped"),
+    row(NoServer, "sessions start --all --dry-run", 0, "would start"),
+    row(NoServer, "sessions start --all --json", 0, "\"started\""),
+    row(Drifted, "sessions start --all", 0, "nothing to start"),
     row(Mismatch, "sessions restart --all --json", 1, "\"mismatch\""),
     row(ResumeFails, "sessions restart {ref}", 1, "resume failed"),
     row(Fresh, "sessions start {ref} --cwd {cwd}", 0, "Started"),
@@ -549,6 +553,10 @@ fn build(scenario: Scenario) -> Built {
                 };
                 std::fs::create_dir_all(&s.cwd).unwrap();
                 w.write_record(&s, "active");
+                // A conversation to resume: `sessions start --all` brings it back.
+                let transcript = w.transcript(&s);
+                std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+                std::fs::write(&transcript, "{\"type\":\"start\"}\n").unwrap();
             }
         }
         Hung => {

@@ -5,38 +5,10 @@
 //! there is room again, a redelivery reaches the harness exactly once.
 
 use crate::start_faults::TinyFs;
+use crate::support::delivery::{deliver, deliveries, pasted};
 use crate::support::*;
 use std::process::Output;
 use std::time::Duration;
-
-const ESC_OPEN: &str = "\u{1b}[200~";
-const ESC_CLOSE: &str = "\u{1b}[201~";
-
-fn deliver(w: &World, reference: &str, message: &str, id: &str) -> Output {
-    w.the_loop(&[
-        "sessions",
-        "deliver",
-        reference,
-        "--message",
-        message,
-        "--delivery-id",
-        id,
-        "--json",
-    ])
-}
-
-fn pasted(message: &str) -> String {
-    format!("{ESC_OPEN}{message}{ESC_CLOSE}")
-}
-
-fn deliveries(w: &World, slug: &str) -> Vec<String> {
-    w.record(slug).unwrap()["recentDeliveries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect()
-}
 
 /// The refusal names the record file and the OS error, as a failed
 /// delivery: the id is not recorded.

@@ -186,3 +186,56 @@ fn a_second_harness_that_cannot_resume_stops_the_search_for_canaries() {
         }
     }
 }
+
+/// The plan says what happened to a canary whose harness exited at once
+/// when resumed, as `apply` and `status` do: it was respawned, and its
+/// harness exited; `apply` leaves it alone, and naming it retries it (so a
+/// plan of that session alone predicts the retry).
+#[test]
+fn the_plan_says_a_failed_canary_was_respawned_and_exited_and_how_to_retry_it() {
+    let (w, sessions) = rotated_fleet("canary43c", 2);
+    let canary = first_to_roll(&w, &sessions);
+    std::fs::write(w.transcript(canary), "{\"test\":\"fail-resume\"}\n").unwrap();
+    apply(&w);
+
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    let row = session_in(&plan, &canary.reference);
+    let reason = row["reason"].as_str().unwrap_or_default();
+    assert!(!reason.contains("never respawned"), "{row:#}");
+    assert!(
+        reason.contains("was respawned") && reason.contains("exited at once when resumed"),
+        "{row:#}"
+    );
+    let left_alone = row["left_alone"].as_str().expect("left alone by apply");
+    for words in [
+        "exited at once when resumed",
+        &format!("the-loop sessions restart {}", canary.reference),
+        &format!("the-loop apply --target {}", canary.reference),
+    ] {
+        assert!(left_alone.contains(words), "{words}: {row:#}");
+    }
+    assert_eq!(plan["summary"]["resume"], 0, "{plan:#}");
+    assert_eq!(plan["summary"]["left_alone"], 1, "{plan:#}");
+
+    let text = stdout(&w.the_loop(&["plan", "--no-color"]));
+    assert!(!flat(&text).contains("never respawned"), "{text}");
+    assert!(
+        flat(&text).contains(&flat(&format!(
+            "the-loop sessions restart {}",
+            canary.reference
+        ))),
+        "{text}"
+    );
+
+    // Named, it is retried: the plan of that session alone says so.
+    let plan = json(&w.the_loop(&["plan", "--json", "--target", &canary.reference]));
+    let row = session_in(&plan, &canary.reference);
+    assert_eq!(row["action"], "resume", "{row:#}");
+    assert!(row["left_alone"].is_null(), "{row:#}");
+    assert!(
+        row["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("exited at once when resumed")),
+        "{row:#}"
+    );
+}

@@ -2,25 +2,10 @@
 //! (paste, respawn, occupancy rules), pause, close, reset, cleanup, attach,
 //! pull-request links and standing sessions.
 
+use crate::support::delivery::{deliver, deliveries, pasted, ESC_CLOSE, ESC_OPEN};
 use crate::support::*;
 use std::process::Output;
 use std::time::{Duration, Instant};
-
-const ESC_OPEN: &str = "\u{1b}[200~";
-const ESC_CLOSE: &str = "\u{1b}[201~";
-
-fn deliver(w: &World, reference: &str, message: &str, id: &str) -> Output {
-    w.the_loop(&[
-        "sessions",
-        "deliver",
-        reference,
-        "--message",
-        message,
-        "--delivery-id",
-        id,
-        "--json",
-    ])
-}
 
 /// A world whose env file exists (the launcher and `plan` read it).
 fn world() -> World {
@@ -78,20 +63,6 @@ fn break_command(w: &World, slot: usize, command: &str) {
         &format!("command-alias[{slot}]"),
         &format!("{command}=no-such-command"),
     ]);
-}
-
-/// A bracketed paste of `message` as the stand-in reads it (one line).
-fn pasted(message: &str) -> String {
-    format!("{ESC_OPEN}{message}{ESC_CLOSE}")
-}
-
-fn deliveries(w: &World, slug: &str) -> Vec<String> {
-    w.record(slug).unwrap()["recentDeliveries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect()
 }
 
 fn wait_for_inputs(w: &World, s: &LegacySession, n: usize) -> Vec<String> {
@@ -633,6 +604,12 @@ fn a_tmux_socket_that_never_answers_is_unknown_and_nothing_is_attempted() {
         ],
         &[
             ("THE_LOOP_TMUX_TIMEOUT_MS", "400"),
+            // The fleet's server is kept in the state root once a session
+            // started: the silent socket is named outright.
+            (
+                "THE_LOOP_TMUX_SOCKET",
+                socket_dir.join("default").to_str().unwrap(),
+            ),
             ("TMUX_TMPDIR", silent.to_str().unwrap()),
         ],
     );

@@ -247,8 +247,9 @@ fn a_stray_loop_session_is_listed_as_unmanaged_from_one_tmux_call_without_an_env
     w.tmux_ok(&["new-session", "-d", "-s", "not-ours", "sleep 600"]);
     w.install_tmux_wrapper();
     let listed = list_json(&w, &[]);
+    // Besides the plan's one batch of looks at the harnesses' screens.
     let calls: Vec<Vec<String>> = w
-        .tmux_invocations()
+        .tmux_reading_calls()
         .into_iter()
         .filter(|argv| argv.first().map(String::as_str) != Some("-V"))
         .collect();

@@ -1,5 +1,6 @@
-//! The restart story on the real Claude Code CLI (the pinned 2.1.328), on a
-//! private tmux, offline: start a session through the-loop, submit a
+//! The restart story on the real Claude Code CLI (the pinned 2.1.332;
+//! 2.1.328 passes too), on a private tmux, offline: start a session
+//! through the-loop, submit a
 //! prompt, rotate the env file, `apply`, and check that the same pane runs
 //! a new harness holding the new value, showing the earlier prompt, and
 //! that this new process itself reported resuming the recorded conversation.
@@ -8,6 +9,7 @@
 //! installs it. Without it the test says SKIP loudly and passes, unless
 //! THE_LOOP_REQUIRE_TOOLS is set (CI sets it), when it fails.
 
+use crate::support::real_setup::claude_transcript;
 use crate::support::*;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -51,16 +53,7 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
         return;
     };
     let w = World::new();
-    let config_dir = w.root().join("claude-config");
-    std::fs::create_dir_all(&config_dir).unwrap();
-    // Offline, a fresh config dir makes the CLI exit at once ("Unable to
-    // connect"); with onboarding done it stays at its prompt. The-loop adds
-    // the trust keys itself before the spawn.
-    std::fs::write(
-        config_dir.join(".claude.json"),
-        r#"{"hasCompletedOnboarding": true}"#,
-    )
-    .unwrap();
+    let config_dir = w.onboarded_claude_config();
     // The user's own hook, which must keep working beside the-loop's layer.
     let user_mark = w.root().join("user-hook-ran");
     std::fs::write(
@@ -72,10 +65,7 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
         .to_string(),
     )
     .unwrap();
-    w.start_server_holding(&[
-        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-    ]);
+    w.start_real_cli_server(&config_dir, None, &[]);
     w.configure_harness(&claude, OLD);
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
@@ -102,12 +92,7 @@ fn a_rotation_resumes_the_real_conversation_and_the_new_process_confirms_it() {
     ]);
     std::thread::sleep(Duration::from_millis(500));
     w.tmux_ok(&["send-keys", "-t", &format!("={name}:"), "Enter"]);
-    let transcript = config_dir
-        .join("projects")
-        .join(the_loop::harness::project_dir_name(
-            &cwd.canonicalize().unwrap(),
-        ))
-        .join(format!("{id}.jsonl"));
+    let transcript = claude_transcript(&config_dir, &cwd, &id);
     wait_long(
         || std::fs::read_to_string(&transcript).is_ok_and(|t| t.contains("zebra")),
         "the transcript holds the prompt",

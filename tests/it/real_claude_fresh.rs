@@ -8,6 +8,7 @@
 //! is still left alone.
 
 use crate::real_claude::{real_claude, screen, wait_long};
+use crate::support::real_setup::{claude_transcript, RealSession};
 use crate::support::*;
 use std::time::Duration;
 use the_loop::activity::store;
@@ -22,36 +23,20 @@ fn a_session_nobody_typed_into_is_relaunched_on_its_id_and_a_begun_one_without_t
     let Some(claude) = real_claude() else {
         return;
     };
-    let w = World::new();
-    let config_dir = w.root().join("claude-config");
-    std::fs::create_dir_all(&config_dir).unwrap();
-    std::fs::write(
-        config_dir.join(".claude.json"),
-        r#"{"hasCompletedOnboarding": true}"#,
-    )
-    .unwrap();
-    w.start_server_holding(&[
-        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-    ]);
-    w.configure_harness(&claude, OLD);
-    let cwd = w.work.join("repo");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let started = w.start_session("github:octo/repo#1", &cwd);
-    let name = started["tmux_target"].as_str().unwrap().to_owned();
-    let id = started["harness_session_id"].as_str().unwrap().to_owned();
+    let RealSession {
+        w,
+        config_dir,
+        cwd,
+        name,
+        id,
+    } = RealSession::start(&claude, OLD, &[]);
     let first = w.pane(&name).unwrap();
     wait_long(|| screen(&w, &name).contains('❯'), "the prompt");
     wait_long(
         || store::read_one(&w.state, first.pid).conversation.as_deref() == Some(id.as_str()),
         "SessionStart from the real CLI",
     );
-    let transcript = config_dir
-        .join("projects")
-        .join(the_loop::harness::project_dir_name(
-            &cwd.canonicalize().unwrap(),
-        ))
-        .join(format!("{id}.jsonl"));
+    let transcript = claude_transcript(&config_dir, &cwd, &id);
     assert!(!transcript.exists(), "no transcript before a prompt");
     assert_eq!(
         w.record("github-octo-repo-1").unwrap()["conversationBegun"],
@@ -105,6 +90,13 @@ fn a_session_nobody_typed_into_is_relaunched_on_its_id_and_a_begun_one_without_t
         || store::read_one(&w.state, now.pid).had_a_turn,
         "the hooks reported the prompt",
     );
+    // The offline turn fails; until it has ended the CLI may write the
+    // transcript again (a rename before that raced it on 2.1.332).
+    wait_long(
+        || !store::read_one(&w.state, now.pid).activity.in_turn(),
+        "the failed turn ended",
+    );
+    std::thread::sleep(Duration::from_millis(500));
     let kept = w.root().join("kept.jsonl");
     std::fs::rename(&transcript, &kept).unwrap();
     w.write_env(&format!("EXTRA_TOKEN={NEWER}\n"));

@@ -51,33 +51,16 @@ fn bash_allowed() -> Option<Real> {
     let claude = real_claude()?;
     let w = World::new();
     let api = StandInApi::start("messages-api", &w.root());
-    let config_dir = w.root().join("claude-config");
-    std::fs::create_dir_all(&config_dir).unwrap();
-    let onboarded = r#"{"hasCompletedOnboarding": true}"#;
-    std::fs::write(config_dir.join(".claude.json"), onboarded).unwrap();
+    let config_dir = w.onboarded_claude_config();
     let manual = r#"{"permissions": {"defaultMode": "default"}}"#;
     std::fs::write(config_dir.join("settings.json"), manual).unwrap();
-    let base_url = format!("http://127.0.0.1:{}", api.port);
-    w.start_server_holding(&[
-        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("ANTHROPIC_BASE_URL", &base_url),
-        ("ANTHROPIC_AUTH_TOKEN", "stand-in-token"),
-    ]);
+    w.start_real_cli_server(&config_dir, Some(&api), &[]);
     w.configure_harness(&claude, OLD);
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(cwd.join(".claude")).unwrap();
     let allow = r#"{"permissions": {"allow": ["Bash"]}}"#;
     std::fs::write(cwd.join(".claude/settings.json"), allow).unwrap();
-    let started = w.start_session(REF, &cwd);
-    let real = Real {
-        name: started["tmux_target"].as_str().unwrap().to_owned(),
-        id: started["harness_session_id"].as_str().unwrap().to_owned(),
-        config_dir,
-        cwd,
-        _api: api,
-        w,
-    };
+    let real = Real::start(w, config_dir, cwd, api);
     // The one-time auto-mode menu, answered No as a person would.
     shows(&real, "No, keep manual mode");
     real.keys(&["Down"]);

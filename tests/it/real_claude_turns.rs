@@ -8,6 +8,7 @@
 
 use crate::real_claude::{real_claude, screen, wait_long};
 use crate::support::api::StandInApi;
+use crate::support::real_setup::claude_transcript;
 use crate::support::*;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
@@ -34,14 +35,7 @@ pub(crate) fn real_session(manual: bool) -> Option<Real> {
     let claude = real_claude()?;
     let w = World::new();
     let api = StandInApi::start("messages-api", &w.root());
-    let port = api.port;
-    let config_dir = w.root().join("claude-config");
-    std::fs::create_dir_all(&config_dir).unwrap();
-    std::fs::write(
-        config_dir.join(".claude.json"),
-        r#"{"hasCompletedOnboarding": true}"#,
-    )
-    .unwrap();
+    let config_dir = w.onboarded_claude_config();
     if manual {
         std::fs::write(
             config_dir.join("settings.json"),
@@ -49,25 +43,11 @@ pub(crate) fn real_session(manual: bool) -> Option<Real> {
         )
         .unwrap();
     }
-    let base_url = format!("http://127.0.0.1:{port}");
-    w.start_server_holding(&[
-        ("CLAUDE_CONFIG_DIR", config_dir.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-        ("ANTHROPIC_BASE_URL", &base_url),
-        ("ANTHROPIC_AUTH_TOKEN", "stand-in-token"),
-    ]);
+    w.start_real_cli_server(&config_dir, Some(&api), &[]);
     w.configure_harness(&claude, OLD);
     let cwd = w.work.join("repo");
     std::fs::create_dir_all(&cwd).unwrap();
-    let started = w.start_session("github:octo/repo#1", &cwd);
-    let real = Real {
-        name: started["tmux_target"].as_str().unwrap().to_owned(),
-        id: started["harness_session_id"].as_str().unwrap().to_owned(),
-        config_dir,
-        cwd,
-        _api: api,
-        w,
-    };
+    let real = Real::start(w, config_dir, cwd, api);
     if manual {
         wait_long(
             || screen(&real.w, &real.name).contains("No, keep manual mode"),
@@ -86,6 +66,21 @@ pub(crate) fn real_session(manual: bool) -> Option<Real> {
 }
 
 impl Real {
+    /// Starts `github:octo/repo#1` in `cwd` through the-loop, in the world
+    /// `w` whose server and config are ready, and keeps what the tests ask
+    /// of the session (its names, and where its transcripts are).
+    pub(crate) fn start(w: World, config_dir: PathBuf, cwd: PathBuf, api: StandInApi) -> Real {
+        let started = w.start_session("github:octo/repo#1", &cwd);
+        Real {
+            name: started["tmux_target"].as_str().unwrap().to_owned(),
+            id: started["harness_session_id"].as_str().unwrap().to_owned(),
+            config_dir,
+            cwd,
+            _api: api,
+            w,
+        }
+    }
+
     pub(crate) fn pid(&self) -> i32 {
         self.w.pane(&self.name).expect("the pane").pid
     }
@@ -111,12 +106,7 @@ impl Real {
     }
 
     pub(crate) fn transcript(&self, id: &str) -> PathBuf {
-        self.config_dir
-            .join("projects")
-            .join(the_loop::harness::project_dir_name(
-                &self.cwd.canonicalize().unwrap(),
-            ))
-            .join(format!("{id}.jsonl"))
+        claude_transcript(&self.config_dir, &self.cwd, id)
     }
 
     pub(crate) fn activity(&self) -> Activity {

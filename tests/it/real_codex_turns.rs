@@ -9,6 +9,7 @@
 use crate::real_claude::{screen, wait_long};
 use crate::real_codex::{real_codex, rollouts, type_line};
 use crate::support::api::StandInApi;
+use crate::support::real_setup::claude_transcript;
 use crate::support::*;
 use std::path::{Path, PathBuf};
 
@@ -40,13 +41,7 @@ fn codex_world(codex: &Path) -> CodexWorld {
 
 fn codex_world_beside(codex: &Path, claude: Option<&Path>) -> CodexWorld {
     let w = World::new();
-    let claude_config = w.root().join("claude-config");
-    std::fs::create_dir_all(&claude_config).unwrap();
-    std::fs::write(
-        claude_config.join(".claude.json"),
-        r#"{"hasCompletedOnboarding": true}"#,
-    )
-    .unwrap();
+    let claude_config = w.onboarded_claude_config();
     let api = StandInApi::start("responses-api", &w.root());
     let port = api.port;
     let codex_home = w.root().join("codex-home");
@@ -58,11 +53,11 @@ fn codex_world_beside(codex: &Path, claude: Option<&Path>) -> CodexWorld {
         ),
     )
     .unwrap();
-    w.start_server_holding(&[
-        ("CODEX_HOME", codex_home.to_str().unwrap()),
-        ("CLAUDE_CONFIG_DIR", claude_config.to_str().unwrap()),
-        ("DISABLE_AUTOUPDATER", "1"),
-    ]);
+    w.start_real_cli_server(
+        &claude_config,
+        None,
+        &[("CODEX_HOME", codex_home.to_str().unwrap())],
+    );
     w.write_config("  deliver: [OPENAI_API_KEY]\n");
     let claude_line = claude
         .map(|c| format!("    claude: {}\n", c.display()))
@@ -382,13 +377,7 @@ fn a_mixed_fleet_of_the_real_codex_and_the_real_claude_code_rolls_in_one_apply()
         .as_str()
         .unwrap()
         .to_owned();
-    let transcript = w
-        .root()
-        .join("claude-config/projects")
-        .join(the_loop::harness::project_dir_name(
-            &cwd.canonicalize().unwrap(),
-        ))
-        .join(format!("{claude_id}.jsonl"));
+    let transcript = claude_transcript(&w.root().join("claude-config"), &cwd, &claude_id);
     wait_long(|| transcript.is_file(), "Claude's transcript");
     let before = (w.pane(&codex_name).unwrap(), w.pane(&claude_name).unwrap());
 

@@ -160,7 +160,8 @@ fn plan_names_every_tmux_layer_by_name_and_fingerprint_in_two_tmux_calls() {
         &format!("tmux server process environment, pid {server}"),
         &format!("tmux server argv, pid {server}"),
         "the-loop apply --scrub-tmux-env",
-        "only restarting the tmux server clears them",
+        "only a new server clears them",
+        "the-loop apply --replace-server",
     ] {
         assert!(shown.contains(line), "{line:?} in {shown}");
     }

@@ -91,7 +91,7 @@ fn a_bang_command_is_called_busy_by_the_plan_and_waited_for() {
     );
     w.write_env("EXTRA=two\n");
     let target = format!("={}:", s.name);
-    w.tmux_ok(&["send-keys", "-t", &target, "-l", "/bang 4"]);
+    w.tmux_ok(&["send-keys", "-t", &target, "-l", "/bang 8"]);
     w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
     wait_for(
         || plan_row(&w, &s.reference)["screen"] == "running",
@@ -104,6 +104,21 @@ fn a_bang_command_is_called_busy_by_the_plan_and_waited_for() {
     assert_eq!(row["apply_will"], "wait_busy", "{row:#}");
     let text = stdout(&w.the_loop(&["plan"]));
     assert!(text.contains("[busy: waits for its turn to end]"), "{text}");
+    // `sessions list` and `status` look at the screen as the plan does,
+    // and say what it says: the same fields, the same word, the same why.
+    let listed = json(&w.the_loop(&["sessions", "list", "--json"]));
+    let row = session_in(&listed, &s.reference);
+    assert_eq!(row["activity"], "idle", "{row:#}");
+    assert_eq!(row["screen"], "running", "{row:#}");
+    let text = stdout(&w.the_loop(&["sessions", "list"]));
+    let line = text.lines().find(|l| l.contains(&s.reference)).unwrap();
+    assert!(line.contains(" busy "), "{text}");
+    let status = json(&w.the_loop(&["status", "--json"]));
+    assert_eq!(
+        session_in(&status, &s.reference)["held"],
+        "busy: its screen shows a running turn or shell command",
+        "{status:#}"
+    );
 
     let out = w.the_loop(&[
         "apply",

@@ -27,6 +27,9 @@ impl Redactions {
     /// and the tmux version: what every text from this world may contain.
     fn of(w: &World) -> Redactions {
         let mut r = Redactions(Vec::new());
+        // tmux's socket directory is named for the user who runs the tests.
+        let uid = std::fs::metadata(&w.state).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+        r.add(format!("/tmux-{}/", uid.unwrap()), "/tmux-[UID]/");
         r.add(w.root().display().to_string(), "[ROOT]");
         // Eight characters, as the fingerprint it stands for, so columns
         // measured from it keep their width.

@@ -760,3 +760,31 @@ fn a_busy_session_is_rolled_within_a_second_of_its_turn_ending() {
     );
     watch.stop();
 }
+
+/// `watch --start-down`: the tmux server is killed under a running watch;
+/// the next cycle brings the sessions back, each resuming its conversation
+/// and holding the env file's value.
+#[test]
+fn start_down_brings_the_fleet_back_after_the_server_is_killed() {
+    let (w, sessions) = clean_delivering_fleet(2);
+    let mut watch = start_watch(&w, &["--apply", "--start-down", "--interval", "1"]);
+    w.tmux_ok(&["kill-server"]);
+    watch.wait_for_log("start-down finished: 2 started", Duration::from_secs(30));
+    for s in &sessions {
+        let pane = w.pane(&s.name).expect("back");
+        wait_for_harness(pane.pid);
+        assert!(
+            cmdline(pane.pid)
+                .windows(2)
+                .any(|p| p[0] == "--resume" && p[1] == s.session_id),
+            "{} resumes its conversation",
+            s.name
+        );
+        assert_eq!(
+            environ(pane.pid).get("SLACK_BOT_TOKEN").map(String::as_str),
+            Some(RETIRED),
+            "the env file's value"
+        );
+    }
+    assert!(watch.stop().success());
+}

@@ -4,82 +4,15 @@
 //! watch's own re-look, and the session is rolled within five seconds of
 //! it; the held lines say why each is held; nothing held, no re-look.
 
+use crate::support::watching::{Watch, RELOOK};
 use crate::support::*;
-use std::path::PathBuf;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// From the event to the new harness in the pane: the promise.
 const WITHIN: Duration = Duration::from_secs(5);
 
-/// A trigger of one re-look cycle, as watch logs it at debug level.
-const RELOOK: &str = "cycle: a held session, looked at again";
-
-/// A running `the-loop watch --apply`, its stderr in a file.
-struct Watch {
-    child: Option<Child>,
-    log: PathBuf,
-}
-
-impl Watch {
-    fn start(w: &World) -> Watch {
-        let log = w.root().join("watch.log");
-        let file = std::fs::File::create(&log).unwrap();
-        let child = w
-            .the_loop_command(&[
-                "watch",
-                "--apply",
-                "--interval",
-                "3600",
-                "--debounce-ms",
-                "300",
-            ])
-            // The cycles' triggers are debug lines: they show the re-looks.
-            .env("RUST_LOG", "info,the_loop::watch::run=debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(file.try_clone().unwrap()))
-            .stderr(Stdio::from(file))
-            .spawn()
-            .expect("spawn watch");
-        let watch = Watch {
-            child: Some(child),
-            log,
-        };
-        watch.wait_for("no drift: 1 running session(s)");
-        watch
-    }
-
-    fn text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn count(&self, needle: &str) -> usize {
-        self.text().matches(needle).count()
-    }
-
-    /// Generous: a roll on a loaded machine is slow; the bounds that
-    /// matter are asserted on their own clocks.
-    fn wait_for(&self, needle: &str) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while !self.text().contains(needle) {
-            assert!(
-                Instant::now() < deadline,
-                "no {needle:?} in the watch log:\n{}",
-                self.text()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
+/// How long a line of watch's is waited for: a stand-in's roll, generous.
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// A world whose started session holds `EXTRA` from the env file, idle at
 /// its prompt (its hooks said so), with watch running on the clean fleet.
@@ -89,7 +22,7 @@ fn watched() -> (World, LegacySession, Watch) {
     w.write_env("EXTRA=one\n");
     let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
     wait_for(|| plan_row(&w, &s)["activity"] == "idle", "hooks say idle");
-    let watch = Watch::start(&w);
+    let watch = Watch::start(&w, PATIENCE);
     (w, s, watch)
 }
 

@@ -252,6 +252,8 @@ fn empty() -> TopModel {
             fingerprints: Default::default(),
             withheld_seal: None,
             sessions: Vec::new(),
+            down: Vec::new(),
+            tmux_server: None,
             tmux_unanswered: None,
             observation_failed: None,
             corrupt_records: Vec::new(),

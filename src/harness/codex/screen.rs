@@ -1,6 +1,7 @@
 //! What Codex's screen says, read from the pane's text (`tmux
-//! capture-pane -p`): a screen that waits for a person before the prompt,
-//! whether a turn runs, and whether the composer holds a draft.
+//! capture-pane -p`, or `-p -e` with its attributes set aside): a screen
+//! that waits for a person before the prompt, whether a turn runs, and
+//! whether the composer holds a draft.
 //!
 //! The phrases are Codex 0.171.0's, captured in tmux (fixtures in
 //! `tests/it/fixtures/screens/codex/`; the turns ran against
@@ -110,6 +111,9 @@ fn is_cell(line: &str) -> bool {
 ///   [`TurnScreen::Unknown`]: the hooks' word stands, and a turn in flight
 ///   is never taken for an interrupted one.
 pub fn turn_screen(screen: &str) -> TurnScreen {
+    // Only the text is read (`capture-pane -e` adds the attributes).
+    let capture = crate::harness::capture::Capture::parse(screen);
+    let screen = capture.text();
     match turn(screen) {
         TurnScreen::Between if draft(screen) => TurnScreen::Draft,
         verdict => verdict,

@@ -92,8 +92,8 @@ pub fn attach(
     if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
         return switch_client(ctx, &target, read_only);
     }
-    let mut command = std::process::Command::new("tmux");
-    command.arg("attach-session");
+    // On the fleet's server (`-S` when it is not tmux's own choice).
+    let mut command = ctx.tmux.command(["attach-session"]);
     if read_only {
         command.arg("-r");
     }

@@ -188,6 +188,7 @@ mod tests {
     fn a_stop_names_its_session_first_as_ref_or_standing() {
         let close = || CloseReport {
             tmux_target: "loop-x".into(),
+            record_target: None,
             probe: Probe::Absent,
             record_closed: true,
             harness: Vec::new(),

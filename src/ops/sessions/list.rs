@@ -61,6 +61,12 @@ pub struct Listed {
     /// The tmux session the record points at, or the unmanaged session's name.
     /// Null when the record has none yet: then nothing can be attached to.
     pub tmux_target: Option<String>,
+    /// The tmux session its harness lives in when a person renamed the
+    /// session or moved the harness's pane into another (found by the
+    /// launcher it was started with, as `plan` finds it); `live`,
+    /// `activity` and `attached` are then that session's. Null otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lives_in: Option<String>,
     /// Null for unmanaged sessions.
     pub status: Option<Status>,
     /// What tmux says about `tmux_target`; null when there is no target.
@@ -70,6 +76,11 @@ pub struct Listed {
     /// or one that does not call them) or tmux did not answer; null when no
     /// harness runs (no target, or the session is absent or dead).
     pub activity: Option<Activity>,
+    /// What the harness's screen showed (as in `plan`): a running turn or
+    /// `!` command, a menu or dialog, a background shell, a draft, between
+    /// turns, or nothing known; null where it was not looked at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<crate::harness::turn_screen::TurnScreen>,
     /// When the running turn began, while `activity` is `busy` or
     /// `waiting`: how long a roll would have to hold this session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,20 +121,7 @@ pub struct ListReport {
 
 pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> {
     // One tmux call for every row, registered or not.
-    let view = fleet::observe(&ctx.tmux);
-    // The activity files of the harnesses running now, and no other: a
-    // file of a process that ended (or never ran) is never read.
-    let activities = match &view {
-        FleetView::Answered(fleet) => activity_store::live_activities(
-            &ctx.config.state_root,
-            fleet
-                .session_names()
-                .filter_map(|session| fleet.harness_pane(session))
-                .filter(|pane| !pane.dead)
-                .map(|pane| pane.pid),
-        ),
-        FleetView::Unknown(_) => BTreeMap::new(),
-    };
+    let mut view = fleet::observe(&ctx.tmux);
     let now = crate::clock::now_secs();
     let works = ctx.registry.work_items();
     let standing = ctx.registry.standing();
@@ -138,6 +136,20 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
                 .map(|(_, r)| Record::Standing(r)),
         )
         .collect();
+    let moved = relocate(&mut view, &records);
+    // The activity files of the harnesses running now, and no other: a
+    // file of a process that ended (or never ran) is never read.
+    let activities = match &view {
+        FleetView::Answered(fleet) => activity_store::live_activities(
+            &ctx.config.state_root,
+            fleet
+                .session_names()
+                .filter_map(|session| fleet.harness_pane(session))
+                .filter(|pane| !pane.dead)
+                .map(|pane| pane.pid),
+        ),
+        FleetView::Unknown(_) => BTreeMap::new(),
+    };
     // A `--work-item` text is matched against the records just read, not
     // the registry again.
     let wanted_items = match &options.work_item {
@@ -146,11 +158,12 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
     };
     let mut rows: Vec<Listed> = records
         .iter()
-        .map(|r| row(r, &view, &activities, now))
+        .zip(moved)
+        .map(|(r, lives_in)| row(r, lives_in, &view, &activities, now))
         .collect();
     rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
-    mark_interrupted(&mut rows, &view, &activities, &ctx.tmux);
+    mark_screens(&mut rows, &view, &activities, &ctx.tmux);
     mark_live_facts(&mut rows, &view, &activities);
     let corrupt_records = works
         .corrupt
@@ -171,8 +184,21 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
     })
 }
 
+/// Where each record's harness lives when a person renamed its session or
+/// moved its pane, in the records' order ([`fleet::Fleet::relocate`]).
+fn relocate(view: &mut FleetView, records: &[Record]) -> Vec<Option<String>> {
+    let FleetView::Answered(fleet) = view else {
+        return vec![None; records.len()];
+    };
+    records
+        .iter()
+        .map(|r| Some(fleet.relocate(&r.tmux_target()?)?.0))
+        .collect()
+}
+
 fn row(
     record: &Record,
+    lives_in: Option<String>,
     view: &FleetView,
     activities: &BTreeMap<i32, HarnessActivity>,
     now: Option<u64>,
@@ -189,6 +215,7 @@ fn row(
     };
     let created_at = record.session().created_at.clone();
     let last_event_at = record.session().last_event_at.clone();
+    let at = lives_in.clone().or_else(|| target.clone());
     Listed {
         kind,
         reference,
@@ -196,13 +223,13 @@ fn row(
         harness: Some(record.harness().to_owned()),
         // `attach` refuses a record without a target, so no liveness is
         // claimed for one, even when a session of the derived name runs.
-        live: target.as_deref().map(|t| view.probe(t)),
-        activity: target
-            .as_deref()
-            .and_then(|t| activity(view, activities, t)),
+        live: at.as_deref().map(|t| view.probe(t)),
+        activity: at.as_deref().and_then(|t| activity(view, activities, t)),
+        screen: None,
         busy_since: None,
-        attached: target.as_deref().map_or(0, |t| view.attached(t)),
+        attached: at.as_deref().map_or(0, |t| view.attached(t)),
         tmux_target: target,
+        lives_in,
         status: Some(record.status()),
         model: args.model,
         effort: args.effort,
@@ -229,6 +256,7 @@ fn unmanaged(
     let mut claimed: BTreeSet<String> = BTreeSet::new();
     for r in rows {
         claimed.extend(r.tmux_target.clone());
+        claimed.extend(r.lives_in.clone());
         if let Some(Ok(item)) = r
             .reference
             .as_deref()
@@ -249,9 +277,11 @@ fn unmanaged(
             standing: None,
             harness: None,
             tmux_target: Some(name.to_owned()),
+            lives_in: None,
             status: None,
             live: Some(fleet.probe(name)),
             activity: activity(view, activities, name),
+            screen: None,
             busy_since: None,
             attached: fleet.attached(name),
             model: None,
@@ -279,9 +309,7 @@ fn mark_live_facts(
         return;
     };
     for row in rows.iter_mut().filter(|r| r.status.is_some()) {
-        let live = row
-            .tmux_target
-            .as_deref()
+        let live = lives_at(row)
             .and_then(|t| fleet.harness_pane(t))
             .filter(|pane| !pane.dead)
             .and_then(|pane| activities.get(&pane.pid))
@@ -296,9 +324,7 @@ fn mark_live_facts(
         .iter_mut()
         .filter(|r| r.activity.is_some_and(Activity::in_turn))
     {
-        row.busy_since = row
-            .tmux_target
-            .as_deref()
+        row.busy_since = lives_at(row)
             .and_then(|t| fleet.harness_pane(t))
             .and_then(|pane| activities.get(&pane.pid))
             .and_then(HarnessActivity::busy_since_ms)
@@ -306,9 +332,11 @@ fn mark_live_facts(
     }
 }
 
-/// Rows whose hooks say a turn runs while the harness's screen shows none
-/// become `interrupted` ([`crate::plan::screen::interrupted`]).
-fn mark_interrupted(
+/// Each row with a live harness gets what its screen shows, and one whose
+/// hooks say a turn runs while its screen shows none becomes
+/// `interrupted`: the plan's one batch of looks
+/// ([`crate::plan::screen::look_live`]), so the list says what `plan` does.
+fn mark_screens(
     rows: &mut [Listed],
     view: &FleetView,
     activities: &BTreeMap<i32, HarnessActivity>,
@@ -317,26 +345,36 @@ fn mark_interrupted(
     let FleetView::Answered(fleet) = view else {
         return;
     };
-    let in_turn: Vec<(usize, &str, Option<&str>, Option<u64>)> = rows
+    let (at, live): (Vec<usize>, Vec<crate::plan::screen::Live>) = rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.activity.is_some_and(Activity::in_turn))
         .filter_map(|(i, r)| {
-            let pane = fleet.harness_pane(r.tmux_target.as_deref()?)?;
-            let last = activities.get(&pane.pid).and_then(|a| a.last_ms);
-            Some((i, pane.pane_id.as_str(), r.harness.as_deref(), last))
+            let activity = r.activity?;
+            let pane = fleet.harness_pane(lives_at(r)?).filter(|p| !p.dead)?;
+            let last_ms = activities.get(&pane.pid).and_then(|a| a.last_ms);
+            let harness = r.harness.as_deref();
+            let pane_id = pane.pane_id.as_str();
+            Some((
+                i,
+                crate::plan::screen::Live {
+                    pane_id,
+                    harness,
+                    activity,
+                    last_ms,
+                },
+            ))
         })
-        .collect();
-    let facts: Vec<_> = in_turn.iter().map(|(_, p, h, l)| (*p, *h, *l)).collect();
-    let found = crate::plan::screen::interrupted(tmux, &facts);
-    let marked: Vec<usize> = in_turn
-        .iter()
-        .zip(found)
-        .filter_map(|((index, ..), yes)| yes.then_some(*index))
-        .collect();
-    for index in marked {
-        rows[index].activity = Some(Activity::Interrupted);
+        .unzip();
+    let seen = crate::plan::screen::look_live(tmux, &live);
+    for (index, (activity, screen)) in at.into_iter().zip(seen) {
+        rows[index].activity = Some(activity);
+        rows[index].screen = screen;
     }
+}
+
+/// The tmux session a row's harness runs in: where it lives, else its own.
+fn lives_at(row: &Listed) -> Option<&str> {
+    row.lives_in.as_deref().or(row.tmux_target.as_deref())
 }
 
 /// What the harness in tmux session `session` is doing; `None` when no

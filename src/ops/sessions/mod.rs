@@ -9,4 +9,7 @@ pub mod list;
 pub mod pause;
 pub mod relaunch;
 pub mod reset;
+pub mod revival;
+pub mod revive;
 pub mod start;
+pub mod start_all;

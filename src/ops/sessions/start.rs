@@ -132,6 +132,7 @@ pub fn start(ctx: &Context, options: &StartOptions, notes: &dyn Notes) -> miette
     session.harness_session_id = recorded_id.clone();
     session.cwd = Some(cwd.clone());
     session.tmux_target = Some(name.clone());
+    ctx.note_server(session);
     if !resumed || session.created_at.is_none() {
         session.created_at = Some(now.clone());
     }

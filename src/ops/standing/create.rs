@@ -57,6 +57,7 @@ pub fn create(ctx: &Context, options: &CreateOptions) -> miette::Result<Created>
         .then(|| session_id.clone());
     session.cwd = Some(cwd.clone());
     session.tmux_target = Some(name.clone());
+    ctx.note_server(session);
     session.created_at = Some(now.clone());
     session.last_event_at = Some(now);
     record.launch = LaunchFields::started(&launch_args);

@@ -67,6 +67,7 @@ pub fn start(ctx: &Context, options: &StartOptions) -> miette::Result<StandingSt
     if let Some(id) = &session_id {
         record.set_harness_session_id(id);
         record.set_tmux_target(&name);
+        ctx.note_server(record.session_mut());
         ctx.events.emit(crate::events::Event::SessionRespawned {
             subject: key.subject().target(&name),
             dispatch: None,

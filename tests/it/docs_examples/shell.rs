@@ -188,6 +188,9 @@ pub fn redactions(w: &World) -> snapbox::Redactions {
     let regex = |r: &str| regex::Regex::new(r).unwrap();
     let mut r = snapbox::Redactions::new();
     r.insert("[ROOT]", w.root()).unwrap();
+    // tmux's socket directory is named for the user who runs the tests.
+    r.insert("[UID]", regex(r"/tmux-(?<redacted>\d+)/"))
+        .unwrap();
     r.insert("[CONFIG_FP]", fp(&w.config_path.display().to_string()))
         .unwrap();
     r.insert("[PID]", regex(r"\bpid (?<redacted>\d+)")).unwrap();

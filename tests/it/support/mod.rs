@@ -11,8 +11,12 @@
 )]
 
 pub mod api;
+pub mod delivery;
+pub mod holders;
 pub mod own_copy;
 mod person;
+pub mod real_setup;
+pub mod watching;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
@@ -907,7 +911,7 @@ impl World {
         let log = self.tmux_argv_log();
         let script = format!(
             "#!/bin/bash\n{{ for a in \"$@\"; do printf '%s\\037' \"$a\"; done; printf '\\036\\n'; }} >>'{log}'\n\
-             if [ \"$1\" = -C ]; then exec '{real}' \"$@\" < <(exec tee -a '{control}'); fi\n\
+             if [ \"$1\" = -C ] || [ \"$3\" = -C ]; then exec '{real}' \"$@\" < <(exec tee -a '{control}'); fi\n\
              exec '{real}' \"$@\"\n",
             log = log.display(),
             control = self.tmux_control_log().display(),
@@ -947,10 +951,16 @@ impl World {
             .map(|rec| rec.strip_prefix(b"\n").unwrap_or(rec))
             .filter(|rec| !rec.is_empty())
             .map(|rec| {
-                rec.split(|b| *b == 0x1f)
+                let words: Vec<String> = rec
+                    .split(|b| *b == 0x1f)
                     .filter(|a| !a.is_empty())
                     .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect()
+                    .collect();
+                // The server every call names (`-S SOCKET`) is not the call.
+                match words.first().map(String::as_str) {
+                    Some("-S") => words.into_iter().skip(2).collect(),
+                    _ => words,
+                }
             })
             .collect()
     }
