@@ -72,3 +72,43 @@ pub fn annotate(plan: &mut Plan, observed: &Observation) {
         }
     }
 }
+
+/// For each record given as (label, harness, conversation) — the live ones
+/// only — the other labels that name the same conversation, in order; one
+/// pass. `sessions list` reports them as `plan` does.
+pub fn among(records: &[(&str, &str, Option<&str>)]) -> Vec<Vec<String>> {
+    let mut named: BTreeMap<(&str, &str), Vec<&str>> = BTreeMap::new();
+    for (label, harness, id) in records {
+        if let Some(id) = id {
+            named.entry((harness, id)).or_default().push(label);
+        }
+    }
+    records
+        .iter()
+        .map(|(label, harness, id)| {
+            id.and_then(|id| named.get(&(*harness, id)))
+                .map(|labels| {
+                    labels
+                        .iter()
+                        .filter(|l| *l != label)
+                        .map(|l| (*l).to_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn records_naming_one_conversation_name_each_other() {
+        let shared = super::among(&[
+            ("a", "claude", Some("c1")),
+            ("b", "claude", Some("c1")),
+            ("c", "codex", Some("c1")),
+            ("d", "claude", None),
+        ]);
+        assert_eq!(shared, [vec!["b"], vec!["a"], vec![], vec![]]);
+    }
+}

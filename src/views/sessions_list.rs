@@ -150,6 +150,16 @@ pub fn render(report: &ListReport, format: Format) {
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     crate::out!("{}", table(&report.list.sessions, home.as_deref()));
+    for row in report.list.sessions.iter() {
+        if let (Some(first), Some(label)) = (
+            row.conversation_shared_with.first(),
+            row.reference.as_deref().or(row.standing.as_deref()),
+        ) {
+            crate::errln!(
+                "warning: {label} names the conversation of {first} too: neither is rolled or resumed until a person says whose it is (`the-loop plan` says which)"
+            );
+        }
+    }
     for c in &report.list.corrupt_records {
         crate::errln!(
             "warning: registry record {} cannot be read: {}",

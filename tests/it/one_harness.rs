@@ -205,6 +205,28 @@ fn two_records_naming_one_conversation_are_reported_and_neither_is_rolled() {
         .tmux_sessions()
         .contains(&"loop-github-octo-repo-2".to_owned()));
     assert_eq!(holding_ours(&s.session_id), vec![pane.pid]);
+
+    // `sessions list` reports them as the plan does.
+    let out = w.the_loop(&["sessions", "list", "--json"]);
+    let listed = json(&out);
+    let rows = listed["sessions"].as_array().unwrap();
+    let row = |r: &str| rows.iter().find(|x| x["ref"] == r).unwrap().clone();
+    assert_eq!(
+        row(&s.reference)["conversation_shared_with"][0],
+        "github:octo/repo#2",
+        "{listed:#}"
+    );
+    assert_eq!(
+        row("github:octo/repo#2")["conversation_shared_with"][0],
+        s.reference.as_str(),
+        "{listed:#}"
+    );
+    let out = w.the_loop(&["sessions", "list"]);
+    assert!(
+        flat(&stderr(&out)).contains(&flat("names the conversation of")),
+        "{}",
+        explain(&out)
+    );
 }
 
 /// The live harnesses holding conversation `id`.

@@ -67,6 +67,10 @@ pub struct Listed {
     /// `activity` and `attached` are then that session's. Null otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lives_in: Option<String>,
+    /// Other live records naming this one's conversation: neither is
+    /// rolled or resumed until a person says whose it is (as `plan` says).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conversation_shared_with: Vec<String>,
     /// Null for unmanaged sessions.
     pub status: Option<Status>,
     /// What tmux says about `tmux_target`; null when there is no target.
@@ -161,6 +165,9 @@ pub fn list(ctx: &Context, options: &ListOptions) -> miette::Result<ListReport> 
         .zip(moved)
         .map(|(r, lives_in)| row(r, lives_in, &view, &activities, now))
         .collect();
+    for (row, others) in rows.iter_mut().zip(super::shared::shared(&records)) {
+        row.conversation_shared_with = others;
+    }
     rows.extend(unmanaged(&view, &activities, &rows));
     rows.retain(|r| keep(r, options, wanted_items.as_ref()));
     mark_screens(&mut rows, &view, &activities, &ctx.tmux);
@@ -230,6 +237,7 @@ fn row(
         attached: at.as_deref().map_or(0, |t| view.attached(t)),
         tmux_target: target,
         lives_in,
+        conversation_shared_with: Vec::new(),
         status: Some(record.status()),
         model: args.model,
         effort: args.effort,
@@ -278,6 +286,7 @@ fn unmanaged(
             harness: None,
             tmux_target: Some(name.to_owned()),
             lives_in: None,
+            conversation_shared_with: Vec::new(),
             status: None,
             live: Some(fleet.probe(name)),
             activity: activity(view, activities, name),

@@ -11,5 +11,6 @@ pub mod relaunch;
 pub mod reset;
 pub mod revival;
 pub mod revive;
+pub mod shared;
 pub mod start;
 pub mod start_all;
