@@ -75,7 +75,7 @@ fn bash_allowed() -> Option<Real> {
 /// shows the screen. Auto mode's one-time notice before its first tool
 /// call (classifier billing through a gateway, `Enter to continue`) is read
 /// and passed with Enter, as a person does.
-fn shows(real: &Real, needle: &str) {
+pub(crate) fn shows(real: &Real, needle: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let screen = real.screen();
@@ -127,7 +127,7 @@ fn below(root: i32) -> Vec<i32> {
 
 /// The `tail` of the stand-in's tool (`timeout <seconds> tail -f
 /// /dev/null`) below claude: what ending claude would end with it.
-fn tool_below(real: &Real, seconds: &str) -> i32 {
+pub(crate) fn tool_below(real: &Real, seconds: &str) -> i32 {
     let claude = real.pid();
     let mut tail = None;
     wait_long(
@@ -144,7 +144,7 @@ fn tool_below(real: &Real, seconds: &str) -> i32 {
 }
 
 /// Ends a tool this test started, so that it does not outlive the test.
-fn end_tool(tail: i32) {
+pub(crate) fn end_tool(tail: i32) {
     let _ = nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(tail),
         nix::sys::signal::Signal::SIGKILL,
@@ -224,7 +224,7 @@ pub(crate) fn resumes(real: &Real, pid: i32) {
 }
 
 /// Between turns, the footer counting the shell left in the background.
-fn a_shell_in_the_background(real: &Real) {
+pub(crate) fn a_shell_in_the_background(real: &Real) {
     shows(real, "1 shell");
     wait_long(|| real.activity() == Activity::Idle, "the turn ended");
 }
