@@ -64,7 +64,13 @@ fn enter_inside_tmux_switches_this_client_and_top_keeps_running() {
         "the client is back on top's session",
     );
     press_until(&w, &pane, &["?"], "this help");
-    keys(&w, &pane, &["Escape", "q"]);
+    // Apart: an Escape and the next key read in one go are one Alt-key.
+    keys(&w, &pane, &["Escape"]);
+    wait_for(
+        || !capture(&w, &pane).contains("this help"),
+        "the pop-up closes",
+    );
+    keys(&w, &pane, &["q"]);
     assert_given_back(&w, &pane, "q after an attach");
 }
 
