@@ -103,13 +103,23 @@ impl LaunchBase {
         let policy = crate::desired::load_policy(&ctx.config, false).map_err(|e| {
             AttemptError::Failed(format!("the desired environment cannot be loaded: {e}"))
         })?;
+        Ok(LaunchBase::with_policy(ctx, policy))
+    }
+
+    /// The base for a policy the caller has loaded already.
+    pub fn with_policy(ctx: &Context, policy: crate::desired::policy::Policy) -> LaunchBase {
         let passthrough = passthrough(ctx);
         let home = crate::harness::home_for_new_pane(&ctx.tmux, &passthrough);
-        Ok(LaunchBase {
+        LaunchBase {
             policy,
             passthrough,
             home,
-        })
+        }
+    }
+
+    /// The policy every launch of this base runs on.
+    pub fn policy(&self) -> &crate::desired::policy::Policy {
+        &self.policy
     }
 
     /// Where a new pane's harness keeps its files.

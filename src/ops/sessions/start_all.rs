@@ -43,12 +43,10 @@ pub fn start_all(
             "tmux did not answer ({why}), so which sessions are down is unknown"
         ),
     };
-    // Read once for every launch: the policy, and where a new pane's
-    // harness keeps its files (the transcripts are looked for there).
-    let base = LaunchBase::read(ctx).map_err(|e| match e {
-        AttemptError::Failed(why) | AttemptError::Held(why) => miette::miette!("{why}"),
-        AttemptError::Duplicate => miette::miette!("tmux answered `duplicate session`"),
-    })?;
+    // Read once for every launch and for the verifying plan: the policy,
+    // and where a new pane's harness keeps its files (the transcripts are
+    // looked for there).
+    let base = LaunchBase::with_policy(ctx, policy);
     let home = base.home();
     // A conversation two live records name is resumed for neither, until a
     // person says whose it is (`plan` reports it the same way).
@@ -150,7 +148,7 @@ pub fn start_all(
             },
         }
     }
-    revivals.extend(verify(ctx, &policy, live, progress));
+    revivals.extend(verify(ctx, base.policy(), live, progress));
     revivals.sort_by(|a, b| a.tmux_target.cmp(&b.tmux_target));
     let summary = Summary {
         down: revivals.len(),
