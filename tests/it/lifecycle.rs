@@ -1157,9 +1157,15 @@ fn attach_is_read_only_for_a_closed_session_and_explains_what_is_missing() {
             read_only: true
         }]
     );
+    // The note is said on stderr and on tmux's status line: tmux flushes
+    // the terminal's unread output as it starts, so the stderr line can be
+    // gone before the terminal shows it; the status line is what stays.
     wait_for(
-        || viewer.screen().contains("attaching read-only"),
-        "the note",
+        || {
+            let log = stdout(&w.tmux(&["show-messages"]));
+            log.contains(&format!("{} is closed; attached read-only", s.reference))
+        },
+        "the note on the client's status line",
     );
     drop(viewer);
 

@@ -85,12 +85,16 @@ pub fn attach(
             key.label()
         );
     }
-    if closed && !options.read_only {
+    // Said on stderr and again on tmux's status line: tmux discards what
+    // the terminal has not yet shown when it takes it over (it flushes the
+    // terminal's output as it starts), so the stderr line alone can be lost.
+    let banner = (closed && !options.read_only).then(|| {
         notes.note(crate::ops::notes::Note::ClosedReadOnly { label: key.label() });
-    }
+        closed_banner(&key.label())
+    });
     let read_only = options.read_only || closed;
     if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
-        return switch_client(ctx, &target, read_only);
+        return switch_client(ctx, &target, read_only, banner.as_deref());
     }
     // On the fleet's server (`-S` when it is not tmux's own choice).
     let mut command = ctx.tmux.command(["attach-session"]);
@@ -98,6 +102,9 @@ pub fn attach(
         command.arg("-r");
     }
     command.args(["-t", &exact(&target)]);
+    if let Some(banner) = &banner {
+        command.args(BANNER_ON_STATUS_LINE).arg(banner);
+    }
     if options.come_back {
         let status = command.status().map_err(|err| {
             miette::miette!(
@@ -121,6 +128,20 @@ pub fn attach(
     ))
 }
 
+/// A tmux command chained after the attach or switch: the banner on the
+/// client's status line for ten seconds.
+const BANNER_ON_STATUS_LINE: [&str; 4] = [";", "display-message", "-d", "10000"];
+
+/// The status-line words for a closed session. `display-message` expands
+/// `#` formats, so a ref's `#` is doubled to stay literal; the words never
+/// end in `;`, which tmux would read as a command separator.
+fn closed_banner(label: &str) -> String {
+    format!(
+        "the-loop: {} is closed; attached read-only so its retained transcript cannot be typed into.",
+        label.replace('#', "##")
+    )
+}
+
 fn respawn_hint(key: &SessionKey, lead: &str) -> String {
     match key {
         SessionKey::WorkItem(_) => format!(
@@ -135,7 +156,12 @@ fn respawn_hint(key: &SessionKey, lead: &str) -> String {
 
 /// Moves the tmux client this runs under to `target`. tmux finds that client
 /// from `$TMUX` and the pane, so it works from any pane of the same server.
-fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result<Switched> {
+fn switch_client(
+    ctx: &Context,
+    target: &str,
+    read_only: bool,
+    banner: Option<&str>,
+) -> miette::Result<Switched> {
     let mut argv = vec!["switch-client", "-t"];
     let exact_target = exact(target);
     argv.push(&exact_target);
@@ -143,6 +169,10 @@ fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result
         // `switch-client -r` toggles, so a client already read-only would be
         // made writable; setting the flag is what "read-only" means here.
         argv.extend([";", "refresh-client", "-f", "read-only"]);
+    }
+    if let Some(banner) = banner {
+        argv.extend(BANNER_ON_STATUS_LINE);
+        argv.push(banner);
     }
     let out = ctx.tmux.run(&argv).map_err(|err| {
         miette::miette!(
@@ -163,4 +193,19 @@ fn switch_client(ctx: &Context, target: &str, read_only: bool) -> miette::Result
         read_only,
         attach_ended: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_keeps_a_refs_hash_literal_and_never_ends_a_tmux_command() {
+        let banner = closed_banner("github:octo/repo#29");
+        assert!(
+            banner.contains("github:octo/repo##29 is closed"),
+            "{banner}"
+        );
+        assert!(!banner.ends_with(';'));
+    }
 }
