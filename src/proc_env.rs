@@ -204,6 +204,39 @@ pub fn cmdline_bytes(pid: i32) -> Result<Vec<Vec<u8>>, String> {
         .collect())
 }
 
+/// At most this many children are read of one process: a harness has a
+/// handful (its tools, hooks and servers); past it, the rest are not read.
+const CHILDREN_READ: usize = 256;
+
+/// The argv of each child process of `pid`, from every thread's
+/// `children` list (a runtime may spawn from any of its threads). A child
+/// that exits meanwhile is left out; nothing read is an empty list.
+pub fn children_argv(pid: i32) -> Vec<Vec<String>> {
+    if pid <= 0 {
+        return Vec::new();
+    }
+    let Ok(threads) = std::fs::read_dir(pid_dir(pid).join("task")) else {
+        return Vec::new();
+    };
+    let mut children: Vec<i32> = threads
+        .flatten()
+        .filter_map(|thread| read_file(&thread.path().join("children"), LINE_BUFFER).ok())
+        .flat_map(|list| {
+            String::from_utf8_lossy(&list)
+                .split_whitespace()
+                .filter_map(|pid| pid.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect();
+    children.sort_unstable();
+    children.dedup();
+    children
+        .into_iter()
+        .take(CHILDREN_READ)
+        .filter_map(|child| cmdline(child).ok())
+        .collect()
+}
+
 /// A read that failed after the open: the process exited in between
 /// (`ESRCH`), or anything else, by its kind.
 fn describe_io(err: &std::io::Error) -> String {

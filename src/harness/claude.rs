@@ -56,6 +56,9 @@ impl Harness for ClaudeCode {
     fn turn_screen(&self, screen: &str) -> super::turn_screen::TurnScreen {
         super::turn_screen::turn_screen(screen)
     }
+    fn background_children(&self, children: &[Vec<String>]) -> usize {
+        children.iter().filter(|argv| is_tool_shell(argv)).count()
+    }
     fn uses_key_helper(&self) -> bool {
         true
     }
@@ -254,6 +257,23 @@ pub fn transcript_path(
     path
 }
 
+/// A shell Claude Code runs a tool's command in (its Bash tool, a `!`
+/// command, one sent to the background): `<shell> -c 'source
+/// <config dir>/shell-snapshots/snapshot-….sh … && eval …'`, seen on
+/// 2.1.328 and 2.1.332. Its MCP servers and the hooks' shells do not source
+/// a snapshot.
+pub(crate) fn is_tool_shell(argv: &[String]) -> bool {
+    let shell = argv
+        .first()
+        .and_then(|a| a.rsplit('/').next())
+        .is_some_and(|name| name.ends_with("sh"));
+    let script = argv.iter().skip(1).find(|a| !a.starts_with('-'));
+    shell
+        && argv.iter().skip(1).any(|a| a == "-c")
+        && script
+            .is_some_and(|s| s.starts_with("source ") && s.contains("/shell-snapshots/snapshot-"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,5 +404,38 @@ mod tests {
             Path::new("/cfg/projects/-w/id1.jsonl")
         );
         assert_eq!(at(&[]), Path::new("/.claude/projects/-w/id1.jsonl"));
+    }
+
+    #[test]
+    fn a_tool_shell_is_told_from_a_hook_and_a_server() {
+        let argv = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        let tool = argv(&[
+            "/bin/bash",
+            "-c",
+            "source /home/a/.claude/shell-snapshots/snapshot-bash-17-x.sh 2>/dev/null || true && eval 'npm run dev'",
+        ]);
+        let login_zsh = argv(&[
+            "/usr/bin/zsh",
+            "-l",
+            "-c",
+            "source /c/shell-snapshots/snapshot-zsh-1.sh && eval 'x'",
+        ]);
+        let hook = argv(&[
+            "/bin/sh",
+            "-c",
+            "/usr/bin/the-loop hook --harness claude Stop",
+        ]);
+        let server = argv(&["node", "/srv/mcp-server.js"]);
+        let named_like_one = argv(&["vim", "-c", "source /c/shell-snapshots/snapshot-bash-1.sh"]);
+        assert!(super::is_tool_shell(&tool));
+        assert!(super::is_tool_shell(&login_zsh));
+        assert!(!super::is_tool_shell(&hook));
+        assert!(!super::is_tool_shell(&server));
+        assert!(!super::is_tool_shell(&named_like_one));
+        let claude = super::ClaudeCode;
+        assert_eq!(
+            crate::harness::Harness::background_children(&claude, &[tool, hook, server]),
+            1
+        );
     }
 }

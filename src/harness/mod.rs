@@ -128,6 +128,14 @@ pub trait Harness: std::fmt::Debug + Sync {
     fn turn_screen(&self, _screen: &str) -> turn_screen::TurnScreen {
         turn_screen::TurnScreen::Unknown
     }
+    /// How many of the harness's child processes (their argv, as `/proc`
+    /// shows it) are work a person started through it that outlives a
+    /// turn: a tool's shell still running once the turn has ended is a
+    /// background shell, which ending the harness would end. Its servers
+    /// and hooks are not. None known: 0.
+    fn background_children(&self, _children: &[Vec<String>]) -> usize {
+        0
+    }
     /// Reads the-loop's launch back from a running harness's argv (as
     /// `/proc` shows it, interpreter or wrapper included); `None` when the
     /// argv shows no launch of the-loop's. Argument drift compares what

@@ -30,24 +30,38 @@ pub fn look(
     run: &dyn Fn(Vec<Vec<OsString>>) -> Vec<Answer>,
     sessions: &[&SessionPlan],
 ) -> Vec<TurnScreen> {
-    let panes: Vec<(Option<&str>, Option<&str>)> = sessions
+    let panes: Vec<Glance> = sessions
         .iter()
-        .map(|s| {
-            let harness = s.record.as_ref().map(|r| r.harness.as_str());
-            (s.pane_id.as_deref(), harness)
+        .map(|s| Glance {
+            pane: s.pane_id.as_deref(),
+            harness: s.record.as_ref().map(|r| r.harness.as_str()),
+            pid: s.pane_pid,
         })
         .collect();
     look_at(run, &panes)
 }
 
-/// [`look`] for panes given as (pane id, the harness's name).
+/// One harness to look at: its pane, its harness's name, and its pid
+/// (whose children tell a background shell the screen may not show).
+#[derive(Debug, Clone, Copy)]
+pub struct Glance<'a> {
+    pub pane: Option<&'a str>,
+    pub harness: Option<&'a str>,
+    pub pid: Option<i32>,
+}
+
+/// [`look`] for the harnesses given. A screen between turns (or not
+/// understood) over a harness whose children hold a background shell
+/// ([`crate::harness::Harness::background_children`]) reads
+/// [`TurnScreen::Background`]: the footer that counts it can be off the
+/// screen, and ending the harness would end the shell.
 pub fn look_at(
     run: &dyn Fn(Vec<Vec<OsString>>) -> Vec<Answer>,
-    panes: &[(Option<&str>, Option<&str>)],
+    panes: &[Glance],
 ) -> Vec<TurnScreen> {
     let commands: Vec<Vec<OsString>> = panes
         .iter()
-        .filter_map(|(pane, _)| *pane)
+        .filter_map(|glance| glance.pane)
         .map(|pane| {
             // `-e`: the attributes tell a hint in a prompt box from a
             // draft (`crate::harness::capture`).
@@ -59,12 +73,22 @@ pub fn look_at(
     let mut answers = run(commands).into_iter();
     panes
         .iter()
-        .map(|(pane, harness)| {
-            let screen = pane
+        .map(|glance| {
+            let screen = glance
+                .pane
                 .and_then(|_| answers.next())
                 .and_then(|answer| answer.ok())
                 .filter(|out| out.success)?;
-            Some(crate::harness::by_name(harness.as_ref()?)?.turn_screen(&screen.stdout))
+            let harness = crate::harness::by_name(glance.harness?)?;
+            let seen = harness.turn_screen(&screen.stdout);
+            Some(match (seen, glance.pid) {
+                (TurnScreen::Between | TurnScreen::Unknown, Some(pid))
+                    if harness.background_children(&crate::proc_env::children_argv(pid)) > 0 =>
+                {
+                    TurnScreen::Background
+                }
+                _ => seen,
+            })
         })
         .map(|screen| screen.unwrap_or(TurnScreen::Unknown))
         .collect()
@@ -125,6 +149,8 @@ pub fn doing(activity: Activity, screen: Option<TurnScreen>) -> Activity {
 pub struct Live<'a> {
     pub pane_id: &'a str,
     pub harness: Option<&'a str>,
+    /// The harness's pid, whose children are read ([`look_at`]).
+    pub pid: Option<i32>,
     pub activity: Activity,
     pub last_ms: Option<u64>,
 }
@@ -148,9 +174,13 @@ pub fn look_live(tmux: &crate::tmux::Tmux, live: &[Live]) -> Vec<(Activity, Opti
     if chosen.is_empty() {
         return seen;
     }
-    let panes: Vec<(Option<&str>, Option<&str>)> = chosen
+    let panes: Vec<Glance> = chosen
         .iter()
-        .map(|i| (Some(live[*i].pane_id), live[*i].harness))
+        .map(|i| Glance {
+            pane: Some(live[*i].pane_id),
+            harness: live[*i].harness,
+            pid: live[*i].pid,
+        })
         .collect();
     let screens = look_at(
         &|commands| crate::runner::batch::run_each(tmux, &commands),

@@ -227,6 +227,18 @@ pub(crate) fn resumes(real: &Real, pid: i32) {
 pub(crate) fn a_shell_in_the_background(real: &Real) {
     shows(real, "1 shell");
     wait_long(|| real.activity() == Activity::Idle, "the turn ended");
+    // The Stop hook has reported, but the CLI's footer says
+    // `esc to interrupt` until that hook's process has ended (2.1.332):
+    // the screen then still reads a turn, rightly.
+    wait_long(
+        || !real.screen().contains("esc to interrupt"),
+        "the footer no longer offers to interrupt",
+    );
+    // The process tells it too, without the footer: one of claude's
+    // children is a tool shell (`src/harness/claude.rs`, `is_tool_shell`).
+    let claude = the_loop::harness::by_name("claude").unwrap();
+    let children = the_loop::proc_env::children_argv(real.pid());
+    assert_eq!(claude.background_children(&children), 1, "{children:?}");
 }
 
 /// A background shell is work the person started; ending claude ends it.

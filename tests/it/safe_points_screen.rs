@@ -3,7 +3,8 @@
 //! spoke is rolled only when its screen shows it between turns, and held,
 //! then left alone, when the screen says nothing known either), and a `!`
 //! command, which fires no hook, is called busy and waited for by `plan`
-//! and `apply` alike.
+//! and `apply` alike; a tool's shell left running in the background, which
+//! the screen need not show, is read from the harness's children.
 
 use crate::support::*;
 
@@ -138,4 +139,93 @@ fn a_bang_command_is_called_busy_by_the_plan_and_waited_for() {
         .find("\"type\":\"signal\"")
         .expect("then the roll");
     assert!(done < signal, "{transcript}");
+}
+
+/// A tool's shell the turn left running (the model's `run_in_background`,
+/// or Ctrl-B twice) is a child of the harness: ending the harness ends it.
+/// The stand-in's footer does not count it, so only `/proc` tells; the plan
+/// and the roll hold the session, and it rolls once the shell has ended.
+#[test]
+fn a_tool_shell_left_running_past_its_turn_holds_the_roll() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    let s = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    let harness = w.pane(&s.name).unwrap().pid;
+    let target = format!("={}:", s.name);
+    w.tmux_ok(&["send-keys", "-t", &target, "-l", "/background 6"]);
+    w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
+    wait_for(
+        || w.transcript_text(&s).contains("\"type\":\"background\""),
+        "the tool's shell started",
+    );
+    wait_for(
+        || plan_row(&w, &s.reference)["activity"] == "idle",
+        "the hooks say the turn ended",
+    );
+    w.write_env("EXTRA=two\n");
+    let row = plan_row(&w, &s.reference);
+    assert_eq!(row["screen"], "background", "{row:#}");
+    assert_eq!(row["apply_will"], "wait_screen", "{row:#}");
+    let text = stdout(&w.the_loop(&["plan"]));
+    assert!(text.contains("a background shell or task runs"), "{text}");
+
+    // Held for a short drain, then left alone with the reason; the shell
+    // and the harness live on.
+    let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "1s"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let row = session_in(&json(&out), &s.reference).clone();
+    assert_eq!(row["outcome"], "deferred", "{row:#}");
+    assert_eq!(
+        row["detail"], "held: a background shell or task runs",
+        "{row:#}"
+    );
+    assert_eq!(
+        w.pane(&s.name).unwrap().pid,
+        harness,
+        "the harness was ended"
+    );
+    let shell = the_tool_shell(harness).expect("the shell still runs");
+
+    // A drain long enough for the shell to end: then it rolls.
+    let out = w.the_loop(&[
+        "apply",
+        "--auto-approve",
+        "--json",
+        "--drain-timeout",
+        "60s",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    assert_eq!(
+        session_in(&json(&out), &s.reference)["outcome"],
+        "restarted"
+    );
+    assert!(!alive(shell), "the shell outlived the roll's wait");
+    let new = w.pane(&s.name).unwrap().pid;
+    assert_ne!(new, harness);
+    assert_eq!(environ(new).get("EXTRA").map(String::as_str), Some("two"));
+}
+
+/// The pid of the harness's child that runs the stand-in's tool shell.
+fn the_tool_shell(harness: i32) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .find(|pid| {
+            let argv = cmdline(*pid);
+            argv.first().map(String::as_str) == Some("bash")
+                && argv.iter().any(|a| a.contains("shell-snapshots/snapshot-"))
+                && std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .ok()
+                    .and_then(|stat| {
+                        stat.rsplit_once(')')?
+                            .1
+                            .split_whitespace()
+                            .nth(1)?
+                            .parse::<i32>()
+                            .ok()
+                    })
+                    == Some(harness)
+        })
 }

@@ -368,6 +368,7 @@ fn mark_screens(
                 crate::plan::screen::Live {
                     pane_id,
                     harness,
+                    pid: Some(pane.pid),
                     activity,
                     last_ms,
                 },
