@@ -33,5 +33,7 @@ mod real_claude_server;
 mod real_claude_turns;
 #[path = "../it/real_codex.rs"]
 mod real_codex;
+#[path = "../it/real_codex_draft.rs"]
+mod real_codex_draft;
 #[path = "../it/real_codex_turns.rs"]
 mod real_codex_turns;

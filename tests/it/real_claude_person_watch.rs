@@ -6,7 +6,7 @@
 
 use crate::real_claude::wait_long;
 use crate::real_claude_person::{
-    a_shell_in_the_background, end_tool, person, resumes, tool_below, Mode,
+    a_shell_in_the_background, end_tool, person, resumes, shows, tool_below, Mode,
 };
 use crate::real_claude_turns::{Real, NEW};
 use crate::support::watching::{Watch, RELOOK};
@@ -100,6 +100,24 @@ fn watch_holds_a_background_shell_on_the_real_cli_and_rolls_once_it_ends() {
     real.type_line("background please");
     a_shell_in_the_background(&real);
     let tail = tool_below(&real, "120");
+    held_by_its_shell_then_rolled(real, tail);
+
+    // The person's way: Ctrl-B twice on a running tool, once its hint shows.
+    let Some(real) = person(Mode::Manual) else {
+        return;
+    };
+    real.type_line("long tool please");
+    shows(&real, "to run in background");
+    let tail = tool_below(&real, "40");
+    real.keys(&["C-b", "C-b"]);
+    a_shell_in_the_background(&real);
+    held_by_its_shell_then_rolled(real, tail);
+}
+
+/// Rotated under `watch --apply` with a shell (`tail`) in the background:
+/// held while it runs, neither claude nor the shell ended; rolled once it
+/// ends.
+fn held_by_its_shell_then_rolled(real: Real, tail: i32) {
     let watch = watching(&real);
     let old = real.pid();
     real.rotate();

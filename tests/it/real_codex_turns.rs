@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use std::time::{Duration, Instant};
 
-const KEYS: [&str; 6] = [
+pub(crate) const KEYS: [&str; 6] = [
     "sk-ONE-codex-turns",
     "sk-TWO-codex-turns",
     "sk-THREE-codex-turns",
@@ -23,19 +23,19 @@ const KEYS: [&str; 6] = [
     "sk-FIVE-codex-turns",
     "sk-SIX-codex-turns",
 ];
-const REF: &str = "github:octo/repo#1";
+pub(crate) const REF: &str = "github:octo/repo#1";
 
 /// A world whose tmux server points Codex at the API stand-in.
-struct CodexWorld {
-    w: World,
-    codex_home: PathBuf,
+pub(crate) struct CodexWorld {
+    pub(crate) w: World,
+    pub(crate) codex_home: PathBuf,
     _api: StandInApi,
 }
 
 /// The world, with a Claude Code config dir that has done its onboarding
 /// (offline, a fresh one makes the CLI exit), and `claude` as the binary
 /// of Claude Code sessions when given.
-fn codex_world(codex: &Path) -> CodexWorld {
+pub(crate) fn codex_world(codex: &Path) -> CodexWorld {
     codex_world_beside(codex, None)
 }
 
@@ -76,17 +76,17 @@ fn codex_world_beside(codex: &Path, claude: Option<&Path>) -> CodexWorld {
 }
 
 impl CodexWorld {
-    fn rotate(&self, key: &str) {
+    pub(crate) fn rotate(&self, key: &str) {
         self.w.write_env(&format!("OPENAI_API_KEY={key}\n"));
     }
 
-    fn record_id(&self) -> Option<String> {
+    pub(crate) fn record_id(&self) -> Option<String> {
         self.w.record("github-octo-repo-1")?["harnessSessionId"]
             .as_str()
             .map(str::to_owned)
     }
 
-    fn apply(&self, extra: &[&str]) -> serde_json::Value {
+    pub(crate) fn apply(&self, extra: &[&str]) -> serde_json::Value {
         let mut args = vec!["apply", "--auto-approve", "--json"];
         args.extend_from_slice(extra);
         let out = self.w.the_loop(&args);
@@ -99,7 +99,7 @@ impl CodexWorld {
     }
 
     /// The new Codex holds `key`, and runs `codex resume <id>`.
-    fn holds(&self, name: &str, key: &str, id: &str) -> Pane {
+    pub(crate) fn holds(&self, name: &str, key: &str, id: &str) -> Pane {
         let now = self.w.pane(name).expect("the pane");
         assert_eq!(
             environ(now.pid).get("OPENAI_API_KEY").map(String::as_str),
@@ -133,7 +133,7 @@ impl CodexWorld {
     }
 }
 
-fn wait_screen(w: &World, name: &str, text: &str) {
+pub(crate) fn wait_screen(w: &World, name: &str, text: &str) {
     wait_long(
         || screen(w, name).contains(text),
         &format!("{text:?} on screen"),
@@ -272,7 +272,7 @@ fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversa
 }
 
 /// The rollout that appeared besides `known`, once there is exactly one.
-fn wait_for_one_rollout(codex_home: &Path, known: &[String]) -> String {
+pub(crate) fn wait_for_one_rollout(codex_home: &Path, known: &[String]) -> String {
     let mut found = None;
     wait_long(
         || {
