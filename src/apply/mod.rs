@@ -10,6 +10,7 @@
 //! exited at once when a roll resumed it is never the canary again while it
 //! stays failed ([`failures`]).
 
+pub mod background;
 pub mod deadline;
 pub mod drain;
 pub mod failures;

@@ -211,6 +211,10 @@ pub struct Report {
     /// these targeted sessions, so the roll could not see them and rolled
     /// none of them. The command exits 1. Null when every one was seen.
     pub observation_failed: Option<crate::plan::ObservationFailure>,
+    /// Claude Code's background host, when the config turns it on and the
+    /// roll had sessions there to respawn; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub background_host: Option<super::background::BackgroundRollReport>,
 }
 
 /// What a rewrite of the env file during a roll left behind.
@@ -232,6 +236,7 @@ impl Report {
             || self.env_file_changed.is_some()
             // Not seeing is not success: a roll that could not look rolled nothing.
             || self.observation_failed.is_some()
+            || self.background_host.as_ref().is_some_and(|b| b.failed())
     }
 }
 

@@ -12,8 +12,9 @@ use std::process::ExitCode;
 pub struct ImportArgs {
     /// The tmux pane the harness runs in: its id (`%3`, as `the-loop plan`
     /// lists it), or the name of a tmux session where exactly one pane
-    /// runs a harness.
-    #[arg(value_name = "TMUX-PANE")]
+    /// runs a harness. With `--host claude-background`: the background
+    /// session's short id, as `claude agents` lists it.
+    #[arg(value_name = "PANE|ID")]
     pane: String,
     /// The work item the session is for, e.g. github:octo/repo#15.
     #[arg(value_name = "REF")]
@@ -24,10 +25,27 @@ pub struct ImportArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Where the session lives: a tmux pane (default), or one of Claude
+    /// Code's background sessions (`routing.hosts` must name
+    /// `claude-background`; docs/hosts.md).
+    #[arg(long, value_enum, default_value = "tmux")]
+    host: HostArg,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum HostArg {
+    Tmux,
+    ClaudeBackground,
 }
 
 pub fn run(config: Option<&Path>, args: ImportArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
+    if let HostArg::ClaudeBackground = args.host {
+        let report =
+            crate::ops::import_background::import(&ctx, &args.pane, &args.reference, args.dry_run)?;
+        crate::views::import::imported_background(&report, Format::json_if(args.json));
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = ImportOptions {
         pane: args.pane,
         reference: args.reference,

@@ -89,6 +89,7 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     };
     let targets = resolve_targets(&ctx, &args.targets)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
     plan.unmanaged_counted = args.include_unmanaged;
     plan.candidate_for = candidate_for;
     ctx.check_tmux(observed.tmux_version())?;

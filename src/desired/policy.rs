@@ -334,6 +334,24 @@ impl Policy {
         desired
     }
 
+    /// What a host's one shared environment should hold (Claude Code's
+    /// background daemon, which every session under it inherits): the
+    /// env file's delivered names and the-loop's config and instance, and
+    /// no session's identity.
+    /// Claude Code's key helper does not reach a background session (its
+    /// settings are the daemon's), so a name the helper delivers to panes
+    /// is the host's to hold in its environment.
+    pub fn desired_for_host(&self) -> DesiredEnv {
+        let mut desired = self.desired_for(&SessionKey::Standing(String::new()));
+        for name in std::mem::take(&mut desired.by_helper) {
+            desired.withheld.remove(&name);
+            if let Some(value) = self.file_value(&name) {
+                desired.set.insert(name, value.clone());
+            }
+        }
+        desired
+    }
+
     /// The config file the identifiers name.
     pub fn config_path(&self) -> &std::path::Path {
         &self.config_path

@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod claude;
+pub mod claude_background;
 pub mod claude_sessions;
 pub mod codex;
 pub mod hooks;

@@ -243,6 +243,18 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
+    if let (Mode::Apply, Some(host)) = (options.mode, &plan.background_host) {
+        let claude = crate::harness::resumable::harness_binary(
+            &ctx.config,
+            &crate::harness::claude::ClaudeCode,
+        );
+        let drain = if options.drain.now {
+            Duration::ZERO
+        } else {
+            options.drain.timeout
+        };
+        report.background_host = Some(crate::apply::background::roll(&claude, policy, host, drain));
+    }
     crate::apply::failures::settle(&ctx.config.state_root, &report.sessions);
     report.env_file_changed = env_file_changed(policy, &report);
     if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
@@ -337,7 +349,12 @@ fn plan_under_lock(
         Some((path, saved)) => saved::targets_within(path, saved, targets)?,
         None => targets.clone(),
     };
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    // The background host is rolled by a whole-fleet apply only: a
+    // `--target` names panes (docs/hosts.md).
+    if targets.is_all() {
+        crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
+    }
     if let Some((path, saved)) = &saved {
         saved::same_fingerprints(path, saved, &plan)?;
         let changes = saved::staleness(&saved.restricted_to(&targets), &plan);

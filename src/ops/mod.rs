@@ -7,6 +7,7 @@ pub mod apply;
 pub mod fingerprint;
 pub mod history;
 pub mod import;
+pub mod import_background;
 pub mod notes;
 pub mod replace_server;
 pub mod resolve;

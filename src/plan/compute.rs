@@ -78,6 +78,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     let observation_failed = unseen(fleet, &plans, super::down::server_down(observation));
     Plan {
         unmanaged_harnesses,
+        background_host: None,
         unmanaged_counted: false,
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),

@@ -6,6 +6,8 @@
 //! view: `crate::views::plan`.
 
 pub mod args;
+pub mod background;
+pub mod background_look;
 pub mod change;
 pub mod compute;
 pub mod detached;

@@ -79,6 +79,10 @@ pub struct Plan {
     /// `--target`ed sessions.
     #[serde(default)]
     pub unmanaged_harnesses: Vec<super::unmanaged::UnmanagedHarnessEntry>,
+    /// Claude Code's background sessions and their daemon, when
+    /// `routing.hosts` names `claude-background`; null otherwise.
+    #[serde(default)]
+    pub background_host: Option<super::background::BackgroundHostPlan>,
     /// `plan --include-unmanaged`: the text says they count as drift. Not
     /// in the JSON, which carries every entry either way.
     #[serde(skip)]
@@ -361,11 +365,19 @@ impl Plan {
     /// Drift that was actually observed: some session would be respawned.
     pub fn has_drift(&self) -> bool {
         self.sessions.iter().any(|s| s.action.acts())
+            || self
+                .background_host
+                .as_ref()
+                .is_some_and(|host| host.has_drift())
     }
 
     /// Some harness the-loop does not manage holds a name it should not.
     pub fn has_unmanaged_drift(&self) -> bool {
         self.unmanaged_harnesses.iter().any(|h| h.drifted())
+            || self
+                .background_host
+                .as_ref()
+                .is_some_and(|host| host.has_unmanaged_drift())
     }
 }
 

@@ -8,6 +8,7 @@
 //! [`resume_failures`] beside it: the sessions whose harness exited when a
 //! roll resumed them, so later rolls leave them alone.
 
+pub mod background;
 pub mod follow;
 pub mod identity;
 pub mod journal;

@@ -48,6 +48,9 @@ pub fn render(report: &Report, style: Style) -> String {
         &report.detached_residue,
         style,
     ));
+    if let Some(host) = &report.background_host {
+        render_background(&mut out, host, style);
+    }
     if let Some(failed) = &report.observation_failed {
         let _ = writeln!(
             out,
@@ -104,4 +107,57 @@ pub fn render(report: &Report, style: Style) -> String {
         );
     }
     out
+}
+
+/// Claude Code's background host: its daemon, then each session.
+fn render_background(
+    out: &mut String,
+    host: &crate::apply::background::BackgroundRollReport,
+    style: Style,
+) {
+    use crate::apply::background::{BackgroundOutcome, DaemonOutcome};
+    if let Some(daemon) = &host.daemon {
+        let pids = match (daemon.old_pid, daemon.new_pid) {
+            (Some(old), Some(new)) if old != new => format!("  pid {old} → {new}"),
+            (None, Some(new)) => format!("  pid {new}"),
+            _ => String::new(),
+        };
+        let verdict = match daemon.outcome {
+            DaemonOutcome::Kept => style
+                .green("kept (holds the policy's environment)")
+                .to_string(),
+            DaemonOutcome::Replaced => style.green("replaced (workers kept)").to_string(),
+            DaemonOutcome::Refused => style
+                .red(&format!(
+                    "not replaced: {}",
+                    daemon.detail.as_deref().unwrap_or("")
+                ))
+                .to_string(),
+        };
+        let _ = writeln!(out, "background daemon  {verdict}{}", style.dim(&pids));
+    }
+    for s in &host.sessions {
+        let word = match s.outcome {
+            BackgroundOutcome::Restarted => style.green("restarted").to_string(),
+            BackgroundOutcome::Deferred => style.yellow("deferred").to_string(),
+            BackgroundOutcome::NotAttempted => style.yellow("not attempted").to_string(),
+            BackgroundOutcome::Failed => style.red("failed").to_string(),
+        };
+        let detail = s
+            .detail
+            .as_deref()
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
+        let pids = match (s.old_pid, s.new_pid) {
+            (Some(old), Some(new)) => format!("  pid {old} → {new}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{} (background {})  {word}{detail}{}",
+            s.reference.as_deref().unwrap_or(&s.id),
+            s.id,
+            style.dim(&pids)
+        );
+    }
 }

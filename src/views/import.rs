@@ -13,6 +13,24 @@ pub fn imported(report: &Imported, format: Format, style: Style) {
     }
 }
 
+/// `import ID REF --host claude-background`.
+pub fn imported_background(
+    report: &crate::ops::import_background::ImportedBackground,
+    format: Format,
+) {
+    match format {
+        Format::Json => print_json(report),
+        Format::Text => crate::out!(
+            "{} background session {} ({}, conversation {}) as {}: `the-loop plan` plans it, `the-loop apply` rolls it.\n",
+            if report.dry_run { "Would import" } else { "Imported" },
+            report.id,
+            report.activity,
+            report.conversation.as_deref().unwrap_or("not known"),
+            report.reference
+        ),
+    }
+}
+
 pub fn render(r: &Imported, style: Style) -> String {
     let mut out = String::new();
     let verb = if r.dry_run {

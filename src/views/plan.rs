@@ -86,6 +86,9 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
         plan.unmanaged_counted,
         style,
     ));
+    if let Some(host) = &plan.background_host {
+        out.push_str(&super::plan_background::render(host, style));
+    }
     let s = &plan.summary;
     let left_alone = if s.left_alone > 0 {
         format!(", {} drifted but left alone", s.left_alone)

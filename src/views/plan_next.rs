@@ -1,6 +1,7 @@
 //! What happens next, said at the end of a plan: true for the command that
 //! printed it (`plan`, `apply`, a restart, or `show` of a saved plan).
 
+use crate::plan::background::BackgroundAction;
 use crate::plan::model::*;
 use std::fmt::Write;
 use std::path::Path;
@@ -56,15 +57,28 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
         };
     }
     let blind = plan.observation_failed.is_some();
+    // Claude Code's background sessions are rolled by the same apply.
+    let background = |action| {
+        plan.background_host.as_ref().map_or(0, |host| {
+            host.sessions
+                .iter()
+                .filter(|b| {
+                    b.action == action
+                        && (action != BackgroundAction::Unmanaged || !b.changes.is_empty())
+                })
+                .count()
+        })
+    };
+    let respawn = s.respawn + background(BackgroundAction::Respawn);
     match next {
-        Next::Plan if s.respawn > 0 && plan.candidate_for.is_some() => out.push_str(
+        Next::Plan if respawn > 0 && plan.candidate_for.is_some() => out.push_str(
             "This previews a rotation to the candidate: `the-loop apply` still rolls onto env.file as it is now. \
              Swap the candidate in, then apply; a plan saved with --out is refused until env.file holds the candidate.\n",
         ),
-        Next::Plan if s.respawn > 0 => out.push_str(
+        Next::Plan if respawn > 0 => out.push_str(
             "Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.\n",
         ),
-        Next::Saved { path } if s.respawn > 0 => {
+        Next::Saved { path } if respawn > 0 => {
             let _ = writeln!(
                 out,
                 "`the-loop apply {}` respawns these sessions, resuming each conversation, without asking; \
@@ -76,12 +90,12 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
                 }
             );
         }
-        Next::Apply { dry_run } if s.respawn > 0 => {
+        Next::Apply { dry_run } if respawn > 0 => {
             let _ = writeln!(
                 out,
                 "apply {} respawn {} drifted session(s) in place, resuming each conversation.",
                 will(dry_run),
-                s.respawn
+                respawn
             );
         }
         Next::Plan | Next::Saved { .. } | Next::Apply { .. }
@@ -91,7 +105,8 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
                 .unmanaged_harnesses
                 .iter()
                 .filter(|h| h.drifted())
-                .count();
+                .count()
+                + background(BackgroundAction::Unmanaged);
             let _ = writeln!(
                 out,
                 "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."

@@ -17,6 +17,8 @@ mod support;
 mod load;
 #[path = "../it/real_claude.rs"]
 mod real_claude;
+#[path = "../it/real_claude_background.rs"]
+mod real_claude_background;
 #[path = "../it/real_claude_fresh.rs"]
 mod real_claude_fresh;
 #[path = "../it/real_claude_import.rs"]

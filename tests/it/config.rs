@@ -8,7 +8,7 @@ use std::time::Duration;
 use tempfile::TempDir;
 use the_loop::desired::config::{
     self, BypassPermissions, Config, ConfigError, EnvSettings, HarnessPlugins, HarnessSettings,
-    HarnessTrust, ProblemKind, Routing, TmuxSettings, TrustScope, WebTerminal,
+    HarnessTrust, Host, ProblemKind, Routing, TmuxSettings, TrustScope, WebTerminal,
 };
 
 /// A value planted where the file is wrong; no error output may contain it.
@@ -201,6 +201,7 @@ routing:
   models:
     opus: [low, high]
     haiku: []
+  hosts: [tmux, claude-background]
 "#;
 
 #[test]
@@ -261,8 +262,22 @@ fn every_key_is_read() {
                 port: 9000,
             },
             models,
+            hosts: [Host::Tmux, Host::ClaudeBackground].into(),
         }
     );
+}
+
+#[test]
+fn hosts_name_at_least_one_known_host() {
+    let fixture = Fixture::new();
+    let config = fixture.load("routing:\n  announce: true\n").unwrap();
+    assert_eq!(config.routing.hosts, [Host::Tmux].into());
+    let err = fixture
+        .load("routing:\n  hosts: []\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("routing.hosts"), "{err}");
+    assert!(fixture.load("routing:\n  hosts: [screen]\n").is_err());
 }
 
 #[test]

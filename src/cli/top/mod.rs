@@ -261,6 +261,7 @@ fn empty() -> TopModel {
             delivered_by_helper: Vec::new(),
             residue: None,
             unmanaged_harnesses: Vec::new(),
+            background_host: None,
             unmanaged_counted: false,
             fingerprints_changed_from: None,
         },

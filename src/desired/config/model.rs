@@ -69,6 +69,40 @@ pub struct Routing {
     /// `routing.models`: model name to the effort levels it allows. Empty
     /// when nothing is declared.
     pub models: BTreeMap<String, Vec<String>>,
+    /// `routing.hosts` (default `[tmux]`): where managed sessions live.
+    pub hosts: std::collections::BTreeSet<Host>,
+}
+
+/// A host of sessions: a place the-loop observes, plans and rolls.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Host {
+    /// tmux panes, each running a harness.
+    Tmux,
+    /// Claude Code's background sessions (`claude --bg`), under the one
+    /// daemon of a Claude config dir.
+    ClaudeBackground,
+}
+
+impl Host {
+    /// The name the config, the plan and the docs use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Tmux => "tmux",
+            Host::ClaudeBackground => "claude-background",
+        }
+    }
 }
 
 /// What the config says about one harness.
@@ -109,6 +143,7 @@ impl Default for Routing {
             harness_plugins: HarnessPlugins::default(),
             web_terminal: WebTerminal::default(),
             models: BTreeMap::new(),
+            hosts: [Host::Tmux].into(),
         }
     }
 }

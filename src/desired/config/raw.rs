@@ -171,6 +171,11 @@ pub(super) struct RawRouting {
     /// (`[]`: the model takes no effort level). Names and levels become
     /// harness arguments, so they may not start with `-`.
     pub models: Option<BTreeMap<String, Vec<String>>>,
+    /// Where the sessions the-loop plans and rolls are hosted: `tmux`
+    /// (panes), and `claude-background` (Claude Code's own background
+    /// sessions under its daemon, `docs/hosts.md`).
+    #[schemars(extend("default" = ["tmux"]))]
+    pub hosts: Option<Vec<super::model::Host>>,
     /// Deprecated and ignored: tmux is the only runner.
     #[schemars(extend("deprecated" = true))]
     pub runner: Option<Ignored>,

@@ -192,6 +192,17 @@ fn routing(raw: Option<RawRouting>, paths: &Paths, file: &Path) -> Result<Routin
         harness_plugins: harness_plugins(raw.harness_plugins)?,
         web_terminal: web_terminal(raw.web_terminal)?,
         models: models(raw.models.unwrap_or_default())?,
+        hosts: match raw.hosts {
+            None => defaults.hosts,
+            Some(hosts) if hosts.is_empty() => {
+                return Err(
+                    Finding::invalid(keys(&["routing", "hosts"]), "names no host").with_help(
+                        "list where sessions live: `hosts: [tmux]`, or `[tmux, claude-background]`",
+                    ),
+                )
+            }
+            Some(hosts) => hosts.into_iter().collect(),
+        },
     })
 }
 

@@ -1,0 +1,384 @@
+//! The roll of Claude Code's background host. Every worker holds the
+//! daemon's environment, never its caller's, so a respawn alone would
+//! start the session on the retired value again. First the daemon: when it
+//! does not hold the policy's environment it is stopped with its workers
+//! kept (`claude daemon stop --any --keep-workers`, nothing is cut), and a
+//! daemon the-loop starts itself (`claude daemon run`, its environment the
+//! policy's, no caller's) takes its place; what that daemon holds is read
+//! back before any respawn, and a daemon another client started meanwhile
+//! is refused, with its pid. Then each managed drifted session, at its
+//! safe point only: idle, never busy or waiting (the host's own `respawn`
+//! cuts a running turn), never by a signal to a pid. A respawn is verified
+//! by its new worker: what it holds, and that it holds the same
+//! conversation.
+
+use crate::desired::policy::Policy;
+use crate::harness::claude_background::BackgroundStatus;
+use crate::observed::background::{self as host, DaemonSeen};
+use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
+use crate::proc_env::EnvRead;
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a host command may take (`daemon stop`, `respawn`).
+const HOST_COMMAND: Duration = Duration::from_secs(30);
+/// How long the new daemon, or a respawned worker, may take to show.
+const SHOWS_WITHIN: Duration = Duration::from_secs(30);
+/// How often the host is looked at while something is awaited.
+const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+/// What the roll did with the daemon.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DaemonOutcome {
+    /// It held the policy's environment already.
+    Kept,
+    /// Stopped (workers kept) and replaced by one the-loop started.
+    Replaced,
+    /// Not replaced: nothing was respawned (the detail says why).
+    Refused,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct DaemonReport {
+    pub outcome: DaemonOutcome,
+    pub old_pid: Option<i32>,
+    pub new_pid: Option<i32>,
+    pub detail: Option<String>,
+}
+
+/// What happened to one background session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BackgroundOutcome {
+    /// Respawned; its new worker holds the policy's environment and the
+    /// same conversation.
+    Restarted,
+    /// Held at its safe point until the drain ended: left as it was.
+    Deferred,
+    /// Not respawned: the daemon could not be made the policy's.
+    NotAttempted,
+    /// Respawned, but the new worker could not be verified or is wrong.
+    Failed,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BackgroundSessionReport {
+    pub id: String,
+    #[serde(rename = "ref")]
+    pub reference: Option<String>,
+    pub outcome: BackgroundOutcome,
+    pub old_pid: Option<i32>,
+    pub new_pid: Option<i32>,
+    pub conversation: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// The host's part of an apply report.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BackgroundRollReport {
+    pub daemon: Option<DaemonReport>,
+    pub sessions: Vec<BackgroundSessionReport>,
+}
+
+impl BackgroundRollReport {
+    /// Anything not restarted leaves a session stale: the command did not
+    /// do what it was asked.
+    pub fn failed(&self) -> bool {
+        self.sessions
+            .iter()
+            .any(|s| s.outcome != BackgroundOutcome::Restarted)
+            || self
+                .daemon
+                .as_ref()
+                .is_some_and(|d| d.outcome == DaemonOutcome::Refused)
+    }
+}
+
+/// Rolls the host's managed drifted sessions, waiting for each one's safe
+/// point until `drain` has passed. Nothing to respawn: nothing is done.
+pub fn roll(
+    claude: &OsString,
+    policy: &Policy,
+    host_plan: &BackgroundHostPlan,
+    drain: Duration,
+) -> BackgroundRollReport {
+    let mut pending: Vec<_> = host_plan
+        .sessions
+        .iter()
+        .filter(|s| s.action == BackgroundAction::Respawn)
+        .cloned()
+        .collect();
+    if pending.is_empty() {
+        return BackgroundRollReport {
+            daemon: None,
+            sessions: Vec::new(),
+        };
+    }
+    let config_dir = &host_plan.config_dir;
+    let daemon = ensure_daemon(claude, policy, config_dir, host_plan);
+    if daemon.outcome == DaemonOutcome::Refused {
+        let why = daemon.detail.clone();
+        return BackgroundRollReport {
+            daemon: Some(daemon),
+            sessions: pending
+                .into_iter()
+                .map(|s| BackgroundSessionReport {
+                    id: s.id,
+                    reference: s.reference,
+                    outcome: BackgroundOutcome::NotAttempted,
+                    old_pid: s.pid,
+                    new_pid: None,
+                    conversation: s.conversation,
+                    detail: why.clone(),
+                })
+                .collect(),
+        };
+    }
+    let deadline = Instant::now().checked_add(drain);
+    let mut reports = Vec::new();
+    loop {
+        let seen = host::observe(claude, config_dir);
+        let mut still = Vec::new();
+        for session in pending {
+            let now = seen.sessions.iter().find(|s| s.listed.id == session.id);
+            let status = now.map(|s| s.listed.status);
+            match status {
+                Some(BackgroundStatus::Idle) => {
+                    reports.push(respawn(claude, policy, config_dir, &session));
+                }
+                Some(BackgroundStatus::Busy | BackgroundStatus::Waiting) | None
+                    if seen.failed.is_some() || now.is_some() =>
+                {
+                    still.push(session)
+                }
+                _ => reports.push(BackgroundSessionReport {
+                    outcome: BackgroundOutcome::Deferred,
+                    detail: Some("stopped meanwhile: it holds nothing now, and resumes on the daemon that runs then".into()),
+                    new_pid: None,
+                    old_pid: session.pid,
+                    conversation: session.conversation.clone(),
+                    reference: session.reference.clone(),
+                    id: session.id.clone(),
+                }),
+            }
+        }
+        pending = still;
+        let over = deadline.is_none_or(|d| Instant::now() >= d);
+        if pending.is_empty() || over {
+            break;
+        }
+        std::thread::sleep(LOOK_EVERY.min(Duration::from_secs(1)));
+    }
+    for session in pending {
+        let why = match session.apply_will {
+            Some(crate::plan::background::BackgroundWill::WaitAsking) => "held: it asks a person",
+            _ => "held: a turn runs (the host's respawn would cut it)",
+        };
+        reports.push(BackgroundSessionReport {
+            id: session.id,
+            reference: session.reference,
+            outcome: BackgroundOutcome::Deferred,
+            old_pid: session.pid,
+            new_pid: None,
+            conversation: session.conversation,
+            detail: Some(why.into()),
+        });
+    }
+    reports.sort_by(|a, b| a.id.cmp(&b.id));
+    BackgroundRollReport {
+        daemon: Some(daemon),
+        sessions: reports,
+    }
+}
+
+/// Makes the config dir's daemon one that holds the policy's environment.
+fn ensure_daemon(
+    claude: &OsString,
+    policy: &Policy,
+    config_dir: &Path,
+    host_plan: &BackgroundHostPlan,
+) -> DaemonReport {
+    let old_pid = host_plan
+        .daemon
+        .as_ref()
+        .map(|d| d.pid)
+        .filter(|pid| *pid > 0);
+    if host_plan.daemon.is_some() && !host_plan.daemon_drifts() {
+        return DaemonReport {
+            outcome: DaemonOutcome::Kept,
+            old_pid,
+            new_pid: old_pid,
+            detail: None,
+        };
+    }
+    let refused = |detail: String| DaemonReport {
+        outcome: DaemonOutcome::Refused,
+        old_pid,
+        new_pid: None,
+        detail: Some(detail),
+    };
+    if old_pid.is_some() {
+        if let Err(why) = host::run_claude(
+            claude,
+            config_dir,
+            &["daemon", "stop", "--any", "--keep-workers"],
+            HOST_COMMAND,
+        ) {
+            return refused(format!("the old daemon could not be stopped: {why}"));
+        }
+    }
+    let mut command = Command::new(claude);
+    command
+        .args(["daemon", "run"])
+        .current_dir(config_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    policy.desired_for_host().apply_to(&mut command);
+    command.env("CLAUDE_CONFIG_DIR", config_dir);
+    // A process group of its own: it outlives this command, and the
+    // operator's Ctrl-C (sent to the terminal's foreground group) does not
+    // reach it.
+    command.process_group(0);
+    let ours = match command.spawn() {
+        Ok(child) => child.id(),
+        Err(e) => {
+            return refused(format!(
+                "`claude daemon run` could not be started: {}",
+                crate::fsutil::IoKind(e.kind())
+            ))
+        }
+    };
+    let ours = i32::try_from(ours).unwrap_or(0);
+    let desired = policy.desired_for_host();
+    let until = Instant::now().checked_add(SHOWS_WITHIN);
+    loop {
+        match host::daemon(config_dir) {
+            DaemonSeen::Running { pid, env, .. } if pid == ours => {
+                return match env {
+                    EnvRead::Read(env) if policy.diff(&desired, &env).is_empty() => DaemonReport {
+                        outcome: DaemonOutcome::Replaced,
+                        old_pid,
+                        new_pid: Some(pid),
+                        detail: None,
+                    },
+                    EnvRead::Read(_) => refused(format!(
+                        "the daemon the-loop started (pid {pid}) does not hold the policy's environment"
+                    )),
+                    EnvRead::Unverified(why) => refused(format!(
+                        "what the daemon the-loop started (pid {pid}) holds could not be read: {why}"
+                    )),
+                };
+            }
+            DaemonSeen::Running { pid, .. } => {
+                return refused(format!(
+                    "another client started a daemon (pid {pid}) after the old one was stopped; \
+                     its environment is its starter's, so nothing is respawned onto it (stop it with \
+                     `claude daemon stop --any --keep-workers`, then apply again)"
+                ))
+            }
+            DaemonSeen::Unreadable(why) => return refused(format!("daemon.lock: {why}")),
+            DaemonSeen::None => {}
+        }
+        if until.is_none_or(|u| Instant::now() >= u) {
+            return refused(format!(
+                "the daemon the-loop started (pid {ours}) did not take the config dir within {} s",
+                SHOWS_WITHIN.as_secs()
+            ));
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// `claude respawn <id>`, then the new worker, verified.
+fn respawn(
+    claude: &OsString,
+    policy: &Policy,
+    config_dir: &Path,
+    session: &crate::plan::background::BackgroundSessionPlan,
+) -> BackgroundSessionReport {
+    let mut report = BackgroundSessionReport {
+        id: session.id.clone(),
+        reference: session.reference.clone(),
+        outcome: BackgroundOutcome::Failed,
+        old_pid: session.pid,
+        new_pid: None,
+        conversation: session.conversation.clone(),
+        detail: None,
+    };
+    // The client holds what the host's daemon holds, and stands in the
+    // session's directory: Claude Code refuses a respawn from a client
+    // that would not bring the session's gateway (`ANTHROPIC_BASE_URL`),
+    // and leaves the session running.
+    let desired = policy.desired_for_host();
+    let cwd = session
+        .cwd
+        .as_deref()
+        .map(Path::new)
+        .filter(|dir| dir.is_dir());
+    let respawned = host::run_claude_as(
+        claude,
+        config_dir,
+        &["respawn", &session.id],
+        HOST_COMMAND,
+        &mut |command| {
+            desired.apply_to(command);
+            if let Some(dir) = cwd {
+                command.current_dir(dir);
+            }
+        },
+    );
+    if let Err(why) = respawned {
+        report.detail = Some(format!(
+            "{why}; the session runs on as it was (`claude respawn {}` says why)",
+            session.id
+        ));
+        return report;
+    }
+    let until = Instant::now().checked_add(SHOWS_WITHIN);
+    loop {
+        let seen = host::observe(claude, config_dir);
+        let now = seen.sessions.iter().find(|s| s.listed.id == session.id);
+        if let Some(now) = now.filter(|s| s.listed.pid.is_some() && s.listed.pid != session.pid) {
+            report.new_pid = now.listed.pid;
+            match &now.env {
+                Some(EnvRead::Read(env)) => {
+                    let changes = crate::harness::claude_background::worker_changes(
+                        policy.diff(&desired, env),
+                    );
+                    if !changes.is_empty() {
+                        let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
+                        report.detail = Some(format!(
+                            "the new worker holds other than the policy: {}",
+                            names.join(", ")
+                        ));
+                    } else if now.listed.session_id != session.conversation {
+                        report.detail = Some(format!(
+                            "the new worker holds conversation {}, not {}",
+                            now.listed.session_id.as_deref().unwrap_or("none"),
+                            session.conversation.as_deref().unwrap_or("none")
+                        ));
+                    } else {
+                        report.outcome = BackgroundOutcome::Restarted;
+                    }
+                    return report;
+                }
+                Some(EnvRead::Unverified(_)) | None => {}
+            }
+        }
+        if until.is_none_or(|u| Instant::now() >= u) {
+            report.detail = Some(format!(
+                "no new worker could be verified within {} s of `claude respawn`",
+                SHOWS_WITHIN.as_secs()
+            ));
+            return report;
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}

@@ -1,0 +1,155 @@
+//! `the-loop import ID REF --host claude-background`: brings one of Claude
+//! Code's background sessions (its short id, as `claude --bg` and `claude
+//! agents` print it) under management, so that `plan` plans it and `apply`
+//! rolls it. The host must list the session; one already managed under
+//! another ref, or a ref already given to another background session, is
+//! refused. Nothing is signalled or restarted.
+
+use crate::desired::config::Host;
+use crate::ops::Context;
+use crate::registry::background::{self, BackgroundRecord};
+use miette::miette;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What was imported (the `--json` document).
+#[derive(Debug, Serialize)]
+pub struct ImportedBackground {
+    pub format_version: &'static str,
+    pub host: &'static str,
+    pub id: String,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub conversation: Option<String>,
+    pub cwd: Option<String>,
+    /// `busy`, `idle`, `waiting` or `stopped`, as the host listed it.
+    pub activity: String,
+    pub config_dir: PathBuf,
+    /// Where the record was (or would be) written.
+    pub record: PathBuf,
+    pub dry_run: bool,
+}
+
+pub fn import(
+    ctx: &Context,
+    id: &str,
+    reference: &str,
+    dry_run: bool,
+) -> miette::Result<ImportedBackground> {
+    if !ctx.config.routing.hosts.contains(&Host::ClaudeBackground) {
+        return Err(miette!(
+            code = "the_loop::import::host_off",
+            help = format!(
+                "add `hosts: [tmux, claude-background]` under `routing:` in {}",
+                ctx.config.path.display()
+            ),
+            "the claude-background host is not turned on in this config"
+        ));
+    }
+    if !background::is_short_id(id) {
+        return Err(miette!(
+            code = "the_loop::import::not_a_short_id",
+            help =
+                "a background session's short id is eight hex digits, as `claude agents` lists it",
+            "{id:?} is not a background session's short id"
+        ));
+    }
+    let reference = canonical_ref(reference)?;
+    let config_dir = crate::observed::background::config_dir().ok_or_else(|| {
+        miette!(
+            code = "the_loop::import::no_config_dir",
+            help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
+            "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
+        )
+    })?;
+    let claude =
+        crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
+    let seen = crate::observed::background::observe(&claude, &config_dir);
+    if let Some(why) = &seen.failed {
+        return Err(miette!(
+            code = "the_loop::import::host_unreadable",
+            help = "`claude agents --json --all` must run for this config dir; docs/hosts.md says which versions are read",
+            "Claude Code's background host could not be read: {why}"
+        ));
+    }
+    let Some(session) = seen.sessions.iter().find(|s| s.listed.id == id) else {
+        return Err(miette!(
+            code = "the_loop::import::no_such_background_session",
+            help = format!(
+                "`claude agents --all` lists the background sessions of {}",
+                config_dir.display()
+            ),
+            "no background session {id} under the config dir {}",
+            config_dir.display()
+        ));
+    };
+    let (records, _) = background::load_all(&ctx.config.state_root);
+    if let Some(other) = records
+        .iter()
+        .find(|r| r.id == id && r.reference != reference)
+    {
+        return Err(miette!(
+            code = "the_loop::import::already_managed",
+            help = "`the-loop plan` lists it under that ref",
+            "background session {id} is already managed as {}",
+            other.reference
+        ));
+    }
+    if let Some(other) = records
+        .iter()
+        .find(|r| r.reference == reference && r.id != id)
+    {
+        return Err(miette!(
+            code = "the_loop::import::ref_taken",
+            help = "one ref names one session: choose another ref",
+            "{reference} already names background session {}",
+            other.id
+        ));
+    }
+    let record = BackgroundRecord {
+        id: id.to_owned(),
+        reference: reference.clone(),
+        session_id: session.listed.session_id.clone(),
+        config_dir: config_dir.clone(),
+        managed_since_ms: crate::clock::now_ms(),
+    };
+    let path = background::dir(&ctx.config.state_root).join(format!("{id}.json"));
+    if !dry_run {
+        background::save(&ctx.config.state_root, &record).map_err(|e| {
+            miette!(
+                code = "the_loop::import::write",
+                "cannot write {}: {}",
+                path.display(),
+                crate::fsutil::describe(&e)
+            )
+        })?;
+    }
+    Ok(ImportedBackground {
+        format_version: "1",
+        host: Host::ClaudeBackground.name(),
+        id: id.to_owned(),
+        reference,
+        conversation: session.listed.session_id.clone(),
+        cwd: session.listed.cwd.clone(),
+        activity: session.listed.status.name().into(),
+        config_dir,
+        record: path,
+        dry_run,
+    })
+}
+
+/// A work-item ref as the registry writes it, or a standing session's name.
+fn canonical_ref(text: &str) -> miette::Result<String> {
+    if let Ok(reference) = text.parse::<crate::registry::WorkItemRef>() {
+        return Ok(reference.to_string());
+    }
+    crate::registry::SessionKey::standing(text)
+        .map(|_| text.to_owned())
+        .map_err(|e| {
+            miette!(
+                code = "the_loop::ref::invalid",
+                help = "a work-item ref looks like github:octo/repo#15; a standing name is lowercase letters, digits and '-'",
+                "{e}"
+            )
+        })
+}

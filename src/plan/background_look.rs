@@ -1,0 +1,49 @@
+//! Adds the background host to a plan (`routing.hosts` names
+//! `claude-background`): one look at the host, planned against the
+//! policy and the records of what the-loop manages there. A host the
+//! plan could not read while it manages sessions there makes the plan
+//! blind to them: an observation failure, as a tmux that did not answer.
+
+use super::background::plan as plan_host;
+use super::model::{ObservationFailure, Plan};
+use crate::desired::config::{Config, Host};
+use crate::desired::policy::Policy;
+
+/// Looks at the host, when the config turns it on, and plans it into `plan`.
+pub fn annotate(plan: &mut Plan, config: &Config, policy: &Policy) {
+    if !config.routing.hosts.contains(&Host::ClaudeBackground) {
+        return;
+    }
+    let (managed, _bad) = crate::registry::background::load_all(&config.state_root);
+    let Some(config_dir) = crate::observed::background::config_dir() else {
+        plan.background_host = None;
+        return;
+    };
+    let claude =
+        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let seen = crate::observed::background::observe(&claude, &config_dir);
+    let host = plan_host(policy, &seen, &managed);
+    if let Some(why) = &host.observation_failed {
+        let refs: Vec<String> = managed
+            .iter()
+            .filter(|r| r.config_dir == config_dir)
+            .map(|r| r.reference.clone())
+            .collect();
+        if !refs.is_empty() {
+            let cause = format!("Claude Code's background host could not be read: {why}");
+            match plan.observation_failed.as_mut() {
+                Some(failed) => {
+                    failed.cause = format!("{}; {cause}", failed.cause);
+                    failed.sessions.extend(refs);
+                }
+                None => {
+                    plan.observation_failed = Some(ObservationFailure {
+                        cause,
+                        sessions: refs,
+                    })
+                }
+            }
+        }
+    }
+    plan.background_host = Some(host);
+}
