@@ -142,6 +142,8 @@ pub fn roll(
     }
     let deadline = Instant::now().checked_add(drain);
     let mut reports = Vec::new();
+    // What the host last said of each session still held.
+    let mut last: std::collections::BTreeMap<String, BackgroundStatus> = Default::default();
     loop {
         let seen = host::observe(claude, config_dir);
         let mut still = Vec::new();
@@ -155,6 +157,10 @@ pub fn roll(
                 Some(BackgroundStatus::Busy | BackgroundStatus::Waiting) | None
                     if seen.failed.is_some() || now.is_some() =>
                 {
+                    match status {
+                        Some(status) => last.insert(session.id.clone(), status),
+                        None => last.remove(&session.id),
+                    };
                     still.push(session)
                 }
                 _ => reports.push(BackgroundSessionReport {
@@ -176,9 +182,10 @@ pub fn roll(
         std::thread::sleep(LOOK_EVERY.min(Duration::from_secs(1)));
     }
     for session in pending {
-        let why = match session.apply_will {
-            Some(crate::plan::background::BackgroundWill::WaitAsking) => "held: it asks a person",
-            _ => "held: a turn runs (the host's respawn would cut it)",
+        let why = match last.get(&session.id) {
+            Some(BackgroundStatus::Waiting) => "held: it asks a person",
+            Some(_) => "held: a turn runs (the host's respawn would cut it)",
+            None => "held: the host could not be read, so its safe point is unknown",
         };
         reports.push(BackgroundSessionReport {
             id: session.id,

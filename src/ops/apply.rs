@@ -243,7 +243,9 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
-    if let (Mode::Apply, Some(host)) = (options.mode, &plan.background_host) {
+    // `watch` rolls the host in a step of its own (`watch/run/background.rs`).
+    let from_a_command = matches!(options.source, Source::Plan { .. });
+    if let (Mode::Apply, Some(host), true) = (options.mode, &plan.background_host, from_a_command) {
         let claude = crate::harness::resumable::harness_binary(
             &ctx.config,
             &crate::harness::claude::ClaudeCode,

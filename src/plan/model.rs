@@ -80,8 +80,9 @@ pub struct Plan {
     #[serde(default)]
     pub unmanaged_harnesses: Vec<super::unmanaged::UnmanagedHarnessEntry>,
     /// Claude Code's background sessions and their daemon, when
-    /// `routing.hosts` names `claude-background`; null otherwise.
-    #[serde(default)]
+    /// `routing.hosts` names `claude-background`; absent otherwise, so a
+    /// fleet of panes reads as it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background_host: Option<super::background::BackgroundHostPlan>,
     /// `plan --include-unmanaged`: the text says they count as drift. Not
     /// in the JSON, which carries every entry either way.

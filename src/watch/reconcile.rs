@@ -22,7 +22,8 @@ pub struct Snapshot {
 /// Re-reads the env file and plans every managed session.
 pub fn observe(ctx: &Context) -> Result<Snapshot, DesiredError> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
+    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
+    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
     Ok(Snapshot {
         policy,
         plan,

@@ -37,6 +37,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod background;
 mod follow;
 mod hold;
 mod revive;
@@ -264,6 +265,7 @@ impl Watch {
         self.start_down(&snapshot);
         let before = self.memory.clone();
         self.reconcile(&snapshot);
+        self.roll_background(&snapshot);
         let registered = snapshot
             .plan
             .sessions

@@ -104,7 +104,14 @@ impl Host {
 
     /// `claude --bg PROMPT`: its short id.
     fn start(&self, dir: &str, prompt: &str) -> String {
-        let out = self.claude(dir, OLD, &["--bg", prompt]);
+        self.start_with(dir, &[prompt])
+    }
+
+    /// `claude --bg ARGS…`: its short id.
+    fn start_with(&self, dir: &str, args: &[&str]) -> String {
+        let mut argv = vec!["--bg"];
+        argv.extend_from_slice(args);
+        let out = self.claude(dir, OLD, &argv);
         let said = String::from_utf8_lossy(&out.stdout).into_owned();
         said.split_whitespace()
             .find(|w| w.len() == 8 && w.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -303,6 +310,44 @@ fn a_busy_background_session_is_held_until_its_turn_ends() {
     assert_eq!(key_of(pid).as_deref(), Some(NEW));
 }
 
+/// A tool call waiting for a person's permission (a session started in
+/// the default permission mode) is held like a running turn: the host's
+/// respawn would cut the prompt.
+#[test]
+fn a_background_session_asking_for_permission_is_held() {
+    let _alone = alone();
+    let Some(claude) = real_claude() else {
+        return;
+    };
+    let host = Host::new(&claude, &["asks"]);
+    let id = host.start_with("asks", &["--permission-mode", "default", "tool please"]);
+    wait_long(
+        || host.agent(&id)["status"] == "waiting",
+        "the permission prompt",
+    );
+    host.import(&id, "github:octo/repo#8");
+    let old = host.pid(&id).unwrap();
+    host.key(NEW);
+    let plan = json(&host.w.the_loop(&["plan", "--json"]));
+    assert_eq!(
+        plan["background_host"]["sessions"][0]["apply_will"], "wait_asking",
+        "{plan:#}"
+    );
+    let text = stdout(&host.w.the_loop(&["plan"]));
+    assert!(text.contains("waits: it asks a person"), "{text}");
+    let out = host
+        .w
+        .the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "3s"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let report = json(&out);
+    let row = &report["background_host"]["sessions"][0];
+    assert_eq!(row["outcome"], "deferred", "{report:#}");
+    assert_eq!(row["detail"], "held: it asks a person", "{report:#}");
+    assert_eq!(host.pid(&id), Some(old), "respawned over the prompt");
+    assert_eq!(host.agent(&id)["status"], "waiting", "the prompt was cut");
+    assert_eq!(key_of(old).as_deref(), Some(OLD));
+}
+
 #[test]
 fn a_daemon_another_client_starts_meanwhile_is_caught_and_nothing_rolls_onto_it() {
     let _alone = alone();
@@ -352,4 +397,61 @@ fn a_daemon_another_client_starts_meanwhile_is_caught_and_nothing_rolls_onto_it(
     );
     assert_eq!(host.pid(&id), Some(old), "respawned onto the other daemon");
     assert_eq!(key_of(old).as_deref(), Some(OLD));
+}
+
+/// `watch --apply` rolls the host too: a rotation while a turn runs is
+/// held (said in the log, the worker untouched), then rolled within
+/// seconds of the turn's end, without waiting for the interval.
+#[test]
+fn watch_apply_holds_a_busy_background_session_then_rolls_it() {
+    let _alone = alone();
+    let Some(claude) = real_claude() else {
+        return;
+    };
+    let host = Host::new(&claude, &["watched"]);
+    let id = host.start("watched", "long tool please");
+    wait_long(|| host.agent(&id)["status"] == "busy", "the tool runs");
+    host.import(&id, "github:octo/repo#4");
+    let old = host.pid(&id).unwrap();
+    let log = host.w.root().join("watch.log");
+    let file = std::fs::File::create(&log).unwrap();
+    let mut watch = host
+        .w
+        .the_loop_command(&[
+            "watch",
+            "--apply",
+            "--interval",
+            "3600",
+            "--debounce-ms",
+            "300",
+        ])
+        .env("RUST_LOG", "info,the_loop::watch::run=debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file.try_clone().unwrap()))
+        .stderr(Stdio::from(file))
+        .spawn()
+        .expect("spawn watch");
+    let said = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_long(|| said().contains("cycle:"), "watch's first look");
+    host.key(NEW);
+    wait_long(
+        || said().contains("deferred (held: a turn runs"),
+        "the held session said",
+    );
+    assert_eq!(host.pid(&id), Some(old), "respawned mid-turn:\n{}", said());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let rolled = loop {
+        let pid = host.pid(&id);
+        if pid.is_some_and(|p| p != old) {
+            break pid.unwrap();
+        }
+        assert!(Instant::now() < deadline, "not rolled:\n{}", said());
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    wait_long(|| key_of(rolled).is_some(), "the new worker's environment");
+    assert_eq!(key_of(rolled).as_deref(), Some(NEW));
+    wait_long(|| said().contains(": restarted"), "the restart said");
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert_no_canary(said().as_bytes(), &[OLD, NEW], "watch's log");
 }
