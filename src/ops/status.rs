@@ -79,6 +79,46 @@ pub struct StatusReport {
     pub interrupted_respawns: usize,
     /// The command that fixes them, when there are any.
     pub fix_command: Option<&'static str>,
+    /// Claude Code's background host, when `routing.hosts` names it and
+    /// the env file can be read; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub background_host: Option<BackgroundHostStatus>,
+}
+
+/// The background host at a glance (`docs/hosts.md`).
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct BackgroundHostStatus {
+    /// Background sessions the-loop manages there.
+    pub managed: usize,
+    /// Of those, how many have a worker running.
+    pub running: usize,
+    /// Of those, how many hold other than the env file says.
+    pub stale: usize,
+    /// The daemon holds other than the env file says (every session it
+    /// starts or respawns would too); false when none runs.
+    pub daemon_stale: bool,
+    /// Why the host could not be read; null when it was.
+    pub unreadable: Option<String>,
+}
+
+/// [`BackgroundHostStatus`] from the host's plan.
+fn background_status(host: &crate::plan::background::BackgroundHostPlan) -> BackgroundHostStatus {
+    use crate::plan::background::BackgroundAction;
+    let managed: Vec<_> = host
+        .sessions
+        .iter()
+        .filter(|s| s.action != BackgroundAction::Unmanaged && s.reference.is_some())
+        .collect();
+    BackgroundHostStatus {
+        managed: managed.len(),
+        running: managed.iter().filter(|s| s.pid.is_some()).count(),
+        stale: managed
+            .iter()
+            .filter(|s| s.action == BackgroundAction::Respawn)
+            .count(),
+        daemon_stale: host.daemon_drifts(),
+        unreadable: host.observation_failed.clone(),
+    }
 }
 
 impl StatusReport {
@@ -232,5 +272,9 @@ pub fn status(ctx: &Context) -> StatusReport {
         stale_sessions: stale,
         interrupted_respawns: interrupted,
         fix_command: (stale > 0).then_some(FIX_COMMAND),
+        background_host: policy
+            .as_ref()
+            .and_then(|p| crate::plan::background_look::look(&ctx.config, p))
+            .map(|(host, _)| background_status(&host)),
     }
 }

@@ -67,6 +67,27 @@ pub fn render(report: &StatusReport) -> String {
             ));
         }
     }
+    if let Some(host) = &report.background_host {
+        lines.push(match &host.unreadable {
+            Some(why) => format!("background     Claude Code's host could not be read: {why}"),
+            None => format!(
+                "background     {} managed, {} running, {} stale{}",
+                host.managed,
+                host.running,
+                host.stale,
+                if host.daemon_stale {
+                    "; its daemon holds a stale environment"
+                } else {
+                    ""
+                }
+            ),
+        });
+        if host.stale > 0 || host.daemon_stale {
+            lines.push(
+                "background sessions are rolled by `the-loop apply` (docs/hosts.md)".to_owned(),
+            );
+        }
+    }
     let stale = report.stale_sessions;
     if stale > 0 {
         lines.push(format!(

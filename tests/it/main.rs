@@ -35,6 +35,7 @@ mod fingerprints;
 mod fleet_ansible;
 mod history;
 mod hostile_files;
+mod hosts;
 mod identity;
 mod journal;
 mod journal_special;

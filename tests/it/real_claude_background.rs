@@ -211,6 +211,12 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         3,
         "{plan:#}"
     );
+    let status = json(&host.w.the_loop(&["status", "--json"]));
+    assert_eq!(status["background_host"]["stale"], 3, "{status:#}");
+    assert_eq!(
+        status["background_host"]["daemon_stale"], true,
+        "{status:#}"
+    );
 
     let out = host.w.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
@@ -252,6 +258,12 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
     }
     let out = host.w.the_loop(&["plan", "--detailed-exitcode"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let status = json(&host.w.the_loop(&["status", "--json"]));
+    assert_eq!(status["background_host"]["stale"], 0, "{status:#}");
+    assert_eq!(
+        status["background_host"]["daemon_stale"], false,
+        "{status:#}"
+    );
     for (path, bytes) in host.w.state_files() {
         assert_no_canary(&bytes, &[OLD, NEW], &path.display().to_string());
     }
