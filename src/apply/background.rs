@@ -204,8 +204,10 @@ pub fn roll(
     }
 }
 
-/// Makes the config dir's daemon one that holds the policy's environment.
-fn ensure_daemon(
+/// Makes the config dir's daemon one that holds the policy's environment
+/// (also before `sessions start --host claude-background` starts a session
+/// under it).
+pub fn ensure_daemon(
     claude: &OsString,
     policy: &Policy,
     config_dir: &Path,

@@ -32,8 +32,9 @@ pub struct ImportArgs {
     host: HostArg,
 }
 
+/// `--host`, for `import` and `sessions start`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum HostArg {
+pub enum HostArg {
     Tmux,
     ClaudeBackground,
 }

@@ -36,16 +36,7 @@ pub fn import(
     reference: &str,
     dry_run: bool,
 ) -> miette::Result<ImportedBackground> {
-    if !ctx.config.routing.hosts.contains(&Host::ClaudeBackground) {
-        return Err(miette!(
-            code = "the_loop::import::host_off",
-            help = format!(
-                "add `hosts: [tmux, claude-background]` under `routing:` in {}",
-                ctx.config.path.display()
-            ),
-            "the claude-background host is not turned on in this config"
-        ));
-    }
+    require_host(ctx)?;
     if !background::is_short_id(id) {
         return Err(miette!(
             code = "the_loop::import::not_a_short_id",
@@ -55,13 +46,7 @@ pub fn import(
         ));
     }
     let reference = canonical_ref(reference)?;
-    let config_dir = crate::observed::background::config_dir().ok_or_else(|| {
-        miette!(
-            code = "the_loop::import::no_config_dir",
-            help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
-            "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
-        )
-    })?;
+    let config_dir = config_dir()?;
     let claude =
         crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
     let seen = crate::observed::background::observe(&claude, &config_dir);
@@ -138,8 +123,35 @@ pub fn import(
     })
 }
 
+/// The config turns the host on, else an error saying where to.
+pub(crate) fn require_host(ctx: &Context) -> miette::Result<()> {
+    if ctx.config.routing.hosts.contains(&Host::ClaudeBackground) {
+        return Ok(());
+    }
+    Err(miette!(
+        code = "the_loop::host::off",
+        help = format!(
+            "add `hosts: [tmux, claude-background]` under `routing:` in {}",
+            ctx.config.path.display()
+        ),
+        "the claude-background host is not turned on in this config"
+    ))
+}
+
+/// The Claude config dir the-loop manages, else an error saying how to
+/// name one.
+pub(crate) fn config_dir() -> miette::Result<PathBuf> {
+    crate::observed::background::config_dir().ok_or_else(|| {
+        miette!(
+            code = "the_loop::host::no_config_dir",
+            help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
+            "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
+        )
+    })
+}
+
 /// A work-item ref as the registry writes it, or a standing session's name.
-fn canonical_ref(text: &str) -> miette::Result<String> {
+pub(crate) fn canonical_ref(text: &str) -> miette::Result<String> {
     if let Ok(reference) = text.parse::<crate::registry::WorkItemRef>() {
         return Ok(reference.to_string());
     }

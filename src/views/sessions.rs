@@ -27,6 +27,29 @@ pub fn started(started: &Started, format: Format) {
     crate::outln!("Attach with: tmux attach -t {name}");
 }
 
+/// `sessions start --host claude-background`: its short id, its daemon,
+/// and how to look at it.
+pub fn started_background(
+    started: &crate::ops::sessions::start_background::StartedBackground,
+    format: Format,
+) {
+    if format == Format::Json {
+        return print_json(started);
+    }
+    use crate::apply::background::DaemonOutcome;
+    let daemon = match started.daemon.outcome {
+        DaemonOutcome::Replaced => "under a daemon the-loop started on the env file's values",
+        _ => "under the daemon, which holds the env file's values",
+    };
+    crate::outln!(
+        "Started {} as background session {} in {} ({daemon}).",
+        started.reference,
+        started.id,
+        started.cwd.display()
+    );
+    crate::outln!("Open it with: claude attach {}", started.id);
+}
+
 /// `sessions pause` and `sessions resume`.
 pub fn status_change(change: &StatusChange, format: Format) {
     if format == Format::Json {

@@ -92,11 +92,30 @@ pub struct StartArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     json: bool,
+    /// Where the session lives: a tmux pane (default), or one of Claude
+    /// Code's background sessions (`claude --bg`, under a daemon that holds
+    /// the env file's values; `routing.hosts` must name `claude-background`,
+    /// docs/hosts.md).
+    #[arg(long, value_enum, default_value = "tmux", conflicts_with_all = ["all", "model", "effort", "harness", "fresh"])]
+    host: crate::cli::import::HostArg,
 }
 
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     if args.all {
         return start_all(ctx, &args);
+    }
+    if let crate::cli::import::HostArg::ClaudeBackground = args.host {
+        let (Some(reference), Some(cwd)) = (&args.reference, &args.cwd) else {
+            unreachable!("clap requires REF and --cwd without --all");
+        };
+        let started = crate::ops::sessions::start_background::start_background(
+            ctx,
+            reference,
+            cwd,
+            args.prompt.as_deref(),
+        )?;
+        sessions::started_background(&started, Format::json_if(args.json));
+        return Ok(ExitCode::SUCCESS);
     }
     let (Some(reference), Some(cwd)) = (args.reference, args.cwd) else {
         unreachable!("clap requires REF and --cwd without --all");

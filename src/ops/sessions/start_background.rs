@@ -1,0 +1,144 @@
+//! `sessions start REF --cwd DIR --host claude-background`: a new
+//! background session of Claude Code's, started under a daemon that holds
+//! the policy's environment (the-loop's own, replacing one that does not,
+//! workers kept), and managed from its first moment: the record names its
+//! short id, so `plan` plans it and `apply` rolls it (`docs/hosts.md`).
+
+use crate::apply::background::{ensure_daemon, DaemonOutcome, DaemonReport};
+use crate::ops::import_background::{canonical_ref, config_dir, require_host};
+use crate::ops::Context;
+use crate::registry::background::{self, BackgroundRecord};
+use miette::miette;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long `claude --bg` may take.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What was started (the `--json` document).
+#[derive(Debug, Serialize)]
+pub struct StartedBackground {
+    pub format_version: &'static str,
+    pub host: &'static str,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub id: String,
+    pub conversation: Option<String>,
+    pub cwd: PathBuf,
+    pub daemon: DaemonReport,
+    pub record: PathBuf,
+}
+
+pub fn start_background(
+    ctx: &Context,
+    reference: &str,
+    cwd: &Path,
+    prompt: Option<&str>,
+) -> miette::Result<StartedBackground> {
+    require_host(ctx)?;
+    let reference = canonical_ref(reference)?;
+    let cwd = cwd.canonicalize().map_err(|e| {
+        miette!(
+            code = "the_loop::start::cwd",
+            help = "--cwd names the directory the session works in; create it first",
+            "--cwd {}: {}",
+            cwd.display(),
+            crate::fsutil::describe(&e)
+        )
+    })?;
+    let config_dir = config_dir()?;
+    let (records, _) = background::load_all(&ctx.config.state_root);
+    if let Some(other) = records.iter().find(|r| r.reference == reference) {
+        return Err(miette!(
+            code = "the_loop::start::ref_taken",
+            help = "`the-loop plan` lists it; one ref names one session",
+            "{reference} already names background session {}",
+            other.id
+        ));
+    }
+    let policy = crate::desired::load_policy_with_key(&ctx.config)?;
+    let (host, _) =
+        crate::plan::background_look::look(&ctx.config, &policy).ok_or_else(config_dir_error)?;
+    if let Some(why) = &host.observation_failed {
+        return Err(miette!(
+            code = "the_loop::host::unreadable",
+            help = "docs/hosts.md says which versions are read",
+            "Claude Code's background host could not be read: {why}"
+        ));
+    }
+    let claude =
+        crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
+    let daemon = ensure_daemon(&claude, &policy, &config_dir, &host);
+    if daemon.outcome == DaemonOutcome::Refused {
+        return Err(miette!(
+            code = "the_loop::start::daemon",
+            help = "nothing was started; docs/hosts.md says what the daemon must hold",
+            "the background daemon does not hold the env file's values: {}",
+            daemon.detail.as_deref().unwrap_or("")
+        ));
+    }
+    let desired = policy.desired_for_host();
+    let mut args = vec!["--bg"];
+    args.extend(prompt);
+    let said = crate::observed::background::run_claude_as(
+        &claude,
+        &config_dir,
+        &args,
+        START_TIMEOUT,
+        &mut |command| {
+            desired.apply_to(command);
+            command.current_dir(&cwd);
+        },
+    )
+    .map_err(|why| miette!(code = "the_loop::start::background", "{why}"))?;
+    let id = String::from_utf8_lossy(&said)
+        .split_whitespace()
+        .find(|word| background::is_short_id(word))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            miette!(
+                code = "the_loop::start::background",
+                help = "docs/hosts.md says which versions are read",
+                "`claude --bg` named no short id this version reads"
+            )
+        })?;
+    let seen = crate::observed::background::observe(&claude, &config_dir);
+    let conversation = seen
+        .sessions
+        .iter()
+        .find(|s| s.listed.id == id)
+        .and_then(|s| s.listed.session_id.clone());
+    let record = BackgroundRecord {
+        id: id.clone(),
+        reference: reference.clone(),
+        session_id: conversation.clone(),
+        config_dir,
+        managed_since_ms: crate::clock::now_ms(),
+    };
+    let path = background::save(&ctx.config.state_root, &record).map_err(|e| {
+        miette!(
+            code = "the_loop::start::write",
+            "background session {id} started, but its record could not be written ({}); `the-loop import {id} {reference} --host claude-background` manages it",
+            crate::fsutil::describe(&e)
+        )
+    })?;
+    Ok(StartedBackground {
+        format_version: "1",
+        host: crate::desired::config::Host::ClaudeBackground.name(),
+        reference,
+        id,
+        conversation,
+        cwd,
+        daemon,
+        record: path,
+    })
+}
+
+fn config_dir_error() -> miette::Report {
+    miette!(
+        code = "the_loop::host::no_config_dir",
+        help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
+        "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
+    )
+}
