@@ -257,7 +257,14 @@ impl Metrics {
             self.plan_ok.set(0);
             return;
         }
-        let drifted = managed().filter(|s| s.action == Action::Respawn).count();
+        // Claude Code's background sessions drift as panes do (docs/hosts.md).
+        let background = plan.background_host.as_ref().map_or(0, |host| {
+            host.sessions
+                .iter()
+                .filter(|s| s.action == crate::plan::background::BackgroundAction::Respawn)
+                .count()
+        });
+        let drifted = managed().filter(|s| s.action == Action::Respawn).count() + background;
         self.drifted.set(gauge_value(drifted));
         for (reason, count, longest) in held(&plan.sessions, now_epoch) {
             let labels = ReasonLabels { reason };

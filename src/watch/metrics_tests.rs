@@ -167,3 +167,32 @@ fn no_outcome_series_is_one_a_watch_roll_never_says() {
         assert!(!text.contains(never), "{never} in\n{text}");
     }
 }
+
+#[test]
+fn drifted_background_sessions_count_as_drifted() {
+    let mut with_host = plan(3, 1, false);
+    let session = |id: &str, action: &str| {
+        serde_json::json!({
+            "id": id, "ref": null, "conversation": null, "cwd": null, "pid": 7,
+            "activity": "idle", "action": action, "apply_will": null,
+            "changes": [], "reason": null,
+        })
+    };
+    with_host.background_host = Some(
+        serde_json::from_value(serde_json::json!({
+            "host": "claude-background", "config_dir": "/c", "daemon": null,
+            "observation_failed": null,
+            "sessions": [session("0000000a", "respawn"), session("0000000b", "respawn"),
+                         session("0000000c", "unmanaged"), session("0000000d", "none")],
+        }))
+        .unwrap(),
+    );
+    let m = Metrics::new();
+    m.observe_plan(&with_host, 100);
+    let text = m.encode().unwrap();
+    assert_eq!(
+        sample(&text, "the_loop_sessions_drifted"),
+        Some(3.0),
+        "{text}"
+    );
+}
