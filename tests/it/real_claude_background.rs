@@ -11,6 +11,7 @@
 
 use crate::real_claude::{real_claude, wait_long};
 use crate::support::api::StandInApi;
+use crate::support::watching::Watch;
 use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -425,47 +426,28 @@ fn watch_apply_holds_a_busy_background_session_then_rolls_it() {
     wait_long(|| host.agent(&id)["status"] == "busy", "the tool runs");
     host.import(&id, "github:octo/repo#4");
     let old = host.pid(&id).unwrap();
-    let log = host.w.root().join("watch.log");
-    let file = std::fs::File::create(&log).unwrap();
-    let mut watch = host
-        .w
-        .the_loop_command(&[
-            "watch",
-            "--apply",
-            "--interval",
-            "3600",
-            "--debounce-ms",
-            "300",
-        ])
-        .env("RUST_LOG", "info,the_loop::watch::run=debug")
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(file.try_clone().unwrap()))
-        .stderr(Stdio::from(file))
-        .spawn()
-        .expect("spawn watch");
-    let said = || std::fs::read_to_string(&log).unwrap_or_default();
-    wait_long(|| said().contains("cycle:"), "watch's first look");
+    let watch = Watch::spawn(&host.w, Duration::from_secs(120));
     host.key(NEW);
-    wait_long(
-        || said().contains("deferred (held: a turn runs"),
-        "the held session said",
+    watch.wait_for("deferred (held: a turn runs");
+    assert_eq!(
+        host.pid(&id),
+        Some(old),
+        "respawned mid-turn:\n{}",
+        watch.text()
     );
-    assert_eq!(host.pid(&id), Some(old), "respawned mid-turn:\n{}", said());
     let deadline = Instant::now() + Duration::from_secs(120);
     let rolled = loop {
         let pid = host.pid(&id);
         if pid.is_some_and(|p| p != old) {
             break pid.unwrap();
         }
-        assert!(Instant::now() < deadline, "not rolled:\n{}", said());
+        assert!(Instant::now() < deadline, "not rolled:\n{}", watch.text());
         std::thread::sleep(Duration::from_millis(500));
     };
     wait_long(|| key_of(rolled).is_some(), "the new worker's environment");
     assert_eq!(key_of(rolled).as_deref(), Some(NEW));
-    wait_long(|| said().contains(": restarted"), "the restart said");
-    let _ = watch.kill();
-    let _ = watch.wait();
-    assert_no_canary(said().as_bytes(), &[OLD, NEW], "watch's log");
+    watch.wait_for(": restarted");
+    assert_no_canary(watch.text().as_bytes(), &[OLD, NEW], "watch's log");
 }
 
 /// `sessions start --host claude-background` under a daemon a person

@@ -250,26 +250,38 @@ fn a_background_shell_is_not_ended_by_apply() {
     let Some(real) = person(Mode::Auto) else {
         return;
     };
-    real.type_line("background please");
-    a_shell_in_the_background(&real);
-    let tail = tool_below(&real, "120");
+    let tail = model_backgrounds_a_shell(&real);
     held_and_not_cut(&real, BACKGROUND, Some(tail), "5s");
     end_tool(tail);
     drop(real);
 
-    // Ctrl-B twice, once the running tool's hint shows (its 40 s leave the
-    // rest of this time enough).
-    let Some(real) = person(Mode::Manual) else {
+    let Some((real, tail)) = person_backgrounds_a_shell() else {
         return;
     };
+    held_and_not_cut(&real, BACKGROUND, Some(tail), "5s");
+    end_tool(tail);
+}
+
+/// The model runs a tool in the background (`run_in_background`): the
+/// `tail` of its shell once the turn has ended.
+pub(crate) fn model_backgrounds_a_shell(real: &Real) -> i32 {
+    real.type_line("background please");
+    a_shell_in_the_background(real);
+    tool_below(real, "120")
+}
+
+/// A person in manual mode sends a running tool to the background with
+/// Ctrl-B twice, once its hint shows (its 40 s leave a test enough): the
+/// session, and the `tail` of the shell, alive past the turn.
+pub(crate) fn person_backgrounds_a_shell() -> Option<(Real, i32)> {
+    let real = person(Mode::Manual)?;
     real.type_line("long tool please");
     shows(&real, "to run in background");
     let tail = tool_below(&real, "40");
     real.keys(&["C-b", "C-b"]);
     a_shell_in_the_background(&real);
     assert!(alive(tail), "Ctrl-B ended the tool");
-    held_and_not_cut(&real, BACKGROUND, Some(tail), "5s");
-    end_tool(tail);
+    Some((real, tail))
 }
 
 /// `/exit` while a tool runs asks what to do with it; until the person

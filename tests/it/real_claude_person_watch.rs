@@ -6,7 +6,7 @@
 
 use crate::real_claude::wait_long;
 use crate::real_claude_person::{
-    a_shell_in_the_background, end_tool, person, resumes, shows, tool_below, Mode,
+    end_tool, model_backgrounds_a_shell, person, person_backgrounds_a_shell, resumes, Mode,
 };
 use crate::real_claude_turns::{Real, NEW};
 use crate::support::watching::{Watch, RELOOK};
@@ -97,20 +97,13 @@ fn watch_holds_a_background_shell_on_the_real_cli_and_rolls_once_it_ends() {
     let Some(real) = person(Mode::Auto) else {
         return;
     };
-    real.type_line("background please");
-    a_shell_in_the_background(&real);
-    let tail = tool_below(&real, "120");
+    let tail = model_backgrounds_a_shell(&real);
     held_by_its_shell_then_rolled(real, tail);
 
-    // The person's way: Ctrl-B twice on a running tool, once its hint shows.
-    let Some(real) = person(Mode::Manual) else {
+    // The person's way: Ctrl-B twice on a running tool.
+    let Some((real, tail)) = person_backgrounds_a_shell() else {
         return;
     };
-    real.type_line("long tool please");
-    shows(&real, "to run in background");
-    let tail = tool_below(&real, "40");
-    real.keys(&["C-b", "C-b"]);
-    a_shell_in_the_background(&real);
     held_by_its_shell_then_rolled(real, tail);
 }
 

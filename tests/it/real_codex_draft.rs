@@ -23,21 +23,7 @@ fn a_draft_in_the_codex_composer_survives_a_rotation() {
     };
     let cw = codex_world(&codex);
     let w = &cw.w;
-    let cwd = w.work.join("repo");
-    std::fs::create_dir_all(cwd.join(".git")).unwrap();
-    let out = w.the_loop(&[
-        "sessions",
-        "start",
-        REF,
-        "--harness",
-        "codex",
-        "--cwd",
-        cwd.to_str().unwrap(),
-        "--json",
-    ]);
-    assert_eq!(code(&out), Some(0), "{}", explain(&out));
-    let name = json(&out)["tmux_target"].as_str().unwrap().to_owned();
-    wait_screen(w, &name, "Ask Codex to do anything");
+    let name = cw.start_session();
     type_line(w, &name, "hello there, remember the word zebra");
     wait_screen(w, &name, "done.");
     let first = wait_for_one_rollout(&cw.codex_home, &[]);

@@ -76,6 +76,27 @@ fn codex_world_beside(codex: &Path, claude: Option<&Path>) -> CodexWorld {
 }
 
 impl CodexWorld {
+    /// `sessions start REF --harness codex` in `work/repo`, as the README
+    /// shows (no prompt): its tmux session, once Codex is at its prompt.
+    pub(crate) fn start_session(&self) -> String {
+        let cwd = self.w.work.join("repo");
+        std::fs::create_dir_all(cwd.join(".git")).unwrap();
+        let out = self.w.the_loop(&[
+            "sessions",
+            "start",
+            REF,
+            "--harness",
+            "codex",
+            "--cwd",
+            cwd.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code(&out), Some(0), "{}", explain(&out));
+        let name = json(&out)["tmux_target"].as_str().unwrap().to_owned();
+        wait_screen(&self.w, &name, "Ask Codex to do anything");
+        name
+    }
+
     pub(crate) fn rotate(&self, key: &str) {
         self.w.write_env(&format!("OPENAI_API_KEY={key}\n"));
     }
@@ -148,23 +169,8 @@ fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversa
     };
     let cw = codex_world(&codex);
     let w = &cw.w;
-    let cwd = w.work.join("repo");
-    std::fs::create_dir_all(cwd.join(".git")).unwrap();
-    // Started as the README shows: no prompt.
-    let out = w.the_loop(&[
-        "sessions",
-        "start",
-        REF,
-        "--harness",
-        "codex",
-        "--cwd",
-        cwd.to_str().unwrap(),
-        "--json",
-    ]);
-    assert_eq!(code(&out), Some(0), "{}", explain(&out));
-    let name = json(&out)["tmux_target"].as_str().unwrap().to_owned();
+    let name = cw.start_session();
     assert_eq!(cw.record_id(), None, "no conversation before a prompt");
-    wait_screen(w, &name, "Ask Codex to do anything");
     let mut harnesses = vec![w.pane(&name).unwrap().pid];
     // Codex fires no hook before the first prompt: never called idle.
     let plan = json(&w.the_loop(&["plan", "--json"]));

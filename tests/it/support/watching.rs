@@ -27,6 +27,14 @@ impl Watch {
     /// re-looks wake it) and waits for its first look at the clean fleet
     /// of one session.
     pub fn start(w: &World, patience: Duration) -> Watch {
+        let watch = Watch::spawn(w, patience);
+        watch.wait_for("no drift: 1 running session(s)");
+        watch
+    }
+
+    /// Starts watch as [`Watch::start`] does, and waits for its first
+    /// cycle only, whatever it finds.
+    pub fn spawn(w: &World, patience: Duration) -> Watch {
         let log = w.root().join("watch.log");
         let file = std::fs::File::create(&log).unwrap();
         let child = w
@@ -50,7 +58,7 @@ impl Watch {
             log,
             patience,
         };
-        watch.wait_for("no drift: 1 running session(s)");
+        watch.wait_for("cycle:");
         watch
     }
 
