@@ -100,14 +100,68 @@ impl BackgroundRollReport {
     }
 }
 
+/// What a command of the host's (`claude daemon run`, `claude respawn`,
+/// `claude --bg`) runs with: the Claude binary, and an environment of
+/// the policy's, not the caller's: what every worker ends up holding.
+pub struct HostClient<'a> {
+    pub claude: &'a OsString,
+    pub policy: &'a Policy,
+    /// `env.sessionPassthrough`: the non-secret names passed from the
+    /// caller, as to a new tmux session.
+    pub passthrough: &'a [String],
+}
+
+/// What a process needs to run as the user, kept from the caller's
+/// environment; everything else of it is left out.
+const BASE_NAMES: &[&str] = &[
+    "HOME",
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+];
+
+impl HostClient<'_> {
+    pub fn new<'a>(
+        config: &'a crate::desired::config::Config,
+        claude: &'a OsString,
+        policy: &'a Policy,
+    ) -> HostClient<'a> {
+        HostClient {
+            claude,
+            policy,
+            passthrough: &config.env.session_passthrough,
+        }
+    }
+
+    /// Clears the command's environment to [`BASE_NAMES`] and the
+    /// passthrough names as the caller holds them, then sets the policy's
+    /// (the env file's delivered values, the-loop's identifiers).
+    pub fn environment(&self, command: &mut Command) {
+        command.env_clear();
+        let kept = BASE_NAMES
+            .iter()
+            .copied()
+            .chain(self.passthrough.iter().map(String::as_str));
+        for name in kept {
+            if let Some(value) = std::env::var_os(name) {
+                command.env(name, value);
+            }
+        }
+        self.policy.desired_for_host().apply_to(command);
+    }
+}
+
 /// Rolls the host's managed drifted sessions, waiting for each one's safe
 /// point until `drain` has passed. Nothing to respawn: nothing is done.
 pub fn roll(
-    claude: &OsString,
-    policy: &Policy,
+    client: &HostClient,
     host_plan: &BackgroundHostPlan,
     drain: Duration,
 ) -> BackgroundRollReport {
+    let claude = client.claude;
     let mut pending: Vec<_> = host_plan
         .sessions
         .iter()
@@ -121,7 +175,7 @@ pub fn roll(
         };
     }
     let config_dir = &host_plan.config_dir;
-    let daemon = ensure_daemon(claude, policy, config_dir, host_plan);
+    let daemon = ensure_daemon(client, config_dir, host_plan);
     if daemon.outcome == DaemonOutcome::Refused {
         let why = daemon.detail.clone();
         return BackgroundRollReport {
@@ -152,7 +206,7 @@ pub fn roll(
             let status = now.map(|s| s.listed.status);
             match status {
                 Some(BackgroundStatus::Idle) => {
-                    reports.push(respawn(claude, policy, config_dir, &session));
+                    reports.push(respawn(client, config_dir, &session));
                 }
                 Some(BackgroundStatus::Busy | BackgroundStatus::Waiting) | None
                     if seen.failed.is_some() || now.is_some() =>
@@ -208,11 +262,11 @@ pub fn roll(
 /// (also before `sessions start --host claude-background` starts a session
 /// under it).
 pub fn ensure_daemon(
-    claude: &OsString,
-    policy: &Policy,
+    client: &HostClient,
     config_dir: &Path,
     host_plan: &BackgroundHostPlan,
 ) -> DaemonReport {
+    let (claude, policy) = (client.claude, client.policy);
     let old_pid = host_plan
         .daemon
         .as_ref()
@@ -249,7 +303,7 @@ pub fn ensure_daemon(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    policy.desired_for_host().apply_to(&mut command);
+    client.environment(&mut command);
     command.env("CLAUDE_CONFIG_DIR", config_dir);
     // A process group of its own: it outlives this command, and the
     // operator's Ctrl-C (sent to the terminal's foreground group) does not
@@ -307,11 +361,11 @@ pub fn ensure_daemon(
 
 /// `claude respawn <id>`, then the new worker, verified.
 fn respawn(
-    claude: &OsString,
-    policy: &Policy,
+    client: &HostClient,
     config_dir: &Path,
     session: &crate::plan::background::BackgroundSessionPlan,
 ) -> BackgroundSessionReport {
+    let (claude, policy) = (client.claude, client.policy);
     let mut report = BackgroundSessionReport {
         id: session.id.clone(),
         reference: session.reference.clone(),
@@ -337,7 +391,7 @@ fn respawn(
         &["respawn", &session.id],
         HOST_COMMAND,
         &mut |command| {
-            desired.apply_to(command);
+            client.environment(command);
             if let Some(dir) = cwd {
                 command.current_dir(dir);
             }

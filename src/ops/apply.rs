@@ -255,7 +255,8 @@ pub fn apply(
         } else {
             options.drain.timeout
         };
-        report.background_host = Some(crate::apply::background::roll(&claude, policy, host, drain));
+        let client = crate::apply::background::HostClient::new(&ctx.config, &claude, policy);
+        report.background_host = Some(crate::apply::background::roll(&client, host, drain));
     }
     crate::apply::failures::settle(&ctx.config.state_root, &report.sessions);
     report.env_file_changed = env_file_changed(policy, &report);

@@ -64,7 +64,7 @@ impl Host {
         )
         .unwrap();
         w.write_raw_config(&format!(
-            "state:\n  root: {}\nenv:\n  file: .env\n  deliver: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]\nrouting:\n  hosts: [tmux, claude-background]\n  harnessBinary:\n    claude: {}\n",
+            "state:\n  root: {}\nenv:\n  file: .env\n  deliver: [ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL]\n  sessionPassthrough: [DISABLE_AUTOUPDATER]\nrouting:\n  hosts: [tmux, claude-background]\n  harnessBinary:\n    claude: {}\n",
             w.state.display(),
             claude_binary.display()
         ));

@@ -4,7 +4,7 @@
 //! workers kept), and managed from its first moment: the record names its
 //! short id, so `plan` plans it and `apply` rolls it (`docs/hosts.md`).
 
-use crate::apply::background::{ensure_daemon, DaemonOutcome, DaemonReport};
+use crate::apply::background::{ensure_daemon, DaemonOutcome, DaemonReport, HostClient};
 use crate::ops::import_background::{canonical_ref, config_dir, require_host};
 use crate::ops::Context;
 use crate::registry::background::{self, BackgroundRecord};
@@ -69,7 +69,8 @@ pub fn start_background(
     }
     let claude =
         crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
-    let daemon = ensure_daemon(&claude, &policy, &config_dir, &host);
+    let client = HostClient::new(&ctx.config, &claude, &policy);
+    let daemon = ensure_daemon(&client, &config_dir, &host);
     if daemon.outcome == DaemonOutcome::Refused {
         return Err(miette!(
             code = "the_loop::start::daemon",
@@ -78,7 +79,6 @@ pub fn start_background(
             daemon.detail.as_deref().unwrap_or("")
         ));
     }
-    let desired = policy.desired_for_host();
     let mut args = vec!["--bg"];
     args.extend(prompt);
     let said = crate::observed::background::run_claude_as(
@@ -87,7 +87,7 @@ pub fn start_background(
         &args,
         START_TIMEOUT,
         &mut |command| {
-            desired.apply_to(command);
+            client.environment(command);
             command.current_dir(&cwd);
         },
     )

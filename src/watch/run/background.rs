@@ -28,8 +28,9 @@ impl Watch {
             &self.ctx.config,
             &crate::harness::claude::ClaudeCode,
         );
-        let report =
-            crate::apply::background::roll(&claude, &snapshot.policy, host, Duration::ZERO);
+        let client =
+            crate::apply::background::HostClient::new(&self.ctx.config, &claude, &snapshot.policy);
+        let report = crate::apply::background::roll(&client, host, Duration::ZERO);
         if let Some(daemon) = &report.daemon {
             match daemon.outcome {
                 DaemonOutcome::Kept => {}
