@@ -219,7 +219,11 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         "{status:#}"
     );
 
-    let out = host.w.the_loop(&["apply", "--auto-approve", "--json"]);
+    // Run from a shell holding a name of its own: the daemon does not get it.
+    let out = host.w.the_loop_with(
+        &["apply", "--auto-approve", "--json"],
+        &[("CALLERS_OWN_TOKEN", "caller-value-not-for-the-daemon")],
+    );
     assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
     assert_no_canary(&out.stderr, &[OLD, NEW], "apply stderr");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
@@ -232,6 +236,11 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         .as_i64()
         .unwrap() as i32;
     assert_eq!(key_of(daemon).as_deref(), Some(NEW));
+    assert_eq!(
+        environ(daemon).get("CALLERS_OWN_TOKEN"),
+        None,
+        "the caller's name leaked"
+    );
     for (n, id) in ids.iter().enumerate() {
         let row = report["background_host"]["sessions"]
             .as_array()
