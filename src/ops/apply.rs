@@ -180,6 +180,7 @@ pub fn apply(
             .as_ref()
             .is_some_and(|r| r.scrubbable().next().is_some());
     sink.planned(&plan, will_scrub || selected > 0)?;
+    let took = crate::clock::Stopwatch::start_on(ctx.events.clock());
     if !options.dry_run {
         interrupt::install();
         ctx.events.emit(Event::ApplyStarted {
@@ -258,6 +259,7 @@ pub fn apply(
         command: options.command,
         failed: report.failed(),
         interrupted: report.interrupted,
+        duration_ms: crate::clock::millis(took.elapsed_on(ctx.events.clock())),
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)
