@@ -175,7 +175,7 @@ pub fn execute(
             candidate.resumable,
         );
         progress(&report);
-        let respawned = report.outcome.respawned();
+        let respawned = report.respawned();
         let stop = report.stop_after().map(|stop| match stop {
             Stop::AfterFailure(label) => Stop::CanaryFailed(label),
             other => other,

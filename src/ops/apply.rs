@@ -316,6 +316,7 @@ fn env_file_changed(policy: &Policy, report: &Report) -> Option<EnvFileChanged> 
         superseded_sessions: report
             .sessions
             .iter()
+            .filter(|s| s.respawned())
             .filter(|s| matches!(s.outcome, Outcome::Restarted | Outcome::Superseded))
             .filter(|s| s.env_reading.is_none() || s.env_reading != now)
             .count(),

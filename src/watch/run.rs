@@ -336,7 +336,7 @@ impl Watch {
             if interrupt::requested() {
                 notify.stopping();
             }
-            if r.outcome.respawned() || r.outcome.is_failure() {
+            if r.respawned() || r.outcome.is_failure() {
                 let line = report::roll_line(r);
                 if r.outcome.is_failure() {
                     tracing::warn!("{line}");
