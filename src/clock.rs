@@ -1,5 +1,7 @@
 //! Wall-clock time in the registry's format, kept behind one function so the
-//! rest of the code never reads the clock directly.
+//! rest of the code never reads the clock directly; and the monotonic clock
+//! every duration is measured on, so a wall clock set forward by a day (an
+//! NTP step, a VM resumed) never makes a 64 s roll read as 86,464 s.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -119,6 +121,29 @@ pub fn deadline_from(start: Instant, wait: Duration) -> Instant {
     }
 }
 
+/// The two clocks, read through one seam so a test can set the wall clock
+/// apart from the monotonic one: timestamps come from [`Clock::wall_secs`],
+/// durations only from [`Clock::monotonic`].
+pub trait Clock: Send + Sync {
+    /// Seconds since the epoch (0 before 1970): what a timestamp says.
+    fn wall_secs(&self) -> u64;
+    /// The monotonic clock: what a duration is measured on.
+    fn monotonic(&self) -> Instant;
+}
+
+/// The machine's clocks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn wall_secs(&self) -> u64 {
+        now_secs().unwrap_or(0)
+    }
+    fn monotonic(&self) -> Instant {
+        Instant::now()
+    }
+}
+
 /// A start to measure a duration from (a plan, a roll), on the monotonic
 /// clock.
 #[derive(Clone, Copy, Debug)]
@@ -135,13 +160,30 @@ impl Stopwatch {
         Stopwatch(Instant::now())
     }
 
+    /// Started on `clock`'s monotonic reading.
+    pub fn start_on(clock: &dyn Clock) -> Stopwatch {
+        Stopwatch(clock.monotonic())
+    }
+
     /// The time since [`Stopwatch::start`], checked: zero, never a panic,
     /// should the clock read earlier.
     pub fn elapsed(self) -> Duration {
-        Instant::now()
+        self.elapsed_on(&SystemClock)
+    }
+
+    /// The time since the start, on `clock`'s monotonic reading; checked.
+    pub fn elapsed_on(self, clock: &dyn Clock) -> Duration {
+        clock
+            .monotonic()
             .checked_duration_since(self.0)
             .unwrap_or_default()
     }
+}
+
+/// A duration in whole milliseconds, saturating: what the event log and
+/// `history --json` carry.
+pub fn millis(took: Duration) -> u64 {
+    u64::try_from(took.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

@@ -63,7 +63,7 @@ pub fn left_alone(session: &SessionPlan, failure: &Failure) -> String {
 pub fn settle(root: &Path, sessions: &[SessionReport]) {
     let store = ResumeFailures::under(root);
     for report in sessions {
-        let rolled_well = report.outcome.respawned() && !report.outcome.is_failure();
+        let rolled_well = report.respawned() && !report.outcome.is_failure();
         if rolled_well || report.outcome == Outcome::UpToDate {
             store.clear(&report.tmux_target);
             continue;

@@ -12,6 +12,7 @@ use crate::events::{Event, Subject};
 use crate::harness::resumable::Resumable;
 use crate::plan::gather::Observed;
 use crate::plan::ownership::decide;
+use crate::plan::roll_order;
 use crate::plan::safe_point::Mode;
 use crate::plan::{Action, Plan, SessionPlan};
 use crate::registry::journal::Journal;
@@ -148,8 +149,18 @@ pub fn execute(
     }
 
     // Interrupted respawns first: their panes are already dead, and
-    // bringing them back comes before disrupting anything else.
-    candidates.sort_by_key(|c| plan.sessions[c.index].action != Action::Resume);
+    // bringing them back comes before disrupting anything else. Then the
+    // harnesses that started earliest, holding the oldest values: a roll a
+    // newer value cut short goes on where it stopped, not from the head of
+    // the plan again (`plan::roll_order`).
+    let started = |session: &SessionPlan| {
+        let pid = session.pane_pid?;
+        observed.processes.get(&pid)?.start
+    };
+    roll_order::sort(&mut candidates, |c| {
+        let session = &plan.sessions[c.index];
+        (session, started(session))
+    });
     let mut queue = candidates.into_iter();
     // Canary: roll one at a time until one is really respawned. If it fails,
     // the rest are not attempted; and none is taken at all once enough
@@ -175,7 +186,7 @@ pub fn execute(
             candidate.resumable,
         );
         progress(&report);
-        let respawned = report.outcome.respawned();
+        let respawned = report.respawned();
         let stop = report.stop_after().map(|stop| match stop {
             Stop::AfterFailure(label) => Stop::CanaryFailed(label),
             other => other,

@@ -7,15 +7,18 @@
 //! `docs/safe-points.md`), or, for a harness that keeps its conversation's
 //! file open (Codex), that file held by the new process. Without it
 //! the pane's screen is read each second for a known blocking screen, whose
-//! name, never its text, is reported; with it, once, since a harness may
-//! report its resume and still stop at a menu.
+//! name, never its text, is reported; with it, until the screen shows the
+//! harness ready or blocked, since a harness may report its resume and
+//! still stop at a menu.
 
 use super::report::{Conversation, Outcome, SessionReport};
 use super::roll::Roller;
 use crate::activity::store;
 use crate::activity::waker::Waker;
 use crate::events::{Event, Subject};
+use crate::harness::capture::Capture;
 use crate::harness::screens::BlockingScreen;
+use crate::harness::turn_screen::TurnScreen;
 use crate::harness::Harness;
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
@@ -29,10 +32,59 @@ use std::time::{Duration, Instant};
 /// for all its sessions together.
 pub const MIN_WINDOW: Duration = Duration::from_secs(10);
 
-/// How long a confirmed harness's screen is still watched for a menu that
-/// comes up after its report (the auto-mode menu, 0.3 s after on a quiet
-/// machine). Paid once per roll, for all its sessions together.
+/// How long a confirmed harness's screen is still watched, at most, for a
+/// menu that comes up after its report (the auto-mode menu, 0.3 s after on
+/// a quiet machine). The watch ends as soon as the screen says: a blocking
+/// screen, or the harness ready at its prompt (its prompt box between
+/// turns, no menu: the harness's own `turn_screen` reader). Only a screen
+/// that says neither (a harness without a reader, a start-up screen still
+/// drawing) is watched this long, once per roll for all its sessions.
 pub const SETTLE: Duration = Duration::from_millis(1500);
+
+/// What one look at a confirmed harness's screen decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settle {
+    /// It stopped at a screen that waits for a person.
+    Blocked(BlockingScreen),
+    /// At its prompt, between turns, no menu: nothing more will come up.
+    Ready,
+    /// Neither yet: looked at again until the settle's bound.
+    Watch,
+    /// Neither, and the bound is reached: taken as it is.
+    Over,
+}
+
+/// The settle's rule for one look: pure, so the evidence, not a clock,
+/// ends the wait wherever the screen says something.
+pub fn settle(seen: Seen, now: Instant, until: Instant) -> Settle {
+    match seen {
+        Seen {
+            blocking: Some(screen),
+            ..
+        } => Settle::Blocked(screen),
+        Seen {
+            turn: TurnScreen::Between,
+            ..
+        } => Settle::Ready,
+        _ if now < until => Settle::Watch,
+        _ => Settle::Over,
+    }
+}
+
+/// What a pane's screen shows, as the harness's readers name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    pub blocking: Option<BlockingScreen>,
+    pub turn: TurnScreen,
+}
+
+impl Seen {
+    /// A capture that failed, or no pane: nothing seen.
+    const NOTHING: Seen = Seen {
+        blocking: None,
+        turn: TurnScreen::Unknown,
+    };
+}
 
 /// How often a session still without its report has its screen read, so a
 /// dialog is named within about this long rather than at the window's end.
@@ -105,12 +157,13 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             settling = settling
                 .into_iter()
                 .zip(screens)
-                .filter_map(|((i, until), screen)| match screen {
-                    Some(screen) => {
+                .filter_map(|((i, until), seen)| match settle(seen, now, until) {
+                    Settle::Blocked(screen) => {
                         block(roller, &mut reports[i], screen);
                         None
                     }
-                    None => (now < until).then_some((i, until)),
+                    Settle::Watch => Some((i, until)),
+                    Settle::Ready | Settle::Over => None,
                 })
                 .collect();
         }
@@ -120,9 +173,9 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             pending = pending
                 .into_iter()
                 .zip(screens)
-                .filter(|(i, screen)| match screen {
+                .filter(|(i, seen)| match seen.blocking {
                     Some(screen) => {
-                        block(roller, &mut reports[*i], *screen);
+                        block(roller, &mut reports[*i], screen);
                         false
                     }
                     None => true,
@@ -177,15 +230,12 @@ fn block(roller: &Roller, report: &mut SessionReport, screen: BlockingScreen) {
     }
 }
 
-/// The blocking screen each pending session's pane shows, if any, read
-/// through the roll's own tmux client (issue 15's bound on clients per
-/// roll holds while harnesses start). A pane whose capture failed reads as
-/// no screen. The captured text stays here.
-fn screens_of(
-    roller: &Roller,
-    pending: &[usize],
-    reports: &[SessionReport],
-) -> Vec<Option<BlockingScreen>> {
+/// What each pending session's pane shows (a blocking screen, if any, and
+/// what it says of a turn), read through the roll's own tmux client (issue
+/// 15's bound on clients per roll holds while harnesses start). A pane
+/// whose capture failed reads as nothing seen. The captured text stays
+/// here.
+fn screens_of(roller: &Roller, pending: &[usize], reports: &[SessionReport]) -> Vec<Seen> {
     let panes: Vec<Option<&str>> = pending
         .iter()
         .map(|i| reports[*i].pane_id.as_deref())
@@ -194,7 +244,9 @@ fn screens_of(
         .iter()
         .flatten()
         .map(|pane| {
-            ["capture-pane", "-p", "-t", pane]
+            // `-e`: the attributes tell a hint in the prompt box from a
+            // draft (`crate::harness::capture`).
+            ["capture-pane", "-p", "-e", "-t", pane]
                 .map(OsString::from)
                 .to_vec()
         })
@@ -207,7 +259,14 @@ fn screens_of(
             pane.and_then(|_| answers.next())
                 .and_then(|answer| answer.ok())
                 .filter(|out| out.success)
-                .and_then(|out| harness_of(&reports[*i]).blocking_screen(&out.stdout))
+                .map_or(Seen::NOTHING, |out| {
+                    let harness = harness_of(&reports[*i]);
+                    let text = Capture::parse(&out.stdout);
+                    Seen {
+                        blocking: harness.blocking_screen(text.text()),
+                        turn: harness.turn_screen(&out.stdout),
+                    }
+                })
         })
         .collect()
 }
@@ -220,4 +279,69 @@ fn harness_of(report: &SessionReport) -> &'static dyn Harness {
         .as_deref()
         .and_then(crate::harness::by_name)
         .unwrap_or(&crate::harness::CLAUDE_CODE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(blocking: Option<BlockingScreen>, turn: TurnScreen) -> Seen {
+        Seen { blocking, turn }
+    }
+
+    #[test]
+    fn the_settle_ends_on_what_the_screen_says_not_on_the_clock() {
+        let now = Instant::now();
+        let until = now + SETTLE;
+        // At its prompt, between turns, no menu: done at once, long before
+        // the bound (the fixed wait this replaces kept watching it).
+        assert_eq!(
+            settle(seen(None, TurnScreen::Between), now, until),
+            Settle::Ready
+        );
+        // A menu above the prompt box is not ready: the harness's reader
+        // reads it as asking, and it is watched on.
+        assert_eq!(
+            settle(seen(None, TurnScreen::Asking), now, until),
+            Settle::Watch
+        );
+        let blocking = BlockingScreen::AutoModeMenu;
+        assert_eq!(
+            settle(seen(Some(blocking), TurnScreen::Between), now, until),
+            Settle::Blocked(blocking)
+        );
+        // Nothing understood: watched until the bound, and no longer.
+        assert_eq!(
+            settle(seen(None, TurnScreen::Unknown), now, until),
+            Settle::Watch
+        );
+        assert_eq!(
+            settle(seen(None, TurnScreen::Unknown), until, until),
+            Settle::Over
+        );
+    }
+
+    #[test]
+    fn the_auto_mode_menu_after_a_resume_is_blocking_and_the_prompt_is_ready() {
+        let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/fixtures/screens/");
+        let read = |name: &str| std::fs::read_to_string(format!("{fixtures}{name}")).unwrap();
+        let claude: &dyn Harness = &crate::harness::CLAUDE_CODE;
+        let look = |name: &str| {
+            let raw = read(name);
+            seen(
+                claude.blocking_screen(Capture::parse(&raw).text()),
+                claude.turn_screen(&raw),
+            )
+        };
+        let now = Instant::now();
+        let until = now + SETTLE;
+        assert_eq!(
+            settle(look("auto-mode-menu.txt"), now, until),
+            Settle::Blocked(BlockingScreen::AutoModeMenu)
+        );
+        assert_eq!(
+            settle(look("resumed-conversation.txt"), now, until),
+            Settle::Ready
+        );
+    }
 }

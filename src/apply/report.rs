@@ -108,9 +108,16 @@ pub struct SessionReport {
     pub harness_exited: bool,
 }
 
-/// A session the roll did not reach; `detail` says why in words, `stop` in a type.
+/// A session the roll did not reach; `detail` says why in words, `stop` in a
+/// type. One not reached because a newer env value superseded the roll is
+/// `superseded`, not `not_attempted`: nothing went wrong with it, and a
+/// storm of rotations must not read as a storm of sessions left stale.
 pub fn not_attempted(plan: &SessionPlan, why: Stop) -> SessionReport {
-    let mut report = SessionReport::from_plan(plan, Outcome::NotAttempted, Some(why.to_string()));
+    let outcome = match why {
+        Stop::EnvFileChanged => Outcome::Superseded,
+        _ => Outcome::NotAttempted,
+    };
+    let mut report = SessionReport::from_plan(plan, outcome, Some(why.to_string()));
     report.stop = Some(why);
     report
 }
@@ -138,6 +145,14 @@ impl SessionReport {
         }
     }
 
+    /// Whether the roll ended this session's harness and started another:
+    /// its outcome is one a respawn ends in, and the roll reached it (a
+    /// session the roll stopped before, `stop`, was never touched, even
+    /// when its outcome is `superseded`).
+    pub fn respawned(&self) -> bool {
+        self.stop.is_none() && self.outcome.respawned()
+    }
+
     pub fn label(&self) -> &str {
         self.reference
             .as_deref()
@@ -149,7 +164,7 @@ impl SessionReport {
     /// failed, nothing more is ended; once the env file changed under the
     /// roll, nothing more is started on what its plan read.
     pub fn stop_after(&self) -> Option<Stop> {
-        if self.outcome.respawned() && self.outcome.is_failure() {
+        if self.respawned() && self.outcome.is_failure() {
             Some(Stop::AfterFailure(self.label().to_owned()))
         } else if self.outcome == Outcome::Superseded || self.stop == Some(Stop::EnvFileChanged) {
             Some(Stop::EnvFileChanged)

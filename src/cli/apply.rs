@@ -285,7 +285,7 @@ impl ApplySink for Terminal<'_> {
     fn session(&self, r: &SessionReport) {
         if self.roll.json_stream {
             crate::views::apply_stream::session(r);
-        } else if self.progress && r.outcome.respawned() {
+        } else if self.progress && r.respawned() {
             crate::errln!(
                 "{} {}",
                 stderr_style().dim("…"),

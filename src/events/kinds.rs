@@ -41,6 +41,10 @@ pub enum Event {
         failed: bool,
         /// A signal stopped new respawns from starting.
         interrupted: bool,
+        /// How long the roll took from its `apply.started`, in
+        /// milliseconds, on the monotonic clock: unlike the two lines'
+        /// `ts`, it does not move when the wall clock is set.
+        duration_ms: u64,
         sessions: Vec<SessionOutcome>,
     },
     #[serde(rename = "session.spawned")]

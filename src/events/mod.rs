@@ -16,11 +16,12 @@ pub mod session;
 pub use kinds::*;
 pub use parts::*;
 
+use crate::clock::{Clock, SystemClock};
 use schemars::JsonSchema;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One line of `events.jsonl`, as written: the time, then the event.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -35,13 +36,22 @@ pub struct EventLog {
     path: PathBuf,
     // Lines from parallel respawns must not interleave.
     lock: Mutex<()>,
+    /// Stamps each line (wall clock) and times what a line reports took
+    /// (monotonic clock): a seam, so a test can jump the wall clock.
+    clock: Arc<dyn Clock>,
 }
 
 impl EventLog {
     pub fn under(state_root: &Path) -> Self {
+        EventLog::with_clock(state_root, Arc::new(SystemClock))
+    }
+
+    /// The log under `state_root`, stamped and timed by `clock`.
+    pub fn with_clock(state_root: &Path, clock: Arc<dyn Clock>) -> Self {
         EventLog {
             path: state_root.join("events.jsonl"),
             lock: Mutex::new(()),
+            clock,
         }
     }
 
@@ -49,11 +59,18 @@ impl EventLog {
         &self.path
     }
 
+    /// The clock the log's lines are stamped by; a duration an event
+    /// carries is measured on its monotonic side
+    /// ([`crate::clock::Stopwatch::start_on`]).
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
     /// Appends one typed event. Failure to log is reported through tracing
     /// and never stops the work the event describes.
     pub fn emit(&self, event: Event) {
         let line = EventLine {
-            ts: crate::clock::now_utc(),
+            ts: crate::clock::format_utc(self.clock.wall_secs()),
             event: &event,
         };
         match serde_json::to_string(&line) {

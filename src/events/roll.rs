@@ -56,10 +56,14 @@ pub enum Outcome {
     /// Respawned, but the new harness stopped at a known blocking screen (a
     /// dialog waiting for a person); `detail` names the screen.
     Blocked,
-    /// Respawned while the env file was rewritten under the roll: the new
+    /// The env file was rewritten under the roll, so what the plan read is
+    /// no longer the value to roll onto. Either respawned meanwhile: the new
     /// process holds a value the plan did not read (the file's current one,
-    /// or one it held in between; `detail` says which). Not a failure of the
-    /// session: the roll stops, and the next plan says what is left.
+    /// or one it held in between; `detail` says which; `new_pid` is set).
+    /// Or not reached, and never touched: the roll stopped before it for
+    /// the newer value (`detail` says "the env file changed during the
+    /// roll"; no `new_pid`). Not a failure of the session: the next plan,
+    /// on the newer value, says what is left.
     Superseded,
 }
 

@@ -180,6 +180,7 @@ pub fn apply(
             .as_ref()
             .is_some_and(|r| r.scrubbable().next().is_some());
     sink.planned(&plan, will_scrub || selected > 0)?;
+    let took = crate::clock::Stopwatch::start_on(ctx.events.clock());
     if !options.dry_run {
         interrupt::install();
         ctx.events.emit(Event::ApplyStarted {
@@ -273,6 +274,7 @@ pub fn apply(
         command: options.command,
         failed: report.failed(),
         interrupted: report.interrupted,
+        duration_ms: crate::clock::millis(took.elapsed_on(ctx.events.clock())),
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)
@@ -329,6 +331,7 @@ fn env_file_changed(policy: &Policy, report: &Report) -> Option<EnvFileChanged> 
         superseded_sessions: report
             .sessions
             .iter()
+            .filter(|s| s.respawned())
             .filter(|s| matches!(s.outcome, Outcome::Restarted | Outcome::Superseded))
             .filter(|s| s.env_reading.is_none() || s.env_reading != now)
             .count(),

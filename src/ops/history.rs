@@ -47,6 +47,10 @@ pub struct Roll {
     pub started: Option<String>,
     /// When it ended; null when no `apply.finished` line followed.
     pub finished: Option<String>,
+    /// How long it took, in milliseconds, measured on the monotonic clock
+    /// (so a wall clock set during the roll does not change it); null when
+    /// unfinished, or logged before `apply.finished` carried it.
+    pub duration_ms: Option<u64>,
     /// What ran it: `apply`, `sessions restart`, `standing restart`,
     /// `watch` or `sessions deliver`.
     pub command: RollCommand,
@@ -160,6 +164,8 @@ enum RollLine {
         command: RollCommand,
         failed: bool,
         interrupted: bool,
+        #[serde(default)]
+        duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
     },
 }
@@ -192,6 +198,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 rolls.push(Roll {
                     started: Some(ts),
                     finished: None,
+                    duration_ms: None,
                     command,
                     result: RollResult::Unfinished,
                     selected: Some(sessions),
@@ -204,6 +211,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 command,
                 failed,
                 interrupted,
+                duration_ms,
                 sessions,
             } => {
                 let result = if interrupted {
@@ -220,6 +228,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                         rolls.push(Roll {
                             started: None,
                             finished: None,
+                            duration_ms: None,
                             command,
                             result,
                             selected: None,
@@ -231,6 +240,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                     }
                 };
                 roll.finished = Some(ts);
+                roll.duration_ms = duration_ms;
                 roll.result = result;
                 roll.sessions = sessions;
             }

@@ -131,3 +131,66 @@ fn torn_lines_are_counted_and_a_finish_without_its_start_is_kept() {
     assert_eq!(rolls[0].result, RollResult::Succeeded);
     assert!(rolls[0].env.is_none());
 }
+
+/// A clock whose wall and monotonic readings a test moves apart, as an NTP
+/// step or a resumed VM does.
+struct JumpingClock {
+    wall: std::sync::Mutex<u64>,
+    mono: std::sync::Mutex<std::time::Instant>,
+}
+
+impl crate::clock::Clock for JumpingClock {
+    fn wall_secs(&self) -> u64 {
+        *self.wall.lock().unwrap()
+    }
+    fn monotonic(&self) -> std::time::Instant {
+        *self.mono.lock().unwrap()
+    }
+}
+
+#[test]
+fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
+    use crate::clock::{millis, Stopwatch};
+    use crate::events::{Event, EventLog};
+    let dir = tempfile::tempdir().unwrap();
+    let clock = std::sync::Arc::new(JumpingClock {
+        wall: std::sync::Mutex::new(crate::clock::parse_utc("2026-12-01T10:00:00Z").unwrap()),
+        mono: std::sync::Mutex::new(std::time::Instant::now()),
+    });
+    let events = EventLog::with_clock(dir.path(), clock.clone());
+    // What `ops::apply` does around a roll.
+    let took = Stopwatch::start_on(events.clock());
+    events.emit(Event::ApplyStarted {
+        command: RollCommand::Apply,
+        sessions: 1,
+        env_file: None,
+        env_fingerprints: None,
+    });
+    // 64 s of roll, during which the wall clock is set a day forward.
+    *clock.wall.lock().unwrap() += 86_400 + 64;
+    let later = *clock.mono.lock().unwrap() + std::time::Duration::from_secs(64);
+    *clock.mono.lock().unwrap() = later;
+    events.emit(Event::ApplyFinished {
+        command: RollCommand::Apply,
+        failed: false,
+        interrupted: false,
+        duration_ms: millis(took.elapsed_on(events.clock())),
+        sessions: Vec::new(),
+    });
+    let (rolls, unreadable) = rolls_in(&std::fs::read(events.path()).unwrap());
+    assert_eq!(unreadable, 0);
+    assert_eq!(rolls[0].started.as_deref(), Some("2026-12-01T10:00:00Z"));
+    // Timestamps stay wall-clock; the duration does not follow them.
+    assert_eq!(rolls[0].finished.as_deref(), Some("2026-12-02T10:01:04Z"));
+    assert_eq!(rolls[0].duration_ms, Some(64_000));
+}
+
+#[test]
+fn a_roll_logged_before_durations_were_carried_has_none() {
+    let text = log(&[
+        started("2026-12-01T10:00:00Z", "apply", &[]),
+        finished("2026-12-01T10:00:04Z", "apply", false, "restarted"),
+    ]);
+    let (rolls, _) = rolls_in(&text);
+    assert_eq!(rolls[0].duration_ms, None);
+}

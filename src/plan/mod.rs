@@ -20,6 +20,7 @@ pub mod ownership;
 pub mod reason;
 pub mod residue;
 pub mod resumable;
+pub mod roll_order;
 pub mod safe_point;
 pub mod saved;
 pub mod screen;

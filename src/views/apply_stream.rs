@@ -21,7 +21,8 @@ pub enum EventType {
     Verified,
     /// Respawned, but it failed: mismatch or resume failed.
     Failed,
-    /// Not touched by choice: not running, up to date, or not attempted.
+    /// Not touched by choice: not running, up to date, not attempted, or
+    /// not reached because a newer env value superseded the roll.
     Skipped,
     /// Not touched because touching it could lose its conversation.
     LeftAlone,
@@ -111,6 +112,8 @@ pub fn respawning(plan: &SessionPlan) {
 
 pub fn session(report: &SessionReport) {
     let event = match report.outcome {
+        // Not reached: the roll stopped for a newer env value first.
+        Outcome::Superseded if !report.respawned() => EventType::Skipped,
         // `superseded`: respawned while the env file was rewritten; its
         // outcome and detail say what it holds.
         Outcome::Restarted | Outcome::RestartedUnverified | Outcome::Superseded => {

@@ -51,6 +51,17 @@ pub fn render(history: &History, style: Style) -> String {
     out
 }
 
+/// How many seconds a finished roll took: its own monotonic measure, or,
+/// for a roll logged before `apply.finished` carried one, the difference of
+/// its two wall-clock stamps (which a clock set during the roll distorts).
+fn took(roll: &Roll) -> Option<u64> {
+    if let Some(ms) = roll.duration_ms {
+        return Some(ms / 1000);
+    }
+    let from = crate::clock::parse_utc(roll.started.as_deref()?)?;
+    crate::clock::parse_utc(roll.finished.as_deref()?)?.checked_sub(from)
+}
+
 /// `2026-12-03T10:00:05Z  apply  succeeded in 4s`, the env file line, and
 /// one line per session.
 fn render_roll(out: &mut String, roll: &Roll, style: Style) {
@@ -62,15 +73,9 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
             .yellow("unfinished (no apply.finished: killed, or running now)")
             .to_string(),
     };
-    let took = match (&roll.started, &roll.finished) {
-        (Some(from), Some(to)) => {
-            match (crate::clock::parse_utc(from), crate::clock::parse_utc(to)) {
-                (Some(from), Some(to)) if to >= from => format!(" in {}s", to - from),
-                _ => String::new(),
-            }
-        }
-        _ => String::new(),
-    };
+    let took = took(roll)
+        .map(|secs| format!(" in {secs}s"))
+        .unwrap_or_default();
     let when = roll
         .started
         .as_deref()
@@ -173,6 +178,7 @@ mod tests {
         Roll {
             started: Some("2026-12-03T10:00:05Z".into()),
             finished: (result != RollResult::Unfinished).then(|| "2026-12-03T10:00:09Z".into()),
+            duration_ms: None,
             command: RollCommand::SessionsRestart,
             result,
             selected: Some(1),
@@ -230,6 +236,18 @@ mod tests {
              1 session selected; no outcome was recorded\n\n\
              2 rolls in /srv/state/events.jsonl, newest first.\n"
         );
+    }
+
+    #[test]
+    fn a_roll_is_timed_by_its_monotonic_duration_not_by_its_wall_clock_stamps() {
+        // The wall clock was set a day forward during a 64 s roll.
+        let mut jumped = roll(RollResult::Succeeded, Some(Vec::new()));
+        jumped.started = Some("2026-12-01T10:00:00Z".into());
+        jumped.finished = Some("2026-12-02T10:01:04Z".into());
+        jumped.duration_ms = Some(64_400);
+        let text = render(&history(vec![jumped]), Style::PLAIN);
+        assert!(text.contains("  succeeded in 64s\n"), "{text}");
+        assert!(!text.contains("86464"), "{text}");
     }
 
     #[test]

@@ -196,3 +196,29 @@ fn drifted_background_sessions_count_as_drifted() {
         "{text}"
     );
 }
+
+#[test]
+fn a_session_a_newer_env_value_kept_the_roll_from_is_counted_superseded() {
+    use crate::apply::report::{not_attempted, Stop};
+    use crate::plan::{SessionKind, SessionPlan};
+    let plan = SessionPlan::new(
+        SessionKind::WorkItem,
+        "loop-x".into(),
+        crate::observed::Probe::Live,
+    );
+    let m = Metrics::new();
+    m.count_rolls(&[
+        not_attempted(&plan, Stop::EnvFileChanged),
+        not_attempted(&plan, Stop::EnvFileChanged),
+        not_attempted(&plan, Stop::Interrupted),
+    ]);
+    let text = m.encode().unwrap();
+    let rolls = |word: &str| {
+        sample(
+            &text,
+            &format!("the_loop_rolls_total{{outcome=\"{word}\"}}"),
+        )
+    };
+    assert_eq!(rolls("superseded"), Some(2.0), "{text}");
+    assert_eq!(rolls("not_attempted"), Some(1.0), "{text}");
+}

@@ -338,7 +338,7 @@ impl Watch {
             if interrupt::requested() {
                 notify.stopping();
             }
-            if r.outcome.respawned() || r.outcome.is_failure() {
+            if r.respawned() || r.outcome.is_failure() {
                 let line = report::roll_line(r);
                 if r.outcome.is_failure() {
                     tracing::warn!("{line}");

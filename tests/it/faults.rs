@@ -646,8 +646,10 @@ fn an_env_file_replaced_mid_apply_is_said_and_the_roll_stops() {
     );
     for s in &sessions[1..] {
         let session = session_in(&report, &s.reference);
-        assert_eq!(session["outcome"], "not_attempted");
+        // Not reached for the newer value: superseded, not a session left stale.
+        assert_eq!(session["outcome"], "superseded");
         assert_eq!(session["detail"], "the env file changed during the roll");
+        assert_eq!(session["new_pid"], serde_json::Value::Null);
     }
     baseline.holds(&w, &sessions);
     assert_clean(&[&out]);

@@ -85,4 +85,5 @@ mod unmanaged;
 mod unmanaged_word;
 mod watch;
 mod watch_held;
+mod watch_storm;
 mod web_terminal;

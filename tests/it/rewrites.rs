@@ -107,9 +107,10 @@ fn a_rewrite_during_apply_is_said_and_the_newest_holder_is_not_called_stale() {
         Some("superseded".into()),
         "{outcomes}"
     );
+    // Not reached: the newer value superseded the roll before it.
     assert_eq!(
         outcome(&sessions[2]),
-        Some("not_attempted".into()),
+        Some("superseded".into()),
         "{outcomes}"
     );
     assert_eq!(w.pane(&sessions[2].name).unwrap().pid, untouched);
@@ -256,7 +257,17 @@ fn a_value_superseded_during_a_watch_roll_is_its_own_outcome_and_converges() {
             &format!("the_loop_rolls_total{{outcome=\"{outcome}\"}}"),
         )
     };
-    assert_eq!(rolls("superseded"), Some(1.0), "{text}\n{}", watch.text());
+    // The canary, respawned onto the value the file had by then, and the
+    // second session, which the roll stopped before for that newer value:
+    // both superseded, neither counted as not attempted (an alert on
+    // not_attempted must not fire on an ordinary rotation).
+    assert_eq!(rolls("superseded"), Some(2.0), "{text}\n{}", watch.text());
+    assert_eq!(
+        rolls("not_attempted"),
+        Some(0.0),
+        "{text}\n{}",
+        watch.text()
+    );
     assert_eq!(rolls("mismatch"), Some(0.0), "{text}\n{}", watch.text());
     let after = terminations(&w);
     for s in &sessions {

@@ -48,12 +48,11 @@ impl Watch {
                 self.options.interval.as_secs(),
             );
         }
-        let count =
-            |f: fn(Outcome) -> bool| rolled.sessions.iter().filter(|s| f(s.outcome)).count();
+        let count = |f: fn(&SessionReport) -> bool| rolled.sessions.iter().filter(|s| f(s)).count();
         let summary = format!(
             "watch roll finished: {} respawned, {} failed{}{}{}",
-            count(Outcome::respawned),
-            count(Outcome::is_failure),
+            count(SessionReport::respawned),
+            count(|s| s.outcome.is_failure()),
             not_respawned(rolled),
             if rolled.interrupted {
                 "; stopped early by a signal, the respawns in flight finished"
@@ -66,19 +65,21 @@ impl Watch {
                 ""
             }
         );
-        // A superseded value is not a failure, nor a session left
-        // for it: the next cycle rolls onto the file's new value.
+        // A superseded value (respawned onto it, or not reached for the
+        // newer one) is not a failure, nor a session left for it: the
+        // next cycle rolls onto the file's new value.
         let stale = rolled.sessions.iter().any(|s| {
-            s.outcome.is_failure()
-                || s.outcome == Outcome::Deferred
-                || (s.outcome == Outcome::NotAttempted && s.stop != Some(Stop::EnvFileChanged))
+            s.outcome.is_failure() || matches!(s.outcome, Outcome::Deferred | Outcome::NotAttempted)
         });
         if stale {
             tracing::warn!("{summary}");
         } else {
             tracing::info!("{summary}");
         }
-        self.status.last_roll = Some((count(Outcome::respawned), count(Outcome::is_failure)));
+        self.status.last_roll = Some((
+            count(SessionReport::respawned),
+            count(|s| s.outcome.is_failure()),
+        ));
         self.notify.status(&self.status.to_string());
         // Re-plan at once to say whether the roll cleaned the fleet;
         // a roll that only deferred changed nothing to look at.
@@ -101,7 +102,7 @@ fn not_respawned(rolled: &Report) -> String {
     let left: Vec<String> = rolled
         .sessions
         .iter()
-        .filter(|s| !s.outcome.respawned() && !s.outcome.is_failure())
+        .filter(|s| !s.respawned() && !s.outcome.is_failure())
         .map(|s| format!("{} {}", s.label(), s.verdict()))
         .collect();
     let mut words = match left.len() {
@@ -180,5 +181,28 @@ mod tests {
             ""
         );
         assert!(not_respawned(&roll_of(Vec::new())).contains("no session"));
+    }
+
+    #[test]
+    fn a_session_a_newer_value_kept_the_roll_from_is_superseded_and_not_respawned() {
+        let plan = SessionPlan {
+            reference: Some("d#1".into()),
+            ..SessionPlan::new(SessionKind::WorkItem, "loop-x".into(), Probe::Live)
+        };
+        let reached = crate::apply::report::not_attempted(&plan, Stop::EnvFileChanged);
+        assert_eq!(reached.outcome, Outcome::Superseded);
+        assert!(!reached.respawned());
+        // One respawned onto a value the file has since replaced is both.
+        let mut onto = report(
+            "d#2",
+            Outcome::Superseded,
+            "it holds the file's current value",
+        );
+        onto.new_pid = Some(7);
+        assert!(onto.respawned());
+        assert_eq!(
+            not_respawned(&roll_of(vec![reached, onto])),
+            "; not respawned: d#1 superseded (the env file changed during the roll)"
+        );
     }
 }
