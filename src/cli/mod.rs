@@ -6,6 +6,7 @@
 mod api_key_helper;
 pub(crate) mod apply;
 pub(crate) mod complete;
+mod complete_shells;
 mod duration;
 mod exec;
 mod fingerprint;

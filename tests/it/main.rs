@@ -19,6 +19,7 @@ mod blind;
 mod canary_sweep;
 mod closed_output;
 mod completion;
+mod completion_shells;
 mod config;
 mod config_deprecation;
 mod deliver_ready;
