@@ -7,6 +7,7 @@ pub mod claude;
 pub mod claude_sessions;
 pub mod codex;
 pub mod hooks;
+pub mod ledger;
 pub mod models;
 pub mod prepare;
 pub mod resumable;
