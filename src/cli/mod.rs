@@ -23,6 +23,7 @@ mod show;
 mod standing;
 pub(crate) mod status;
 mod top;
+mod uninstall;
 mod validate;
 mod version;
 mod watch;
@@ -221,6 +222,22 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page, or write one page per command with --out-dir.
     Man(man::ManArgs),
+    /// Take out of the harnesses' settings exactly what the-loop wrote there.
+    ///
+    /// Every `sessions start` (and every respawn) writes workspace trust into
+    /// Claude Code's ~/.claude.json, a marketplace and its enabled plugin
+    /// into its settings.json, and, for Codex, project and hook trust into
+    /// config.toml, noting each key and what it held before in
+    /// <state root>/harness/written.jsonl. This puts each key that still
+    /// holds what the-loop set back as it was (removed, or its old value
+    /// restored); a key changed since is yours and stays, and so does
+    /// everything else in those files. The next `sessions start` writes them
+    /// again: stop or forget the sessions first. docs/uninstall.md has the
+    /// rest of an uninstall.
+    #[command(
+        after_help = "Exit codes: 0 every noted key taken out (or nothing was noted); 1 a file could not be read or written, or is not JSON/TOML (its keys stay noted: run it again once fixed), or an error.\n\nExamples:\n  the-loop uninstall --harness-settings --dry-run\n  the-loop uninstall --harness-settings\n  the-loop uninstall --harness-settings --json | jq '.files[].file'"
+    )]
+    Uninstall(uninstall::UninstallArgs),
     /// Print the version, the git commit it was built from and the build date.
     ///
     /// `--version` prints the same facts on one line. The commit is
@@ -294,6 +311,7 @@ pub fn run() -> ExitCode {
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Top(args) => top::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
+        Command::Uninstall(args) => uninstall::run(cli.config.as_deref(), args),
         Command::Version(args) => version::run(args),
         Command::Completions(args) => completions(args),
     };

@@ -9,7 +9,9 @@
 //! steps of each write to `<state root>/harness/written.jsonl`
 //! ([`LEDGER`]). Undoing walks a file's steps newest first: a key that still
 //! holds what the-loop set goes back to what it held before (removed when
-//! it was absent; a created table only once it is empty again); a key
+//! it was absent; a created table only once it is empty again, and a file
+//! the-loop created, noted as a step with an empty path, only once it
+//! holds nothing more); a key
 //! that holds anything else was changed since, by the person or the
 //! harness, and is theirs: it stays. Pure: text in, text out.
 //!
@@ -48,7 +50,13 @@ impl Step {
         Step::new(path, None, Value::Object(Map::new()))
     }
 
-    /// The key as a person finds it: `projects["/w/repo"].hasTrustDialogAccepted`.
+    /// The file itself, which the seed created.
+    pub fn created_file() -> Step {
+        Step::created(&[])
+    }
+
+    /// The key as a person finds it: `projects["/w/repo"].hasTrustDialogAccepted`;
+    /// empty for the file itself.
     pub fn key(&self) -> String {
         let mut out = String::new();
         for (i, key) in self.path.iter().enumerate() {
@@ -87,7 +95,8 @@ pub struct Entry {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
-    /// The key was absent before the-loop: removed.
+    /// The key was absent before the-loop: removed. For the file itself:
+    /// it holds nothing more, and is to be deleted.
     Removed,
     /// The key held another value before the-loop: that value is back.
     Restored,
@@ -157,6 +166,7 @@ fn undo_json(bytes: &[u8], steps: &[Step], outcomes: &mut [Outcome]) -> Result<S
     };
     for (step, outcome) in steps.iter().zip(outcomes.iter_mut()).rev() {
         let Some((last, parents)) = step.path.split_last() else {
+            *outcome = emptied(root.is_empty());
             continue;
         };
         let mut map = Some(&mut root);
@@ -195,6 +205,7 @@ fn undo_toml(bytes: &[u8], steps: &[Step], outcomes: &mut [Outcome]) -> Result<S
         .map_err(|_| "it is not valid TOML".to_owned())?;
     for (step, outcome) in steps.iter().zip(outcomes.iter_mut()).rev() {
         let Some((last, parents)) = step.path.split_last() else {
+            *outcome = emptied(doc.to_string().trim().is_empty());
             continue;
         };
         let mut table = Some(doc.as_table_mut());
@@ -233,6 +244,16 @@ fn undo_toml(bytes: &[u8], steps: &[Step], outcomes: &mut [Outcome]) -> Result<S
         };
     }
     Ok(doc.to_string())
+}
+
+/// A file the-loop created: to be deleted when it holds nothing more,
+/// else what the harness or the person wrote into it since keeps it.
+fn emptied(empty: bool) -> Outcome {
+    if empty {
+        Outcome::Removed
+    } else {
+        Outcome::ChangedSince
+    }
 }
 
 #[cfg(test)]

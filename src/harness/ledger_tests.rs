@@ -123,3 +123,16 @@ fn the_ledger_reads_back_what_it_wrote_and_skips_a_cut_line() {
     assert_eq!(entries[0].step, step);
     assert_eq!(step.key(), "projects[\"/w/repo\"].x");
 }
+
+#[test]
+fn a_file_the_loop_created_is_to_go_only_when_nothing_else_is_in_it() {
+    let (merged, noted) = seed_plugin_noted(None, "o/the-loop");
+    let steps: Vec<Step> = std::iter::once(Step::created_file()).chain(noted).collect();
+    let seeded = changed(merged);
+    let (merged, outcomes) = undo(Format::Json, Some(seeded.as_bytes()), &steps);
+    assert_eq!(changed(merged), "{}\n");
+    assert_eq!(outcomes[0], Outcome::Removed);
+    let theirs = seeded.replacen('{', "{\n  \"model\": \"opus\",", 1);
+    let (_, outcomes) = undo(Format::Json, Some(theirs.as_bytes()), &steps);
+    assert_eq!(outcomes[0], Outcome::ChangedSince);
+}

@@ -23,13 +23,13 @@ static IN_PROCESS: Mutex<()> = Mutex::new(());
 
 /// Held while a harness's user files are edited: one edit at a time in
 /// this process and across the-loops.
-pub(super) struct EditTurn {
+pub struct EditTurn {
     _in_process: std::sync::MutexGuard<'static, ()>,
     _across_processes: Option<crate::lockfile::LockFile>,
 }
 
 /// Waits for this process's and every other the-loop's turn to edit.
-pub(super) fn edit_turn(config: &Config) -> EditTurn {
+pub fn edit_turn(config: &Config) -> EditTurn {
     EditTurn {
         _in_process: IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner()),
         // Another the-loop (a `sessions start` beside an apply) may be editing too.
@@ -122,7 +122,12 @@ pub(super) fn noted_edit(
     let mut steps = Vec::new();
     let written = edit(file, |existing| {
         let (merged, noted) = seed(existing);
-        steps = noted;
+        steps = existing
+            .is_none()
+            .then(Step::created_file)
+            .into_iter()
+            .chain(noted)
+            .collect();
         merged
     })?;
     if written {

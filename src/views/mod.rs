@@ -20,6 +20,7 @@ pub mod show;
 pub mod standing;
 pub mod status;
 pub mod top;
+pub mod uninstall;
 pub mod validate;
 pub mod version;
 pub mod web_terminal;

@@ -81,6 +81,7 @@ mod top;
 mod top_calls;
 mod top_keys;
 mod typed_text;
+mod uninstall;
 mod unmanaged;
 mod unmanaged_word;
 mod watch;

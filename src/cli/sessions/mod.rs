@@ -8,6 +8,7 @@ mod attach;
 mod cleanup;
 pub(crate) mod close;
 pub(crate) mod deliver;
+mod forget;
 mod link_pr;
 pub(crate) mod list;
 mod pause;
@@ -118,6 +119,17 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     Attach(attach::AttachArgs),
     /// Link a pull request to a work item: its events are delivered into the item's session.
     LinkPr(link_pr::LinkPrArgs),
+    /// Stop managing a session without ending it: its record goes, its harness runs on.
+    ///
+    /// No tmux call is made and nothing is signalled: the conversation goes
+    /// on, and you can still attach with `tmux attach -t loop-<slug>`. From
+    /// then on the-loop never plans, rolls or delivers to it; `plan` lists
+    /// its harness as unmanaged, and `the-loop import PANE REF` takes it
+    /// back under management.
+    #[command(
+        after_help = "Exit codes: 0 forgotten; 1 no session is registered for REF, or an error (nothing changed).\n\nExamples:\n  the-loop sessions forget github:octo/repo#15\n  the-loop sessions forget '#15' --json"
+    )]
+    Forget(forget::ForgetArgs),
 }
 
 pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<ExitCode> {
@@ -138,6 +150,7 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::Cleanup(args) => cleanup::run(&Context::load(config)?, args),
         SessionsCommand::Attach(args) => attach::run(&Context::load(config)?, args),
         SessionsCommand::LinkPr(args) => link_pr::run(&Context::load(config)?, args),
+        SessionsCommand::Forget(args) => forget::run(&Context::load_without_tmux(config)?, args),
     }
 }
 
