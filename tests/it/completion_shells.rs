@@ -12,6 +12,7 @@
 
 use crate::support::*;
 use std::path::{Path, PathBuf};
+
 use std::time::{Duration, Instant};
 
 const BASH_COMPLETION: &str = "/usr/share/bash-completion/bash_completion";
@@ -55,22 +56,66 @@ fn installed(shell: &str, extra: Option<&str>) -> bool {
     shell_found && extra_found
 }
 
-/// `the-loop completions SHELL` written to `path`, as the README installs it.
-fn install_script(w: &World, shell: &str, path: &Path) {
-    let out = ok(w.the_loop(&["completions", shell]));
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, &out.stdout).unwrap();
+/// The README's install lines (the block marked as run here), each run by
+/// bash in this world's home, which holds nothing yet: the scripts land
+/// where the README says, or the test fails.
+fn install_as_the_readme_says(w: &World) {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"));
+    let readme = readme.unwrap();
+    let marker = "tests/it/completion_shells.rs runs these lines";
+    let block = &readme[readme.find(marker).expect("the README's install block")..];
+    let block = &block[block.find("```console").unwrap()..];
+    let block = &block[..block[3..].find("```").unwrap() + 3];
+    let lines: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("$ ")).collect();
+    assert_eq!(lines.len(), 4, "{block}");
+    for line in lines {
+        let out = std::process::Command::new("bash")
+            .args(["--noprofile", "--norc", "-c", line])
+            .env("HOME", &w.home)
+            .env("PATH", path_with_the_loop())
+            .env("THE_LOOP_CLI_CONFIG", &w.config_path)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "`{line}` in a fresh home: {}",
+            explain(&out)
+        );
+    }
+}
+
+fn path_with_the_loop() -> String {
+    let the_loop = assert_cmd::cargo::cargo_bin("the-loop");
+    format!(
+        "{}:{}",
+        the_loop.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn the_readmes_install_lines_work_in_a_fresh_home() {
+    let w = World::new();
+    assert!(
+        std::fs::read_dir(&w.home).unwrap().next().is_none(),
+        "a fresh home"
+    );
+    install_as_the_readme_says(&w);
+    for (file, shell) in [
+        (".local/share/bash-completion/completions/the-loop", "bash"),
+        (".zfunc/_the-loop", "zsh"),
+        (".config/fish/completions/the-loop.fish", "fish"),
+    ] {
+        let written = std::fs::read(w.home.join(file)).unwrap();
+        let expected = ok(w.the_loop(&["completions", shell])).stdout;
+        assert_eq!(written, expected, "{file}");
+    }
 }
 
 /// Starts `argv` in a pane of this world's tmux server, in an environment
 /// holding only what a login would (the built the-loop first on PATH).
 fn start_shell(w: &World, argv: &[&str]) {
-    let the_loop = assert_cmd::cargo::cargo_bin("the-loop");
-    let path = format!(
-        "PATH={}:{}",
-        the_loop.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let path = format!("PATH={}", path_with_the_loop());
     let home = format!("HOME={}", w.home.display());
     let config = format!("THE_LOOP_CLI_CONFIG={}", w.config_path.display());
     let mut args = vec!["new-session", "-d", "-s", "shell", "-x", "160", "-y", "40"];
@@ -151,9 +196,8 @@ fn bash_with_bash_completion_completes_a_ref_at_every_depth() {
         return;
     }
     let w = three_registered();
-    // Where the README installs it: bash-completion loads it at the first Tab.
-    let dir = w.home.join(".local/share/bash-completion/completions");
-    install_script(&w, "bash", &dir.join("the-loop"));
+    // As the README installs it: bash-completion loads it at the first Tab.
+    install_as_the_readme_says(&w);
     let rc = w.root().join("bashrc");
     std::fs::write(&rc, format!("PS1='READY> '\nsource {BASH_COMPLETION}\n")).unwrap();
     let rc = rc.to_str().unwrap();
@@ -192,9 +236,9 @@ fn zsh_completes_a_ref_at_every_depth() {
         return;
     }
     let w = three_registered();
-    // `"${fpath[1]}/_the-loop"`, as the README installs it.
-    let functions = w.home.join(".zsh/functions");
-    install_script(&w, "zsh", &functions.join("_the-loop"));
+    // As the README installs it, with the fpath line it says to add.
+    install_as_the_readme_says(&w);
+    let functions = w.home.join(".zfunc");
     let zdotdir = w.root().join("zdotdir");
     std::fs::create_dir_all(&zdotdir).unwrap();
     std::fs::write(
@@ -216,9 +260,8 @@ fn fish_completes_a_ref_at_every_depth() {
         return;
     }
     let w = three_registered();
-    // Where the README installs it: fish loads it at the first Tab.
-    let file = w.home.join(".config/fish/completions/the-loop.fish");
-    install_script(&w, "fish", &file);
+    // As the README installs it: fish loads it at the first Tab.
+    install_as_the_readme_says(&w);
     let prompt = "function fish_prompt; echo -n 'READY> '; end; set -g fish_greeting";
     start_shell(&w, &["fish", "-C", prompt]);
     complete_a_ref_at_every_depth(&w, &[]);

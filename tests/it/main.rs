@@ -34,6 +34,7 @@ mod file_ownership;
 mod fingerprint_modes;
 mod fingerprints;
 mod fleet_ansible;
+mod format_versions;
 mod help_tree;
 mod history;
 mod hostile_files;

@@ -211,8 +211,8 @@ fn forget_leaves_the_session_running_and_unmanaged() {
     );
 
     // As the help says, `import` takes it back.
-    let import = ["import", &pane.id, &a.reference, "--dry-run"];
-    ok(w.the_loop(&import));
+    let import = ["import", &pane.id, &a.reference, "--dry-run", "--json"];
+    assert_eq!(json(&ok(w.the_loop(&import)))["format_version"], "1");
 
     let again = w.the_loop(&["sessions", "forget", &a.reference]);
     assert_eq!(code(&again), Some(1));
