@@ -20,6 +20,8 @@
 //! other than one the-loop overwrote in these keys, which is exactly what
 //! it must put back.
 
+pub use super::seed::Step;
+
 use super::seed::Merged;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -27,52 +29,6 @@ use std::path::PathBuf;
 
 /// The ledger, under the state root.
 pub const LEDGER: &str = "harness/written.jsonl";
-
-/// One key a seed set.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub path: Vec<String>,
-    pub before: Option<Value>,
-    pub set: Value,
-}
-
-impl Step {
-    pub fn new(path: &[&str], before: Option<Value>, set: Value) -> Step {
-        Step {
-            path: path.iter().map(|k| k.to_string()).collect(),
-            before,
-            set,
-        }
-    }
-
-    /// A table or object the seed created.
-    pub fn created(path: &[&str]) -> Step {
-        Step::new(path, None, Value::Object(Map::new()))
-    }
-
-    /// The file itself, which the seed created.
-    pub fn created_file() -> Step {
-        Step::created(&[])
-    }
-
-    /// The key as a person finds it: `projects["/w/repo"].hasTrustDialogAccepted`;
-    /// empty for the file itself.
-    pub fn key(&self) -> String {
-        let mut out = String::new();
-        for (i, key) in self.path.iter().enumerate() {
-            let plain = !key.is_empty()
-                && key
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            match (i, plain) {
-                (0, true) => out.push_str(key),
-                (_, true) => out.push_str(&format!(".{key}")),
-                (_, false) => out.push_str(&format!("[{key:?}]")),
-            }
-        }
-        out
-    }
-}
 
 /// The file's format, which says how its keys are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

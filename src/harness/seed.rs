@@ -17,7 +17,7 @@
 //! A file that is not a JSON object, or a key on the way that is not an
 //! object, is refused: the-loop never rewrites what it does not understand.
 
-use super::ledger::Step;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,53 @@ pub const PLUGIN: &str = "the-loop@the-loop";
 pub const TRUST_KEY: &str = "hasTrustDialogAccepted";
 pub const ONBOARDING_KEY: &str = "hasCompletedProjectOnboarding";
 pub const BYPASS_KEY: &str = "bypassPermissionsModeAccepted";
+
+/// One key a seed set, for the ledger ([`super::ledger`]): its path from
+/// the file's root, what it held before (`None`: absent), what it holds now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub path: Vec<String>,
+    pub before: Option<Value>,
+    pub set: Value,
+}
+
+impl Step {
+    pub fn new(path: &[&str], before: Option<Value>, set: Value) -> Step {
+        Step {
+            path: path.iter().map(|k| k.to_string()).collect(),
+            before,
+            set,
+        }
+    }
+
+    /// A table or object the seed created.
+    pub fn created(path: &[&str]) -> Step {
+        Step::new(path, None, Value::Object(Map::new()))
+    }
+
+    /// The file itself, which the seed created.
+    pub fn created_file() -> Step {
+        Step::created(&[])
+    }
+
+    /// The key as a person finds it: `projects["/w/repo"].hasTrustDialogAccepted`;
+    /// empty for the file itself.
+    pub fn key(&self) -> String {
+        let mut out = String::new();
+        for (i, key) in self.path.iter().enumerate() {
+            let plain = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            match (i, plain) {
+                (0, true) => out.push_str(key),
+                (_, true) => out.push_str(&format!(".{key}")),
+                (_, false) => out.push_str(&format!("[{key:?}]")),
+            }
+        }
+        out
+    }
+}
 
 /// What a merge decided for one file.
 #[derive(Debug, Clone, PartialEq, Eq)]

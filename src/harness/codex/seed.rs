@@ -8,8 +8,8 @@
 //! provider whose `env_key` names the variable the env file delivers (see
 //! `docs/harness.md`), and the-loop never writes one.
 
-use crate::harness::ledger::Step;
 use crate::harness::seed::Merged;
+use crate::harness::seed::Step;
 use serde_json::Value;
 use toml_edit::{value, DocumentMut, Item, Table};
 
