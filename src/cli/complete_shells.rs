@@ -60,14 +60,15 @@ fn bash_wrapper(name: &str, upstream: String) -> std::io::Result<String> {
         r#"
 # the-loop: ':' is in COMP_WORDBREAKS, so bash splits a ref; see clap#6280.
 _the_loop_complete_{id}() {{
-    local line=${{COMP_LINE:0:COMP_POINT}} cur=$2 word prefix
+    local line=${{COMP_LINE:0:COMP_POINT}} cur word prefix
     local -a joined=()
     local i n blank
     for ((i = 0; i <= COMP_CWORD && i < ${{#COMP_WORDS[@]}}; i++)); do
         word=${{COMP_WORDS[i]}}
-        ((i == COMP_CWORD)) && word=$cur
         blank=0
         while [[ $line == [[:space:]]* ]]; do line=${{line:1}}; blank=1; done
+        # The word under the cursor ends there: `:` alone, or half a word.
+        ((i == COMP_CWORD)) && word=$line
         line=${{line:${{#word}}}}
         n=${{#joined[@]}}
         if ((n > 0 && !blank)); then
@@ -79,7 +80,9 @@ _the_loop_complete_{id}() {{
     n=${{#joined[@]}}
     ((n == 0)) && return 0
     cur=${{joined[n-1]}}
-    prefix=${{cur:0:${{#cur}}-${{#2}}}}
+    # What bash replaces is $2, the end of the joined word; the rest of it
+    # comes off each candidate.
+    [[ $cur == *"$2" ]] && prefix=${{cur:0:${{#cur}}-${{#2}}}}
     local COMP_CWORD=$((n - 1))
     local -a COMP_WORDS=("${{joined[@]}}")
     _clap_complete_{id} "$1" "$cur" "$3"

@@ -161,6 +161,14 @@ fn keys(w: &World, keys: &[&str]) {
 /// lists them as it inserts).
 fn complete_a_ref_at_every_depth(w: &World, list: &[&str]) {
     wait_screen(w, "the shell shows its prompt", |s| s.contains("READY>"));
+    // Right after the colon (bash's word is then empty, or `:`).
+    keys(w, &["-l", "the-loop apply --target github:"]);
+    keys(w, &["Tab"]);
+    wait_screen(w, "github:<Tab> completes the owner, one colon", |s| {
+        command_line(s).ends_with("--target github:octo/")
+    });
+    keys(w, &["C-u"]);
+    wait_screen(w, "the line is cleared", |s| command_line(s) == "READY>");
     keys(w, &["-l", "the-loop apply --target github:oc"]);
     keys(w, &["Tab"]);
     wait_screen(w, "github:oc<Tab> completes the owner", |s| {
