@@ -12,7 +12,7 @@
 //! to a file (the Debian package's, `scripts/package-deb.sh`) completes as
 //! the sourced one does. clap_complete's static scripts are not used: they
 //! spell the hyphenated name as `the__loop` and complete nothing below the
-//! top level.
+//! top level. The dynamic scripts are wrapped for refs (`complete_shells.rs`).
 
 use clap::CommandFactory;
 use clap_complete::engine::CompletionCandidate;
@@ -28,6 +28,7 @@ const BIN: &str = "the-loop";
 pub fn answer_if_asked() {
     clap_complete::CompleteEnv::with_factory(offered)
         .var(VAR)
+        .shells(super::complete_shells::SHELLS)
         .complete();
 }
 
@@ -55,8 +56,7 @@ pub fn offered() -> clap::Command {
 /// without that line the first Tab of every shell would complete nothing.
 pub fn registration(shell: clap_complete::Shell) -> std::io::Result<Vec<u8>> {
     let name = shell.to_string();
-    let shells = clap_complete::env::Shells::builtins();
-    let Some(script) = shells.completer(&name) else {
+    let Some(script) = super::complete_shells::SHELLS.completer(&name) else {
         return Err(std::io::Error::other(format!(
             "no dynamic completion for {name}"
         )));
@@ -64,11 +64,11 @@ pub fn registration(shell: clap_complete::Shell) -> std::io::Result<Vec<u8>> {
     let mut out = Vec::new();
     script.write_registration(VAR, BIN, BIN, BIN, &mut out)?;
     if shell == clap_complete::Shell::Zsh {
-        let function = BIN.replace('-', "_");
+        let function = super::complete_shells::zsh_function(BIN);
         out.extend_from_slice(
             format!(
                 "if [[ \"${{funcstack[1]}}\" == \"_{bin}\" ]]; then\n    \
-                 _clap_dynamic_completer_{function} \"$@\"\nfi\n",
+                 {function} \"$@\"\nfi\n",
                 bin = BIN,
             )
             .as_bytes(),

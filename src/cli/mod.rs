@@ -6,6 +6,7 @@
 mod api_key_helper;
 pub(crate) mod apply;
 pub(crate) mod complete;
+mod complete_shells;
 mod duration;
 mod exec;
 mod fingerprint;
@@ -22,12 +23,14 @@ mod show;
 mod standing;
 pub(crate) mod status;
 mod top;
+pub mod top_help;
+mod uninstall;
 mod validate;
 mod version;
 mod watch;
 mod web_terminal;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -104,9 +107,7 @@ pub enum Command {
     )]
     Validate(validate::ValidateArgs),
     /// Report services and, when sessions hold a stale environment, one line saying so.
-    #[command(
-        after_help = "Exit codes: 0 when every enabled service runs, else 1. Drift never changes it."
-    )]
+    #[command(after_help = help::STATUS, after_long_help = help::STATUS_LONG)]
     Status(status::StatusArgs),
     /// Bring a harness someone started by hand in a tmux pane under management.
     ///
@@ -178,9 +179,7 @@ pub enum Command {
     /// routing.webTerminal.host:port (default 127.0.0.1:7681). There is no
     /// authentication: whoever reaches the address gets a shell, so keep it on
     /// loopback or behind a VPN or your provider's network controls.
-    #[command(
-        after_help = "Exit codes: 0 stopped by SIGINT/SIGTERM; 1 not enabled, ttyd missing or exited on its own."
-    )]
+    #[command(after_help = help::WEB_TERMINAL, after_long_help = help::WEB_TERMINAL_LONG)]
     WebTerminal(web_terminal::WebTerminalArgs),
     /// Create, start, stop, restart, list and talk to standing sessions (no work item).
     #[command(subcommand)]
@@ -217,15 +216,33 @@ pub enum Command {
     /// `the-loop completions bash > ~/.local/share/bash-completion/completions/the-loop`
     /// (see the README for zsh and fish), and write it again after upgrading
     /// the-loop: the script and the binary must come from the same release.
+    #[command(after_help = help::COMPLETIONS, after_long_help = help::COMPLETIONS_LONG)]
     Completions(CompletionsArgs),
     /// Print the manual page, or write one page per command with --out-dir.
+    #[command(after_help = help::MAN, after_long_help = help::MAN_LONG)]
     Man(man::ManArgs),
+    /// Take out of the harnesses' settings exactly what the-loop wrote there.
+    ///
+    /// Every `sessions start` (and every respawn) writes workspace trust into
+    /// Claude Code's ~/.claude.json, a marketplace and its enabled plugin
+    /// into its settings.json, and, for Codex, project and hook trust into
+    /// config.toml, noting each key and what it held before in
+    /// <state root>/harness/written.jsonl. This puts each key that still
+    /// holds what the-loop set back as it was (removed, or its old value
+    /// restored); a key changed since is yours and stays, and so does
+    /// everything else in those files. The next `sessions start` writes them
+    /// again: stop or forget the sessions first. docs/uninstall.md has the
+    /// rest of an uninstall.
+    #[command(
+        after_help = "Exit codes: 0 every noted key taken out (or nothing was noted); 1 a file could not be read or written, or is not JSON/TOML (its keys stay noted: run it again once fixed), or an error.\n\nExamples:\n  the-loop uninstall --harness-settings --dry-run\n  the-loop uninstall --harness-settings\n  the-loop uninstall --harness-settings --json | jq '.files[].file'"
+    )]
+    Uninstall(uninstall::UninstallArgs),
     /// Print the version, the git commit it was built from and the build date.
     ///
     /// `--version` prints the same facts on one line. The commit is
     /// `unknown` for a build from a source tree without git (a registry's
     /// copy); the date is the build's (SOURCE_DATE_EPOCH when it was set).
-    #[command(after_help = "Example, for a bug report:\n  the-loop version --json")]
+    #[command(after_help = help::VERSION, after_long_help = help::VERSION_LONG)]
     Version(version::VersionArgs),
     /// (internal) The pane launcher: builds the desired environment and execs the harness.
     /// Panes run it as `the-loop exec …`, which [`run`] parses on its own.
@@ -260,7 +277,7 @@ pub fn run() -> ExitCode {
     }
     complete::answer_if_asked();
     output::install_diagnostic_handler();
-    let cli = match parse::<Cli>(std::env::args_os()) {
+    let cli = match parse::<Cli>(top_help::grouped(Cli::command()), std::env::args_os()) {
         Ok(cli) => cli,
         Err(code) => return code,
     };
@@ -293,6 +310,7 @@ pub fn run() -> ExitCode {
         Command::WebTerminal(args) => web_terminal::run(cli.config.as_deref(), args),
         Command::Top(args) => top::run(cli.config.as_deref(), args),
         Command::Man(args) => man::run(args),
+        Command::Uninstall(args) => uninstall::run(cli.config.as_deref(), args),
         Command::Version(args) => version::run(args),
         Command::Completions(args) => completions(args),
     };
@@ -315,7 +333,7 @@ fn completions(args: CompletionsArgs) -> miette::Result<ExitCode> {
 
 /// The launcher (`the-loop exec`), parsed and logged as any command is.
 fn launch(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
-    let launcher = match parse::<exec::Launcher>(args) {
+    let launcher = match parse::<exec::Launcher>(exec::Launcher::command(), args) {
         Ok(launcher) => launcher,
         Err(code) => return code,
     };
@@ -341,6 +359,7 @@ fn finish(result: miette::Result<ExitCode>) -> ExitCode {
 /// "drift" for `plan --detailed-exitcode` and "not delivered by rule" for
 /// `deliver`, and a script must be able to tell those from a typo.
 fn parse<P: clap::Parser>(
+    command: clap::Command,
     args: impl IntoIterator<Item = std::ffi::OsString>,
 ) -> Result<P, ExitCode> {
     let args: Vec<std::ffi::OsString> = args.into_iter().collect();
@@ -357,7 +376,7 @@ fn parse<P: clap::Parser>(
     }
     // clap's own colour follows anstream's global choice, which
     // `disable_color` set: the same choice as everything else.
-    let parsed = P::command()
+    let parsed = command
         .try_get_matches_from(args)
         .and_then(|mut m| <P as clap::FromArgMatches>::from_arg_matches_mut(&mut m));
     parsed.map_err(|err| {

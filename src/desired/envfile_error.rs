@@ -24,7 +24,7 @@ impl SyntaxErrorKind {
     pub fn hint(self) -> &'static str {
         match self {
             Self::InvalidKey => {
-                "a name is letters, digits and `_`, and does not start with a digit"
+                "a name is ASCII letters (A-Z, a-z), digits and `_`, and does not start with a digit"
             }
             Self::MissingEquals => "every non-comment line must be `NAME=value`",
             Self::UnterminatedSingleQuote => {

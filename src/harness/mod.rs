@@ -8,6 +8,7 @@ pub mod claude_background;
 pub mod claude_sessions;
 pub mod codex;
 pub mod hooks;
+pub mod ledger;
 pub mod models;
 pub mod prepare;
 pub mod resumable;

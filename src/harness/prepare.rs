@@ -7,7 +7,9 @@
 //! The decisions are pure ([`super::seed`]); this file gathers the inputs
 //! (the-loop's environment, the real paths) and writes ([`super::user_files`]).
 
-use super::seed::{asks_for_bypass, seed_plugin, seed_trust, trust_seed, DirForms, PLUGIN};
+use super::ledger::{Format, Step};
+use super::seed::PLUGIN;
+use super::seed::{asks_for_bypass, seed_plugin_noted, seed_trust_noted, trust_seed, DirForms};
 use super::user_files::{edit, HarnessHome};
 use super::LaunchArgs;
 use crate::desired::config::{BypassPermissions, Config, TrustScope};
@@ -21,13 +23,13 @@ static IN_PROCESS: Mutex<()> = Mutex::new(());
 
 /// Held while a harness's user files are edited: one edit at a time in
 /// this process and across the-loops.
-pub(super) struct EditTurn {
+pub struct EditTurn {
     _in_process: std::sync::MutexGuard<'static, ()>,
     _across_processes: Option<crate::lockfile::LockFile>,
 }
 
 /// Waits for this process's and every other the-loop's turn to edit.
-pub(super) fn edit_turn(config: &Config) -> EditTurn {
+pub fn edit_turn(config: &Config) -> EditTurn {
     EditTurn {
         _in_process: IN_PROCESS.lock().unwrap_or_else(|e| e.into_inner()),
         // Another the-loop (a `sessions start` beside an apply) may be editing too.
@@ -68,7 +70,9 @@ pub(super) fn before_spawn(
             accept_bypass,
         );
         match (seed, home.user_config()) {
-            (Ok(seed), Some(file)) => match edit(&file, |existing| seed_trust(existing, &seed)) {
+            (Ok(seed), Some(file)) => match noted_edit(config, &file, Format::Json, |existing| {
+                seed_trust_noted(existing, &seed)
+            }) {
                 Ok(true) => events.emit(Event::WorkspaceTrusted {
                     directories: Some(seed.directories()),
                     plugin: None,
@@ -87,7 +91,8 @@ pub(super) fn before_spawn(
         match home.settings() {
             Some(file) => {
                 let repo = plugins.marketplace_repo.as_str();
-                match edit(&file, |existing| seed_plugin(existing, repo)) {
+                let seed = |existing: Option<&[u8]>| seed_plugin_noted(existing, repo);
+                match noted_edit(config, &file, Format::Json, seed) {
                     Ok(true) => events.emit(Event::WorkspaceTrusted {
                         directories: None,
                         plugin: Some(PLUGIN.into()),
@@ -102,6 +107,47 @@ pub(super) fn before_spawn(
             None => failed(events, "plugin", None, NO_HOME),
         }
     }
+}
+
+/// [`edit`], noting in the ledger ([`super::ledger`]) each key it set, so
+/// `uninstall --harness-settings` can take exactly those back out. Run
+/// within the edit turn. A ledger that cannot be written warns: the key
+/// stays set, and the uninstall will not know it.
+pub(super) fn noted_edit(
+    config: &Config,
+    file: &Path,
+    format: Format,
+    seed: impl FnOnce(Option<&[u8]>) -> (super::seed::Merged, Vec<Step>),
+) -> Result<bool, super::user_files::EditError> {
+    let mut steps = Vec::new();
+    let written = edit(file, |existing| {
+        let (merged, noted) = seed(existing);
+        steps = existing
+            .is_none()
+            .then(Step::created_file)
+            .into_iter()
+            .chain(noted)
+            .collect();
+        merged
+    })?;
+    if written {
+        let ledger = config.state_root.join(super::ledger::LEDGER);
+        let lines: String = steps
+            .into_iter()
+            .map(|step| super::ledger::line(file.to_owned(), format, step))
+            .collect();
+        let appended = crate::fsutil::open_append(&ledger, 0o600)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, lines.as_bytes()));
+        if let Err(err) = appended {
+            let kind = crate::fsutil::IoKind(err.kind());
+            tracing::warn!(
+                "{}: cannot note what was written into {} ({kind}); `the-loop uninstall --harness-settings` will not know it",
+                ledger.display(),
+                file.display()
+            );
+        }
+    }
+    Ok(written)
 }
 
 const NO_HOME: &str =

@@ -17,6 +17,7 @@
 //! A file that is not a JSON object, or a key on the way that is not an
 //! object, is refused: the-loop never rewrites what it does not understand.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -27,6 +28,53 @@ pub const PLUGIN: &str = "the-loop@the-loop";
 pub const TRUST_KEY: &str = "hasTrustDialogAccepted";
 pub const ONBOARDING_KEY: &str = "hasCompletedProjectOnboarding";
 pub const BYPASS_KEY: &str = "bypassPermissionsModeAccepted";
+
+/// One key a seed set, for the ledger ([`super::ledger`]): its path from
+/// the file's root, what it held before (`None`: absent), what it holds now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub path: Vec<String>,
+    pub before: Option<Value>,
+    pub set: Value,
+}
+
+impl Step {
+    pub fn new(path: &[&str], before: Option<Value>, set: Value) -> Step {
+        Step {
+            path: path.iter().map(|k| k.to_string()).collect(),
+            before,
+            set,
+        }
+    }
+
+    /// A table or object the seed created.
+    pub fn created(path: &[&str]) -> Step {
+        Step::new(path, None, Value::Object(Map::new()))
+    }
+
+    /// The file itself, which the seed created.
+    pub fn created_file() -> Step {
+        Step::created(&[])
+    }
+
+    /// The key as a person finds it: `projects["/w/repo"].hasTrustDialogAccepted`;
+    /// empty for the file itself.
+    pub fn key(&self) -> String {
+        let mut out = String::new();
+        for (i, key) in self.path.iter().enumerate() {
+            let plain = !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            match (i, plain) {
+                (0, true) => out.push_str(key),
+                (_, true) => out.push_str(&format!(".{key}")),
+                (_, false) => out.push_str(&format!("[{key:?}]")),
+            }
+        }
+        out
+    }
+}
 
 /// What a merge decided for one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,12 +131,18 @@ fn parse_object(existing: Option<&[u8]>) -> Result<Map<String, Value>, String> {
     }
 }
 
-/// The object under `key`, created when absent; `Err` when it is something else.
+/// The object under `key` (at `at`, its path from the root), created when
+/// absent, which `steps` notes; `Err` when it is something else.
 fn object_at<'a>(
     map: &'a mut Map<String, Value>,
-    key: &str,
+    at: &[&str],
     path: &str,
+    steps: &mut Vec<Step>,
 ) -> Result<&'a mut Map<String, Value>, String> {
+    let key = at.last().copied().unwrap_or_default();
+    if !map.contains_key(key) {
+        steps.push(Step::created(at));
+    }
     let entry = map
         .entry(key.to_owned())
         .or_insert_with(|| Value::Object(Map::new()));
@@ -97,12 +151,15 @@ fn object_at<'a>(
         .ok_or_else(|| format!("{path} is not a JSON object"))
 }
 
-/// Sets `key` to `true` unless it already is; returns whether it changed.
-fn ensure_true(map: &mut Map<String, Value>, key: &str) -> bool {
+/// Sets the key at `at` (in `map`, its parent) to `true` unless it already
+/// is, noted in `steps`; returns whether it changed.
+fn ensure_true(map: &mut Map<String, Value>, at: &[&str], steps: &mut Vec<Step>) -> bool {
+    let key = at.last().copied().unwrap_or_default();
     if map.get(key) == Some(&Value::Bool(true)) {
         return false;
     }
-    map.insert(key.to_owned(), Value::Bool(true));
+    let before = map.insert(key.to_owned(), Value::Bool(true));
+    steps.push(Step::new(at, before, Value::Bool(true)));
     true
 }
 
@@ -114,13 +171,24 @@ fn render(map: Map<String, Value>) -> String {
 
 /// The user config (`.claude.json`) with `seed` applied.
 pub fn seed_trust(existing: Option<&[u8]>, seed: &TrustSeed) -> Merged {
+    seed_trust_noted(existing, seed).0
+}
+
+/// [`seed_trust`], and the keys it set ([`super::ledger`]).
+pub fn seed_trust_noted(existing: Option<&[u8]>, seed: &TrustSeed) -> (Merged, Vec<Step>) {
+    let mut steps = Vec::new();
+    let merged = trust_into(existing, seed, &mut steps);
+    (merged, steps)
+}
+
+fn trust_into(existing: Option<&[u8]>, seed: &TrustSeed, steps: &mut Vec<Step>) -> Merged {
     let mut root = match parse_object(existing) {
         Ok(root) => root,
         Err(why) => return Merged::Refused(why),
     };
     let mut changed = false;
     if !seed.exact.is_empty() || !seed.widened.is_empty() {
-        let projects = match object_at(&mut root, "projects", "projects") {
+        let projects = match object_at(&mut root, &["projects"], "projects", steps) {
             Ok(projects) => projects,
             Err(why) => return Merged::Refused(why),
         };
@@ -130,18 +198,19 @@ pub fn seed_trust(existing: Option<&[u8]>, seed: &TrustSeed) -> Merged {
             .map(|d| (d, true))
             .chain(seed.widened.iter().map(|d| (d, false)));
         for (dir, exact) in wants {
-            let project = match object_at(projects, dir, &format!("projects[{dir:?}]")) {
+            let at = ["projects", dir.as_str()];
+            let project = match object_at(projects, &at, &format!("projects[{dir:?}]"), steps) {
                 Ok(project) => project,
                 Err(why) => return Merged::Refused(why),
             };
-            changed |= ensure_true(project, TRUST_KEY);
+            changed |= ensure_true(project, &["projects", dir, TRUST_KEY], steps);
             if exact {
-                changed |= ensure_true(project, ONBOARDING_KEY);
+                changed |= ensure_true(project, &["projects", dir, ONBOARDING_KEY], steps);
             }
         }
     }
     if seed.accept_bypass {
-        changed |= ensure_true(&mut root, BYPASS_KEY);
+        changed |= ensure_true(&mut root, &[BYPASS_KEY], steps);
     }
     if changed {
         Merged::Changed(render(root))
@@ -154,34 +223,47 @@ pub fn seed_trust(existing: Option<&[u8]>, seed: &TrustSeed) -> Merged {
 /// enabled, unless the operator already decided either. An empty
 /// `marketplace_repo` registers no marketplace.
 pub fn seed_plugin(existing: Option<&[u8]>, marketplace_repo: &str) -> Merged {
+    seed_plugin_noted(existing, marketplace_repo).0
+}
+
+/// [`seed_plugin`], and the keys it set ([`super::ledger`]).
+pub fn seed_plugin_noted(existing: Option<&[u8]>, marketplace_repo: &str) -> (Merged, Vec<Step>) {
+    let mut steps = Vec::new();
+    let merged = plugin_into(existing, marketplace_repo, &mut steps);
+    (merged, steps)
+}
+
+fn plugin_into(existing: Option<&[u8]>, marketplace_repo: &str, steps: &mut Vec<Step>) -> Merged {
     let mut root = match parse_object(existing) {
         Ok(root) => root,
         Err(why) => return Merged::Refused(why),
     };
     let mut changed = false;
     if !marketplace_repo.is_empty() {
-        let marketplaces = match object_at(
-            &mut root,
-            "extraKnownMarketplaces",
-            "extraKnownMarketplaces",
-        ) {
+        let at = ["extraKnownMarketplaces"];
+        let marketplaces = match object_at(&mut root, &at, at[0], steps) {
             Ok(m) => m,
             Err(why) => return Merged::Refused(why),
         };
         if !marketplaces.contains_key(MARKETPLACE) {
-            marketplaces.insert(
-                MARKETPLACE.into(),
-                serde_json::json!({"source": {"source": "github", "repo": marketplace_repo}}),
-            );
+            let source =
+                serde_json::json!({"source": {"source": "github", "repo": marketplace_repo}});
+            marketplaces.insert(MARKETPLACE.into(), source.clone());
+            steps.push(Step::new(&[at[0], MARKETPLACE], None, source));
             changed = true;
         }
     }
-    let enabled = match object_at(&mut root, "enabledPlugins", "enabledPlugins") {
+    let enabled = match object_at(&mut root, &["enabledPlugins"], "enabledPlugins", steps) {
         Ok(e) => e,
         Err(why) => return Merged::Refused(why),
     };
     if !enabled.contains_key(PLUGIN) {
         enabled.insert(PLUGIN.into(), Value::Bool(true));
+        steps.push(Step::new(
+            &["enabledPlugins", PLUGIN],
+            None,
+            Value::Bool(true),
+        ));
         changed = true;
     }
     if changed {
@@ -266,181 +348,5 @@ pub fn trust_seed(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn text(merged: &Merged) -> &str {
-        match merged {
-            Merged::Changed(text) => text,
-            other => panic!("expected a change, got {other:?}"),
-        }
-    }
-
-    fn seed(exact: &[&str], widened: &[&str], bypass: bool) -> TrustSeed {
-        TrustSeed {
-            exact: exact.iter().map(|s| s.to_string()).collect(),
-            widened: widened.iter().map(|s| s.to_string()).collect(),
-            accept_bypass: bypass,
-        }
-    }
-
-    #[test]
-    fn trust_in_a_fresh_file() {
-        let merged = seed_trust(None, &seed(&["/w/repo"], &["/w"], false));
-        insta::assert_snapshot!(text(&merged));
-    }
-
-    #[test]
-    fn trust_merges_into_existing_keys() {
-        let existing = br#"{
-  "numStartups": 42,
-  "theme": "dark",
-  "projects": {
-    "/w/repo": {"allowedTools": ["Bash"], "hasTrustDialogAccepted": false, "history": [1, 2]},
-    "/elsewhere": {"hasTrustDialogAccepted": true}
-  }
-}"#;
-        let merged = seed_trust(Some(existing), &seed(&["/w/repo"], &["/w"], true));
-        insta::assert_snapshot!(text(&merged));
-    }
-
-    #[test]
-    fn trust_already_in_place_writes_nothing() {
-        let first = seed_trust(None, &seed(&["/w/repo", "/real/repo"], &["/w"], true));
-        let again = seed_trust(
-            Some(text(&first).as_bytes()),
-            &seed(&["/w/repo", "/real/repo"], &["/w"], true),
-        );
-        assert_eq!(again, Merged::Unchanged);
-    }
-
-    #[test]
-    fn the_workspace_root_gets_trust_but_not_onboarding() {
-        let merged = seed_trust(None, &seed(&["/w/repo"], &["/w"], false));
-        let value: Value = serde_json::from_str(text(&merged)).unwrap();
-        assert_eq!(value["projects"]["/w"][TRUST_KEY], true);
-        assert!(value["projects"]["/w"].get(ONBOARDING_KEY).is_none());
-        assert_eq!(value["projects"]["/w/repo"][ONBOARDING_KEY], true);
-        assert!(value.get(BYPASS_KEY).is_none(), "bypass only when asked");
-    }
-
-    #[test]
-    fn a_file_that_is_not_a_json_object_is_left_alone() {
-        let cases: [(&str, &[u8]); 5] = [
-            ("not json", b"{ this is not json"),
-            ("array", b"[1, 2]"),
-            ("empty", b""),
-            ("projects not an object", br#"{"projects": []}"#),
-            (
-                "project entry not an object",
-                br#"{"projects": {"/w/repo": true}}"#,
-            ),
-        ];
-        let reasons: Vec<(&str, Merged)> = cases
-            .iter()
-            .map(|(name, bytes)| {
-                (
-                    *name,
-                    seed_trust(Some(bytes), &seed(&["/w/repo"], &[], false)),
-                )
-            })
-            .collect();
-        insta::assert_debug_snapshot!(reasons);
-    }
-
-    #[test]
-    fn plugin_in_a_fresh_file() {
-        let merged = seed_plugin(None, "MadaraUchiha-314/the-loop");
-        insta::assert_snapshot!(text(&merged));
-    }
-
-    #[test]
-    fn plugin_keeps_existing_keys_and_the_operators_choices() {
-        let existing = br#"{
-  "model": "opus",
-  "permissions": {"allow": ["Bash(ls:*)"]},
-  "extraKnownMarketplaces": {"the-loop": {"source": {"source": "github", "repo": "fork/the-loop"}}},
-  "enabledPlugins": {"other@market": true}
-}"#;
-        let merged = seed_plugin(Some(existing), "MadaraUchiha-314/the-loop");
-        insta::assert_snapshot!(text(&merged));
-    }
-
-    #[test]
-    fn a_disabled_plugin_stays_disabled() {
-        let existing = br#"{
-  "extraKnownMarketplaces": {"the-loop": {"source": {"source": "github", "repo": "MadaraUchiha-314/the-loop"}}},
-  "enabledPlugins": {"the-loop@the-loop": false}
-}"#;
-        assert_eq!(
-            seed_plugin(Some(existing), "MadaraUchiha-314/the-loop"),
-            Merged::Unchanged
-        );
-    }
-
-    #[test]
-    fn plugin_refuses_non_objects() {
-        assert_eq!(
-            seed_plugin(Some(b"null"), "o/r"),
-            Merged::Refused("the file holds JSON that is not an object".into())
-        );
-        assert_eq!(
-            seed_plugin(Some(br#"{"enabledPlugins": ["x"]}"#), "o/r"),
-            Merged::Refused("enabledPlugins is not a JSON object".into())
-        );
-    }
-
-    #[test]
-    fn bypass_is_read_from_the_harness_arguments() {
-        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        assert!(asks_for_bypass(&args(&["--dangerously-skip-permissions"])));
-        assert!(asks_for_bypass(&args(&[
-            "--permission-mode",
-            "bypassPermissions"
-        ])));
-        assert!(asks_for_bypass(&args(&[
-            "--permission-mode=bypassPermissions"
-        ])));
-        assert!(!asks_for_bypass(&args(&["--permission-mode", "plan"])));
-        assert!(!asks_for_bypass(&args(&[
-            "--allow-dangerously-skip-permissions"
-        ])));
-        assert!(!asks_for_bypass(&[]));
-    }
-
-    fn forms(absolute: &str, real: Option<&str>) -> DirForms {
-        DirForms {
-            absolute: absolute.into(),
-            real: real.map(PathBuf::from),
-        }
-    }
-
-    #[test]
-    fn which_directories_are_trusted() {
-        let home = forms("/home/op", Some("/data/home/op"));
-        let dir = forms("/w/link/repo", Some("/data/w/repo"));
-        let cases = [
-            ("no root", None),
-            ("root contains it", Some(forms("/w", None))),
-            ("root contains its real path", Some(forms("/data/w", None))),
-            ("root elsewhere", Some(forms("/other", None))),
-            ("root is /", Some(forms("/", None))),
-            ("root is home", Some(forms("/home/op", None))),
-            (
-                "root is home's real path",
-                Some(forms("/data/home/op", None)),
-            ),
-            ("root is the directory", Some(forms("/w/link/repo", None))),
-        ];
-        let seeds: Vec<(&str, TrustSeed)> = cases
-            .into_iter()
-            .map(|(name, root)| {
-                (
-                    name,
-                    trust_seed(&dir, root.as_ref(), Some(&home), false).unwrap(),
-                )
-            })
-            .collect();
-        insta::assert_debug_snapshot!(seeds);
-    }
-}
+#[path = "seed_tests.rs"]
+mod tests;

@@ -175,6 +175,37 @@ fn write_target(path: &Path) -> Result<PathBuf, EditError> {
     }
 }
 
+/// The file at `path` (through its symlinks) as [`edit`] reads it: `None`
+/// when there is none.
+fn read_existing(target: &Path) -> Result<Option<Vec<u8>>, EditError> {
+    match crate::bounded_read::read(target, &crate::bounded_read::USER_SETTINGS) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => match crate::bounded_read::refusal(&e) {
+            Some(why) => Err(EditError::Refused {
+                path: target.to_owned(),
+                why,
+            }),
+            None => Err(EditError::Io {
+                path: target.to_owned(),
+                action: "read it",
+                kind: e.kind(),
+            }),
+        },
+    }
+}
+
+/// What [`edit`] would decide for the file at `path`, writing nothing
+/// (a `--dry-run`).
+pub fn preview(
+    path: &Path,
+    merge: impl FnOnce(Option<&[u8]>) -> Merged,
+) -> Result<Merged, EditError> {
+    let target = write_target(path)?;
+    let existing = read_existing(&target)?;
+    Ok(merge(existing.as_deref()))
+}
+
 /// Applies `merge` to the file at `path`. Returns whether it was written.
 pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<bool, EditError> {
     let target = write_target(path)?;
@@ -186,14 +217,7 @@ pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<
             kind: e.kind(),
         }
     };
-    let existing = match crate::bounded_read::read(&target, &crate::bounded_read::USER_SETTINGS) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => match crate::bounded_read::refusal(&e) {
-            Some(why) => return Err(EditError::Refused { path: target, why }),
-            None => return Err(io("read it")(e)),
-        },
-    };
+    let existing = read_existing(&target)?;
     let text = match merge(existing.as_deref()) {
         Merged::Unchanged => return Ok(false),
         Merged::Refused(why) => return Err(EditError::Refused { path: target, why }),

@@ -42,9 +42,13 @@ pub struct ImportOptions {
     pub dry_run: bool,
 }
 
+/// The version of `import --json`'s document.
+pub const FORMAT_VERSION: &str = "1";
+
 /// What was imported (the `--json` document).
 #[derive(Debug, Serialize)]
 pub struct Imported {
+    pub format_version: &'static str,
     #[serde(rename = "ref")]
     pub reference: String,
     /// The session's name now: the record's own.
@@ -175,6 +179,7 @@ pub fn import(ctx: &Context, options: &ImportOptions) -> miette::Result<Imported
         );
     }
     let mut imported = Imported {
+        format_version: FORMAT_VERSION,
         reference: reference.to_string(),
         tmux_target: name.clone(),
         pane_id: pane.pane_id.clone(),

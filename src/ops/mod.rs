@@ -17,6 +17,7 @@ pub mod spawn;
 pub mod standing;
 pub mod status;
 pub mod top;
+pub mod uninstall;
 pub mod validate;
 pub mod web_terminal;
 

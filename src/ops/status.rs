@@ -131,7 +131,10 @@ impl StatusReport {
     }
 }
 
-pub const FIX_COMMAND: &str = "the-loop sessions restart --all";
+/// What `status` suggests for stale sessions: `apply`, as `plan` and the
+/// README say, which respawns only the drifted ones (`sessions restart
+/// --all` would respawn the healthy ones too).
+pub const FIX_COMMAND: &str = "the-loop apply";
 
 /// Why a roll with `apply`'s defaults would hold a drifted session: its
 /// hooks' turn (since when), a client attached, then what its screen

@@ -21,6 +21,7 @@ pub mod show;
 pub mod standing;
 pub mod status;
 pub mod top;
+pub mod uninstall;
 pub mod validate;
 pub mod version;
 pub mod web_terminal;
@@ -44,6 +45,15 @@ impl Format {
         } else {
             Format::Text
         }
+    }
+}
+
+/// "1 name declared", "3 names declared": the env file's count, as the
+/// plan's and `validate`'s headers say it.
+pub fn names_declared(n: usize) -> String {
+    match n {
+        1 => "1 name declared".to_owned(),
+        n => format!("{n} names declared"),
     }
 }
 
@@ -90,4 +100,14 @@ pub fn snake_name<T: serde::Serialize>(value: T) -> String {
         .ok()
         .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn one_name_is_declared_not_one_names() {
+        assert_eq!(super::names_declared(1), "1 name declared");
+        assert_eq!(super::names_declared(0), "0 names declared");
+        assert_eq!(super::names_declared(3), "3 names declared");
+    }
 }

@@ -35,9 +35,9 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
             };
             let _ = writeln!(
                 out,
-                "env file: {} ({} names declared{helper}){candidate}",
+                "env file: {} ({}{helper}){candidate}",
                 path.display(),
-                plan.env_fingerprints.len()
+                super::names_declared(plan.env_fingerprints.len())
             );
         }
         None => out.push_str("env file: none configured\n"),

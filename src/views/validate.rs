@@ -19,8 +19,9 @@ pub fn render(report: &ValidateReport, style: Style) -> String {
             };
             let _ = writeln!(
                 out,
-                "  env file  {} ({names} names declared{candidate})",
-                file.display()
+                "  env file  {} ({}{candidate})",
+                file.display(),
+                super::names_declared(names)
             );
         }
         _ => out.push_str(

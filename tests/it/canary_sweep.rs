@@ -304,6 +304,13 @@ const ROWS: &[Row] = &[
     row(Drifted, "sessions reset {ref} --json", 0, ""),
     row(Drifted, "sessions cleanup {ref}", 0, ""),
     row(Drifted, "sessions link-pr {ref} --pull-request github:octo/repo#99", 0, ""),
+    row(Drifted, "sessions forget {ref}", 0, "Forgot"),
+    row(Drifted, "sessions forget {ref} --json", 0, "\"record_deleted\": true"),
+    row(Drifted, "sessions forget github:octo/repo#404", 1, "no session is registered"),
+    // uninstall: what a start wrote into the harnesses' settings
+    row(Drifted, "uninstall --harness-settings --dry-run", 0, "nothing to take out"),
+    row(Drifted, "uninstall --harness-settings --json", 0, "\"format_version\""),
+    row(Drifted, "uninstall", 1, "--harness-settings"),
     // standing sessions
     row(Drifted, "standing create ops --cwd {cwd}", 0, ""),
     row(Drifted, "standing create ops --cwd {cwd} --json", 0, ""),

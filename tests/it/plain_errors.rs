@@ -98,3 +98,20 @@ fn missing_files_named_on_the_command_line_are_said_in_words() {
         );
     }
 }
+
+/// A name in another script (日) is a letter to a person, so the fix says
+/// which letters a name takes; the name itself is never quoted (issue 47).
+#[test]
+fn a_name_that_is_not_ascii_is_told_which_letters_a_name_takes() {
+    let w = World::new();
+    w.write_env("日=1\n");
+    let out = w.the_loop(&["validate"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    let text = explain(&out);
+    assert!(has(&text, ".env:1:1: invalid variable name"), "{text}");
+    assert!(
+        has(&text, "ASCII letters (A-Z, a-z), digits and `_`"),
+        "{text}"
+    );
+    assert!(!text.contains('日'), "the file is never quoted: {text}");
+}

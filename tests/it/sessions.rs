@@ -43,7 +43,12 @@ fn status_reports_stale_sessions_in_one_line_and_never_fails_on_drift() {
         Some(0),
         "drift never changes status's exit code"
     );
-    assert!(stdout(&out).contains("1 running session(s) hold a stale environment; fix with `the-loop sessions restart --all`"), "{}", stdout(&out));
+    assert!(
+        stdout(&out)
+            .contains("1 running session(s) hold a stale environment; fix with `the-loop apply`"),
+        "{}",
+        stdout(&out)
+    );
 
     let report = json(&w.the_loop(&["status", "--json"]));
     assert_eq!(report["stale_sessions"], 1);

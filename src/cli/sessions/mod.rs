@@ -8,6 +8,7 @@ mod attach;
 mod cleanup;
 pub(crate) mod close;
 pub(crate) mod deliver;
+mod forget;
 mod link_pr;
 pub(crate) mod list;
 mod pause;
@@ -43,15 +44,14 @@ pub enum SessionsCommand {
     /// Every registered session, plus each `loop-*` tmux session with no
     /// record (shown as unmanaged), from one tmux call. Long refs and paths
     /// are shortened with an ellipsis; --json keeps every field in full.
+    #[command(after_help = crate::cli::help::LIST, after_long_help = crate::cli::help::LIST_LONG)]
     List(list::ListArgs),
     /// Respawn running sessions in place on the env file as it is now.
     ///
     /// Every targeted live session is relaunched with its conversation resumed,
     /// then verified. A session whose conversation cannot be resumed is left
     /// alone; one that is not running is skipped, never started.
-    #[command(
-        after_help = "Exit codes: 0 every targeted live session respawned and verified (or unverified); 1 otherwise."
-    )]
+    #[command(after_help = crate::cli::help::RESTART, after_long_help = crate::cli::help::RESTART_LONG)]
     Restart(restart::RestartArgs),
     /// Deliver text into a work item's session, as if typed and submitted.
     ///
@@ -72,8 +72,10 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     )]
     Deliver(deliver::DeliverArgs),
     /// Suppress deliveries to a session; its tmux session is left exactly as it is.
+    #[command(after_help = crate::cli::help::PAUSE, after_long_help = crate::cli::help::PAUSE_LONG)]
     Pause(pause::PauseArgs),
     /// Let deliveries through to a paused session again.
+    #[command(after_help = crate::cli::help::RESUME, after_long_help = crate::cli::help::RESUME_LONG)]
     Resume(pause::PauseArgs),
     /// Close a work item's session: the record is closed and the harness ended.
     ///
@@ -82,17 +84,20 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     /// harness in it is ended: remain-on-exit re-set, SIGTERM, then SIGKILL after
     /// routing.tmux.harnessKillGraceSeconds. Only that loop-* session's own pane
     /// pids are signalled.
+    #[command(after_help = crate::cli::help::STOP, after_long_help = crate::cli::help::STOP_LONG)]
     Stop(close::StopArgs),
     /// Close a work item (as its closure does): stop, then clean up when an authorized actor closed it.
     ///
     /// With --actor LOGIN in routing.authorizedUsers, `sessions cleanup` follows.
     /// Without an actor, or with one not authorized, the cleanup is deferred
     /// (cleanup.deferred) and only the close happens.
+    #[command(after_help = crate::cli::help::CLOSE, after_long_help = crate::cli::help::CLOSE_LONG)]
     Close(close::CloseArgs),
     /// End a work item's session through the close path and delete its record, so it starts over.
     ///
     /// Always says whether it ended a live session. A tmux session kept by
     /// policy outlives the record: read it with `tmux attach -r -t loop-<slug>`.
+    #[command(after_help = crate::cli::help::RESET, after_long_help = crate::cli::help::RESET_LONG)]
     Reset(reset::ResetArgs),
     /// Release everything local a finished work item holds.
     ///
@@ -102,9 +107,7 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     /// record, and records `cleanup` as the last control command so no later
     /// delivery starts the item again. Works with or without a record or a
     /// running session.
-    #[command(
-        after_help = "Exit codes: 0 everything released; 1 something was not (see the warnings)."
-    )]
+    #[command(after_help = crate::cli::help::CLEANUP, after_long_help = crate::cli::help::CLEANUP_LONG)]
     Cleanup(cleanup::CleanupArgs),
     /// Attach this terminal to a session's tmux session (closed sessions read-only).
     ///
@@ -112,12 +115,22 @@ Examples:\n  the-loop sessions deliver github:octo/repo#15 --message 'CI failed 
     /// (#15, repo#15), a standing name or the tmux name. Inside tmux ($TMUX
     /// set, as in the web-terminal hub) it switches the current client to the
     /// session instead of nesting a second client.
-    #[command(
-        after_help = "Exit codes: outside tmux, once attached, tmux's own (this process becomes `tmux attach-session`); inside tmux 0 switched; 1 no such session, or tmux could not be run or refused."
-    )]
+    #[command(after_help = crate::cli::help::ATTACH, after_long_help = crate::cli::help::ATTACH_LONG)]
     Attach(attach::AttachArgs),
     /// Link a pull request to a work item: its events are delivered into the item's session.
+    #[command(after_help = crate::cli::help::LINK_PR, after_long_help = crate::cli::help::LINK_PR_LONG)]
     LinkPr(link_pr::LinkPrArgs),
+    /// Stop managing a session without ending it: its record goes, its harness runs on.
+    ///
+    /// No tmux call is made and nothing is signalled: the conversation goes
+    /// on, and you can still attach with `tmux attach -t loop-<slug>`. From
+    /// then on the-loop never plans, rolls or delivers to it; `plan` lists
+    /// its harness as unmanaged, and `the-loop import PANE REF` takes it
+    /// back under management.
+    #[command(
+        after_help = "Exit codes: 0 forgotten; 1 no session is registered for REF, or an error (nothing changed).\n\nExamples:\n  the-loop sessions forget github:octo/repo#15\n  the-loop sessions forget '#15' --json"
+    )]
+    Forget(forget::ForgetArgs),
 }
 
 pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<ExitCode> {
@@ -138,6 +151,7 @@ pub fn run(config: Option<&Path>, command: SessionsCommand) -> miette::Result<Ex
         SessionsCommand::Cleanup(args) => cleanup::run(&Context::load(config)?, args),
         SessionsCommand::Attach(args) => attach::run(&Context::load(config)?, args),
         SessionsCommand::LinkPr(args) => link_pr::run(&Context::load(config)?, args),
+        SessionsCommand::Forget(args) => forget::run(&Context::load_without_tmux(config)?, args),
     }
 }
 

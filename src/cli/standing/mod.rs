@@ -21,21 +21,22 @@ pub enum StandingCommand {
     /// Register a standing session and start its harness in a fresh conversation.
     ///
     /// Names are 1-40 characters of a-z, 0-9 and '-', starting with a letter or digit.
+    #[command(after_help = crate::cli::help::STANDING_CREATE, after_long_help = crate::cli::help::STANDING_CREATE_LONG)]
     Create(create::CreateArgs),
     /// Start a stopped standing session again, resuming its conversation when it can.
+    #[command(after_help = crate::cli::help::STANDING_START, after_long_help = crate::cli::help::STANDING_START_LONG)]
     Start(start::StartArgs),
     /// Stop a standing session through the close path (its tmux session kept by default).
+    #[command(after_help = crate::cli::help::STANDING_STOP, after_long_help = crate::cli::help::STANDING_STOP_LONG)]
     Stop(stop::StopArgs),
     /// Respawn a running standing session in place on the env file as it is now.
-    #[command(after_help = "Exit codes: 0 respawned and verified (or unverified); 1 otherwise.")]
+    #[command(after_help = crate::cli::help::STANDING_RESTART, after_long_help = crate::cli::help::STANDING_RESTART_LONG)]
     Restart(restart::RestartArgs),
     /// List standing sessions with their tmux session and live state.
+    #[command(after_help = crate::cli::help::STANDING_LIST, after_long_help = crate::cli::help::STANDING_LIST_LONG)]
     List(list::ListArgs),
     /// Deliver text into a standing session (respawning it when it is gone).
-    #[command(
-        after_help = "Exit codes: 0 delivered, or the delivery id was already processed; \
-1 failed, retry later; 2 not delivered by rule (paused, closed, or a dead session holding the name cannot be cleared)."
-    )]
+    #[command(after_help = crate::cli::help::STANDING_SAY, after_long_help = crate::cli::help::STANDING_SAY_LONG)]
     Say(say::SayArgs),
 }
 

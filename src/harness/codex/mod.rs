@@ -16,7 +16,7 @@ pub mod rollout;
 pub mod screen;
 pub mod seed;
 
-use super::user_files::{edit, HarnessHome};
+use super::user_files::HarnessHome;
 use super::{screens, turn_screen, Harness, Launch, LaunchArgs, ObservedLaunch};
 use crate::desired::config::Config;
 use crate::events::{Event, EventLog};
@@ -143,7 +143,8 @@ fn before_spawn(config: &Config, home: &HarnessHome, cwd: &Path, events: &EventL
         hooks,
     };
     let _turn = super::prepare::edit_turn(config);
-    match edit(&file, |existing| seed::seed(existing, &wanted)) {
+    let seed = |existing: Option<&[u8]>| seed::seed_noted(existing, &wanted);
+    match super::prepare::noted_edit(config, &file, crate::harness::ledger::Format::Toml, seed) {
         Ok(true) => events.emit(Event::WorkspaceTrusted {
             directories: Some(vec![project]),
             plugin: None,

@@ -9,6 +9,8 @@
 //! `docs/harness.md`), and the-loop never writes one.
 
 use crate::harness::seed::Merged;
+use crate::harness::seed::Step;
+use serde_json::Value;
 use toml_edit::{value, DocumentMut, Item, Table};
 
 /// What one start needs in the file.
@@ -23,6 +25,17 @@ pub struct CodexSeed {
 /// The file's new text, or `Unchanged` when every key already holds what
 /// it should. A file that is not TOML is left alone.
 pub fn seed(existing: Option<&[u8]>, seed: &CodexSeed) -> Merged {
+    seed_noted(existing, seed).0
+}
+
+/// [`seed()`], and the keys it set ([`crate::harness::ledger`]).
+pub fn seed_noted(existing: Option<&[u8]>, seed: &CodexSeed) -> (Merged, Vec<Step>) {
+    let mut steps = Vec::new();
+    let merged = seed_into(existing, seed, &mut steps);
+    (merged, steps)
+}
+
+fn seed_into(existing: Option<&[u8]>, seed: &CodexSeed, steps: &mut Vec<Step>) -> Merged {
     let text = match existing.map(std::str::from_utf8) {
         None => "",
         Some(Ok(text)) => text,
@@ -34,30 +47,33 @@ pub fn seed(existing: Option<&[u8]>, seed: &CodexSeed) -> Merged {
         Err(_) => return Merged::Refused("it is not valid TOML".into()),
     };
     let mut changed = false;
-    if !doc.contains_key("check_for_update_on_startup") {
-        doc["check_for_update_on_startup"] = value(false);
+    const UPDATE_CHECK: &str = "check_for_update_on_startup";
+    if !doc.contains_key(UPDATE_CHECK) {
+        doc[UPDATE_CHECK] = value(false);
+        steps.push(Step::new(&[UPDATE_CHECK], None, Value::Bool(false)));
         changed = true;
     }
     for dir in &seed.projects {
-        let Some(projects) = table(doc.as_table_mut(), "projects") else {
+        let Some(projects) = table(doc.as_table_mut(), &["projects"], steps) else {
             return Merged::Refused("its `projects` is not a table".into());
         };
-        let Some(project) = table(projects, dir) else {
+        let Some(project) = table(projects, &["projects", dir], steps) else {
             return Merged::Refused("a `projects` entry is not a table".into());
         };
-        changed |= set(project, "trust_level", "trusted");
+        changed |= set(project, &["projects", dir, "trust_level"], "trusted", steps);
     }
     for (key, hash) in &seed.hooks {
-        let Some(hooks) = table(doc.as_table_mut(), "hooks") else {
+        let Some(hooks) = table(doc.as_table_mut(), &["hooks"], steps) else {
             return Merged::Refused("its `hooks` is not a table".into());
         };
-        let Some(state) = table(hooks, "state") else {
+        let Some(state) = table(hooks, &["hooks", "state"], steps) else {
             return Merged::Refused("its `hooks.state` is not a table".into());
         };
-        let Some(entry) = table(state, key) else {
+        let Some(entry) = table(state, &["hooks", "state", key], steps) else {
             return Merged::Refused("a `hooks.state` entry is not a table".into());
         };
-        changed |= set(entry, "trusted_hash", hash);
+        let at = ["hooks", "state", key.as_str(), "trusted_hash"];
+        changed |= set(entry, &at, hash, steps);
     }
     if changed {
         Merged::Changed(doc.to_string())
@@ -66,23 +82,30 @@ pub fn seed(existing: Option<&[u8]>, seed: &CodexSeed) -> Merged {
     }
 }
 
-/// `parent[key]` as a table, made one (not inline) when absent; `None`
-/// when it holds something else.
-fn table<'a>(parent: &'a mut Table, key: &str) -> Option<&'a mut Table> {
+/// `parent[key]` (`at`'s last key) as a table, made one (not inline) when
+/// absent, which `steps` notes; `None` when it holds something else.
+fn table<'a>(parent: &'a mut Table, at: &[&str], steps: &mut Vec<Step>) -> Option<&'a mut Table> {
+    let key = at.last().copied().unwrap_or_default();
     if !parent.contains_key(key) {
         let mut new = Table::new();
         new.set_implicit(true);
         parent.insert(key, Item::Table(new));
+        steps.push(Step::created(at));
     }
     parent.get_mut(key)?.as_table_mut()
 }
 
-/// Sets a string key; whether it changed.
-fn set(table: &mut Table, key: &str, text: &str) -> bool {
-    if table.get(key).and_then(Item::as_str) == Some(text) {
+/// Sets a string key (`at`'s last key), noted in `steps`; whether it changed.
+fn set(table: &mut Table, at: &[&str], text: &str, steps: &mut Vec<Step>) -> bool {
+    let key = at.last().copied().unwrap_or_default();
+    let before = table.get(key);
+    if before.and_then(Item::as_str) == Some(text) {
         return false;
     }
+    // A value of another type is noted as null: undo leaves it to the person.
+    let before = before.map(|b| b.as_str().map_or(Value::Null, |s| Value::String(s.into())));
     table.insert(key, value(text));
+    steps.push(Step::new(at, before, Value::String(text.into())));
     true
 }
 

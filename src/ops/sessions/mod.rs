@@ -4,6 +4,7 @@ pub mod attach;
 pub mod cleanup;
 pub mod close;
 pub mod deliver;
+pub mod forget;
 pub mod link_pr;
 pub mod list;
 pub mod pause;

@@ -19,6 +19,7 @@ pub struct PauseOptions {
 /// What `pause` or `resume` did (its `--json` document).
 #[derive(Debug, Serialize)]
 pub struct StatusChange {
+    pub format_version: &'static str,
     #[serde(rename = "ref")]
     pub reference: String,
     /// The status asked for, which the record now has.
@@ -84,6 +85,7 @@ fn set_status(ctx: &Context, typed: &str, want: Status) -> miette::Result<Status
         });
     }
     Ok(StatusChange {
+        format_version: "1",
         reference: key.label(),
         status: want,
         changed,

@@ -17,9 +17,13 @@ pub struct Listed {
     pub effort: Option<String>,
 }
 
+/// The version of `standing list --json`'s document.
+pub const FORMAT_VERSION: &str = "1";
+
 /// What `standing list` found (its `--json` document).
 #[derive(Debug, Serialize)]
 pub struct StandingList {
+    pub format_version: &'static str,
     pub standing: Vec<Listed>,
     /// Records that could not be read; their sessions are missing above.
     pub corrupt_records: Vec<CorruptRecord>,
@@ -47,6 +51,7 @@ pub fn list(ctx: &Context) -> miette::Result<StandingList> {
         })
         .collect();
     Ok(StandingList {
+        format_version: FORMAT_VERSION,
         standing,
         corrupt_records: listing.corrupt,
     })

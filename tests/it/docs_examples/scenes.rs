@@ -3,7 +3,8 @@
 
 use super::background::{self, Background};
 use crate::support::*;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 
@@ -16,6 +17,8 @@ pub struct Scene {
     timers: Vec<JoinHandle<()>>,
     /// The other program a tool scene's blocks run (`docs/fleet.md`).
     pub tools: Option<super::tools::Tools>,
+    /// Files as a `snapshot` setup found them (`None`: absent).
+    snapshots: BTreeMap<PathBuf, Option<Vec<u8>>>,
 }
 
 impl Drop for Scene {
@@ -65,6 +68,7 @@ pub fn build(name: &str) -> Result<Scene, String> {
             background: Vec::new(),
             timers: Vec::new(),
             tools: Some(tools),
+            snapshots: BTreeMap::new(),
         });
     }
     w.work = w.home.join("src");
@@ -125,6 +129,7 @@ pub fn build(name: &str) -> Result<Scene, String> {
         background: Vec::new(),
         timers: Vec::new(),
         tools: None,
+        snapshots: BTreeMap::new(),
     })
 }
 
@@ -159,6 +164,9 @@ fn recent(w: &World, slug: &str) {
 /// - `later SECONDS tmux ARGS` / `later SECONDS env LINE…`: done that long
 ///   after the setups, while the block's command runs (`/idle` typed into
 ///   a busy session, a rotation a running watch sees).
+/// - `snapshot PATH…` / `unchanged PATH…`: the files' bytes (or their
+///   absence) kept, and later found byte for byte the same, or the block
+///   fails (what `docs/uninstall.md` promises).
 pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
     let w = &scene.w;
     let words = super::shell::words(action, &w.home)?;
@@ -257,6 +265,24 @@ pub fn setup(scene: &mut Scene, action: &str) -> Result<(), String> {
         "later" => {
             let (seconds, action) = rest.split_first().ok_or("later SECONDS ACTION…")?;
             scene.timers.push(background::later(w, seconds, action)?);
+        }
+        "snapshot" => {
+            for path in rest {
+                scene
+                    .snapshots
+                    .insert(path.into(), std::fs::read(path).ok());
+            }
+        }
+        "unchanged" => {
+            for path in rest {
+                let kept = scene.snapshots.get(Path::new(path));
+                let kept = kept.ok_or_else(|| format!("unchanged: no snapshot of {path}"))?;
+                if std::fs::read(path).ok() != *kept {
+                    return Err(format!(
+                        "{path} is not byte for byte as the snapshot found it"
+                    ));
+                }
+            }
         }
         other => return Err(format!("no setup action `{other}`")),
     }
