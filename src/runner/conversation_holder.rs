@@ -168,11 +168,24 @@ mod tests {
         std::fs::write(&fake, "#!/bin/sh\nsleep 30\n").unwrap();
         std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        let mut child = std::process::Command::new(&fake)
-            .args(["--resume", &id])
-            .current_dir(dir.path())
-            .spawn()
-            .unwrap();
+        // Another test thread that forked while the script was open for
+        // writing holds it until its child execs: exec'ing it meanwhile
+        // fails with ETXTBSY, so that is waited out.
+        let mut tries = 0;
+        let mut child = loop {
+            match std::process::Command::new(&fake)
+                .args(["--resume", &id])
+                .current_dir(dir.path())
+                .spawn()
+            {
+                Ok(child) => break child,
+                Err(e) if e.raw_os_error() == Some(nix::libc::ETXTBSY) && tries < 500 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => panic!("spawn the fake claude: {e}"),
+            }
+        };
         let pid = child.id() as i32;
         let claude = crate::harness::by_name("claude").unwrap();
         // Where this process's own environment puts the conversation, in
@@ -186,7 +199,9 @@ mod tests {
         };
         let elsewhere = claude.transcript_path(&env_of, Path::new("/elsewhere"), &id);
         let mut seen = Vec::new();
-        for _ in 0..50 {
+        // Until the child has exec'd its script (a loaded machine can take
+        // seconds), its argv is not yet the fake claude's.
+        for _ in 0..500 {
             seen = holders(claude, &wanted, &[]);
             if !seen.is_empty() {
                 break;

@@ -266,6 +266,48 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
             "the earlier prompt in `claude logs`",
         );
     }
+    // On the wire: a person attaches to one (`claude attach`, in a tmux
+    // pane) and sends a prompt; the stand-in sees the new key.
+    let pane = format!(
+        "env CLAUDE_CONFIG_DIR={} DISABLE_AUTOUPDATER=1 {} attach {}",
+        host.config_dir.display(),
+        host.claude.display(),
+        ids[0]
+    );
+    host.w.tmux_ok(&[
+        "new-session",
+        "-d",
+        "-s",
+        "person",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        &pane,
+    ]);
+    std::thread::sleep(Duration::from_secs(2));
+    host.w.tmux_ok(&[
+        "send-keys",
+        "-t",
+        "=person:",
+        "-l",
+        "a prompt after the rotation",
+    ]);
+    std::thread::sleep(Duration::from_millis(400));
+    host.w.tmux_ok(&["send-keys", "-t", "=person:", "Enter"]);
+    let on_the_wire = |key: &str| {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(key.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        format!("key={}", &hex[..12])
+    };
+    wait_long(
+        || {
+            std::fs::read_to_string(host.w.root().join("api.log"))
+                .is_ok_and(|log| log.contains(&on_the_wire(NEW)))
+        },
+        "a request with the new key at the stand-in",
+    );
     let out = host.w.the_loop(&["plan", "--detailed-exitcode"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let status = json(&host.w.the_loop(&["status", "--json"]));
