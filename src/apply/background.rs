@@ -309,8 +309,8 @@ pub fn ensure_daemon(
     // operator's Ctrl-C (sent to the terminal's foreground group) does not
     // reach it.
     command.process_group(0);
-    let ours = match command.spawn() {
-        Ok(child) => child.id(),
+    let mut daemon = match command.spawn() {
+        Ok(child) => child,
         Err(e) => {
             return refused(format!(
                 "`claude daemon run` could not be started: {}",
@@ -318,7 +318,7 @@ pub fn ensure_daemon(
             ))
         }
     };
-    let ours = i32::try_from(ours).unwrap_or(0);
+    let ours = i32::try_from(daemon.id()).unwrap_or(0);
     let desired = policy.desired_for_host();
     let until = Instant::now().checked_add(SHOWS_WITHIN);
     loop {
@@ -348,6 +348,12 @@ pub fn ensure_daemon(
             }
             DaemonSeen::Unreadable(why) => return refused(format!("daemon.lock: {why}")),
             DaemonSeen::None => {}
+        }
+        // One that ended before it took the config dir says so at once.
+        if let Ok(Some(status)) = daemon.try_wait() {
+            return refused(format!(
+                "the daemon the-loop started (pid {ours}) exited ({status}) before it took the config dir"
+            ));
         }
         if until.is_none_or(|u| Instant::now() >= u) {
             return refused(format!(

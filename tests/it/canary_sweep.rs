@@ -127,6 +127,10 @@ enum Scenario {
     /// As `Drifted`, rolled by `apply`, then the env file changed (a value
     /// rotated back, a name added) and rolled again: two rolls in the log.
     Rolled,
+    /// As `Drifted`, with Claude Code's background host turned on over a
+    /// stand-in worker holding retired values, imported as
+    /// github:octo/repo#8 (`hosts::plant`: its host commands fail).
+    BackgroundHost,
 }
 
 use Scenario::*;
@@ -344,6 +348,13 @@ const ROWS: &[Row] = &[
     row(ByHand, "import {pane} {ref}", 1, "has a session already"),
     row(Imported, "plan --json", 0, "\"pane_process\""),
     row(Imported, "apply --auto-approve --json", 0, "\"restarted\""),
+    // Claude Code's background host (docs/hosts.md)
+    row(BackgroundHost, "plan", 0, "Claude Code background host"),
+    row(BackgroundHost, "plan --json --detailed-exitcode", 2, "\"background_host\""),
+    row(BackgroundHost, "status --json", 0, "\"daemon_stale\""),
+    row(BackgroundHost, "import 0123abcd github:octo/repo#9 --host claude-background", 1, "already managed"),
+    row(BackgroundHost, "apply --auto-approve --json", 1, "\"refused\""),
+    row(BackgroundHost, "sessions start {ref} --cwd {cwd} --host claude-background", 1, "does not hold the env file's values"),
     row(NoTmux, "import %1 github:octo/repo#5", 1, "tmux is not installed"),
     row(Drifted, "import --help", 0, "--dry-run"),
     // completions, help, version
@@ -404,6 +415,8 @@ struct Built {
     tmux_reachable: bool,
     /// The pane of a harness a person started (`ByHand`, `Imported`).
     pane: String,
+    /// A background worker's stand-in (`BackgroundHost`).
+    _worker: Option<crate::hosts::Worker>,
 }
 
 fn current_env_file() -> String {
@@ -460,6 +473,7 @@ fn build(scenario: Scenario) -> Built {
         planted: Vec::new(),
         tmux_reachable: true,
         pane: String::new(),
+        _worker: None,
         w,
     };
     let w = &built.w;
@@ -486,6 +500,27 @@ fn build(scenario: Scenario) -> Built {
             ));
             let out = w.the_loop(&["sessions", "restart", "--all"]);
             assert_eq!(code(&out), Some(0), "{}", explain(&out));
+        }
+        BackgroundHost => {
+            w.write_env(&current_env_file());
+            sessions_on_old_server(w, 2);
+            let (worker, _) = crate::hosts::plant(
+                w,
+                &[
+                    ("SLACK_BOT_TOKEN", OLD_TOKEN),
+                    ("DELIVERED_TOKEN", OLD_DELIVERED),
+                ],
+                true,
+            );
+            let out = w.the_loop(&[
+                "import",
+                crate::hosts::ID,
+                "github:octo/repo#8",
+                "--host",
+                "claude-background",
+            ]);
+            assert_eq!(code(&out), Some(0), "{}", explain(&out));
+            built._worker = Some(worker);
         }
         Drifted | Keyed | NoTmux | DeadPane | Mismatch | ResumeFails | CorruptRecords
         | Malformed | EnvIsDirectory | EnvDangling => {

@@ -12,36 +12,43 @@ use std::process::{Child, Command, Stdio};
 
 const OLD: &str = "sk-ant-RETIRED-hosts-stand-in-41c9";
 const NEW: &str = "sk-ant-ROTATED-hosts-stand-in-7d02";
-const ID: &str = "0123abcd";
+pub(crate) const ID: &str = "0123abcd";
 const REF: &str = "github:octo/repo#3";
 
 struct Fake {
     w: World,
-    worker: Child,
+    worker: Worker,
     calls: PathBuf,
 }
 
-impl Drop for Fake {
+/// A stand-in background worker: killed when dropped.
+pub(crate) struct Worker(pub Child);
+
+impl Drop for Worker {
     fn drop(&mut self) {
-        let _ = self.worker.kill();
-        let _ = self.worker.wait();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
-/// A background session's worker (a `sleep` holding OLD), its
-/// `sessions/<pid>.json`, and a `claude` that lists it and records each
-/// call; the config turns the host on when `host_on`.
-fn fake(host_on: bool) -> Fake {
-    let w = World::new();
+/// Plants Claude Code's background host in `w`: a worker (a `sleep`
+/// holding `env`) listed as background session [`ID`], its
+/// `sessions/<pid>.json`, and a `claude` that lists it, records each call
+/// in the returned file, fails every other host command, and hands
+/// anything else to the stand-in harness (so panes still run). The config
+/// gets it as `routing.harnessBinary.claude`, and the host turned on when
+/// `host_on`.
+pub(crate) fn plant(w: &World, env: &[(&str, &str)], host_on: bool) -> (Worker, PathBuf) {
     let config_dir = w.home.join(".claude");
     std::fs::create_dir_all(config_dir.join("sessions")).unwrap();
     let worker = Command::new("sleep")
         .arg("600")
-        .env("ANTHROPIC_API_KEY", OLD)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
     let pid = worker.id();
+    let worker = Worker(worker);
     let start = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .unwrap()
         .rsplit_once(')')
@@ -60,7 +67,7 @@ fn fake(host_on: bool) -> Fake {
     let claude = w.install_bin(
         "claude-host",
         &format!(
-            "#!/bin/sh\necho \"$*\" >> '{calls}'\nif [ \"$1\" = agents ]; then\n  printf '%s' '[{{\"pid\": {pid}, \"id\": \"{ID}\", \"kind\": \"background\", \"sessionId\": \"{ID}-0000\", \"cwd\": \"/w\", \"status\": \"idle\", \"state\": \"blocked\"}}]'\n  exit 0\nfi\nexit 1\n",
+            "#!/bin/sh\ncase \"$1\" in\n  agents)\n    echo \"$*\" >> '{calls}'\n    printf '%s' '[{{\"pid\": {pid}, \"id\": \"{ID}\", \"kind\": \"background\", \"sessionId\": \"{ID}-0000\", \"cwd\": \"/w\", \"status\": \"idle\", \"state\": \"blocked\"}}]'\n    exit 0 ;;\n  daemon|respawn|--bg|stop) echo \"$*\" >> '{calls}'; exit 1 ;;\nesac\nexec claude \"$@\"\n",
             calls = calls.display()
         ),
     );
@@ -69,12 +76,30 @@ fn fake(host_on: bool) -> Fake {
     } else {
         ""
     };
-    w.write_raw_config(&format!(
-        "state:\n  root: {}\nenv:\n  file: .env\n  deliver: [ANTHROPIC_API_KEY]\nrouting:\n{hosts}  harnessBinary:\n    claude: {}\n",
-        w.state.display(),
+    let config = std::fs::read_to_string(&w.config_path).unwrap();
+    let routing = format!(
+        "routing:\n{hosts}  harnessBinary:\n    claude: {}\n",
         claude.display()
+    );
+    let config = if config.contains("routing:\n") {
+        config.replacen("routing:\n", &routing, 1)
+    } else {
+        format!("{config}{routing}")
+    };
+    w.write_raw_config(&config);
+    (worker, calls)
+}
+
+/// A world with the host planted over a worker holding OLD; the env file
+/// delivers NEW.
+fn fake(host_on: bool) -> Fake {
+    let w = World::new();
+    w.write_raw_config(&format!(
+        "state:\n  root: {}\nenv:\n  file: .env\n  deliver: [ANTHROPIC_API_KEY]\n",
+        w.state.display()
     ));
     w.write_env(&format!("ANTHROPIC_API_KEY={NEW}\n"));
+    let (worker, calls) = plant(&w, &[("ANTHROPIC_API_KEY", OLD)], host_on);
     Fake { w, worker, calls }
 }
 
@@ -170,7 +195,7 @@ fn a_background_session_is_read_planned_imported_and_counted() {
     assert_eq!(row["ref"], REF, "{plan:#}");
     assert_eq!(row["action"], "respawn", "{plan:#}");
     assert_eq!(row["apply_will"], "roll_now", "{plan:#}");
-    assert_eq!(row["pid"], f.worker.id(), "{plan:#}");
+    assert_eq!(row["pid"], f.worker.0.id(), "{plan:#}");
     let change = row["changes"]
         .as_array()
         .unwrap()
@@ -195,7 +220,7 @@ fn a_background_session_is_read_planned_imported_and_counted() {
     // A worker whose sessions file names another process is not read.
     let file =
         f.w.home
-            .join(format!(".claude/sessions/{}.json", f.worker.id()));
+            .join(format!(".claude/sessions/{}.json", f.worker.0.id()));
     std::fs::write(
         &file,
         std::fs::read_to_string(&file)
