@@ -259,7 +259,7 @@ pub fn apply(
         command: options.command,
         failed: report.failed(),
         interrupted: report.interrupted,
-        duration_ms: crate::clock::millis(took.elapsed_on(ctx.events.clock())),
+        duration_ms: Some(crate::clock::millis(took.elapsed_on(ctx.events.clock()))),
         sessions: report.sessions.iter().map(Into::into).collect(),
     });
     Ok(report)

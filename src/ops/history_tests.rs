@@ -174,7 +174,7 @@ fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
         command: RollCommand::Apply,
         failed: false,
         interrupted: false,
-        duration_ms: millis(took.elapsed_on(events.clock())),
+        duration_ms: Some(millis(took.elapsed_on(events.clock()))),
         sessions: Vec::new(),
     });
     let (rolls, unreadable) = rolls_in(&std::fs::read(events.path()).unwrap());
