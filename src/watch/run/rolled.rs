@@ -101,6 +101,16 @@ impl Watch {
             .sessions
             .iter()
             .any(|s| s.outcome != Outcome::Deferred);
+        // Cut short by a rewrite: not at once, but once the stretched quiet
+        // period has passed (the debounce holds it longer while the file
+        // is still being written).
+        if rolled.env_file_changed.is_some() {
+            self.recheck = false;
+            self.retry_at = Some(crate::clock::deadline(super::super::debounce::storm_quiet(
+                self.options.debounce,
+                self.cut_short,
+            )));
+        }
     }
 }
 
