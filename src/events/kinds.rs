@@ -43,9 +43,9 @@ pub enum Event {
         interrupted: bool,
         /// How long the roll took from its `apply.started`, in
         /// milliseconds, on the monotonic clock: unlike the two lines'
-        /// `ts`, it does not move when the wall clock is set. Absent from
-        /// lines written before it existed, which stay valid.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// `ts`, it does not move when the wall clock is set. Always written
+        /// since issue 46; absent from lines written before.
+        #[serde(skip_serializing_if = "Option::is_none")]
         duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
     },

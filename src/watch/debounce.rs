@@ -15,6 +15,21 @@ use std::time::{Duration, Instant};
 /// The longest a burst can postpone a change, in debounce periods.
 pub const MAX_WAIT_FACTOR: u32 = 10;
 
+/// The longest quiet period a storm of rotations stretches the debounce to.
+pub const MAX_STORM_QUIET: Duration = Duration::from_secs(30);
+
+/// The quiet period watch waits for after `cut_short` rolls in a row were
+/// cut short by a rewrite of the env file (a storm of rotations): the
+/// debounce, doubled for each, up to [`MAX_STORM_QUIET`] (never below the
+/// debounce). Each cut-short roll respawned sessions onto a value that was
+/// replaced seconds later; waiting for the storm to pass respawns each
+/// session fewer times, and the roll after it puts the whole fleet on the
+/// last value. A roll that ends without a rewrite resets it.
+pub fn storm_quiet(debounce: Duration, cut_short: u32) -> Duration {
+    let stretched = debounce.saturating_mul(1u32 << cut_short.min(16));
+    stretched.min(MAX_STORM_QUIET.max(debounce))
+}
+
 #[derive(Debug, Clone)]
 pub struct Debouncer {
     quiet: Duration,
@@ -31,6 +46,11 @@ struct Burst {
 impl Debouncer {
     pub fn new(quiet: Duration) -> Self {
         Debouncer { quiet, burst: None }
+    }
+
+    /// Changes the quiet period a pending or later burst waits for.
+    pub fn set_quiet(&mut self, quiet: Duration) {
+        self.quiet = quiet;
     }
 
     /// Records one relevant event seen at `at`.
@@ -101,6 +121,15 @@ mod tests {
     use super::*;
 
     const Q: Duration = Duration::from_millis(500);
+
+    #[test]
+    fn a_storm_of_cut_short_rolls_stretches_the_quiet_period_up_to_a_bound() {
+        let waits: Vec<u128> = (0..8).map(|n| storm_quiet(Q, n).as_millis()).collect();
+        assert_eq!(waits, [500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+        assert_eq!(storm_quiet(Q, u32::MAX), MAX_STORM_QUIET, "no overflow");
+        let long = Duration::from_secs(60);
+        assert_eq!(storm_quiet(long, 3), long, "never below the debounce");
+    }
 
     #[test]
     fn nothing_pending_is_never_due() {

@@ -126,6 +126,9 @@ struct Watch {
     status: service::Status,
     /// The down sessions `--start-down` last tried to start.
     tried_down: BTreeSet<String>,
+    /// Rolls in a row cut short by a rewrite of the env file: the quiet
+    /// period before the next is stretched ([`super::debounce::storm_quiet`]).
+    cut_short: u32,
 }
 
 fn epoch_now() -> u64 {
@@ -187,6 +190,7 @@ pub fn run(options: WatchOptions) -> miette::Result<ExitCode> {
         notify,
         status: service::Status::default(),
         tried_down: BTreeSet::new(),
+        cut_short: 0,
     };
     watch.rewatch();
     let auto = watch.auto_apply();

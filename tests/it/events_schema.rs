@@ -180,6 +180,10 @@ fn every_line_of_a_real_start_and_roll_matches_the_event_schema() {
     }
     let invalid = invalid_lines(&w);
     assert!(invalid.is_empty(), "{}", invalid.join("\n"));
+    // Issue 46: a roll's length, on the monotonic clock, with its end.
+    for finished in w.events_named("apply.finished") {
+        assert!(finished["duration_ms"].is_u64(), "{finished}");
+    }
     assert_no_canary(
         std::fs::read_to_string(w.state.join("events.jsonl"))
             .unwrap()

@@ -48,6 +48,11 @@ impl Watch {
                 self.options.interval.as_secs(),
             );
         }
+        // A rewrite cut this roll short: the next waits for a longer quiet.
+        self.cut_short = match rolled.env_file_changed {
+            Some(_) => self.cut_short.saturating_add(1),
+            None => 0,
+        };
         let count = |f: fn(&SessionReport) -> bool| rolled.sessions.iter().filter(|s| f(s)).count();
         let summary = format!(
             "watch roll finished: {} respawned, {} failed{}{}{}",
@@ -60,9 +65,18 @@ impl Watch {
                 ""
             },
             if rolled.env_file_changed.is_some() {
-                "; the env file changed during the roll, so watch plans again once it settles"
+                format!(
+                    "; the env file changed during the roll, so watch plans again once it has been quiet for {} ms{}",
+                    super::super::debounce::storm_quiet(self.options.debounce, self.cut_short)
+                        .as_millis(),
+                    if self.cut_short > 1 {
+                        format!(" ({} rolls in a row cut short by a rewrite)", self.cut_short)
+                    } else {
+                        String::new()
+                    }
+                )
             } else {
-                ""
+                String::new()
             }
         );
         // A superseded value (respawned onto it, or not reached for the
@@ -87,6 +101,16 @@ impl Watch {
             .sessions
             .iter()
             .any(|s| s.outcome != Outcome::Deferred);
+        // Cut short by a rewrite: not at once, but once the stretched quiet
+        // period has passed (the debounce holds it longer while the file
+        // is still being written).
+        if rolled.env_file_changed.is_some() {
+            self.recheck = false;
+            self.retry_at = Some(crate::clock::deadline(super::super::debounce::storm_quiet(
+                self.options.debounce,
+                self.cut_short,
+            )));
+        }
     }
 }
 

@@ -102,6 +102,10 @@ impl Watch {
                 self.retry_at = None;
                 let started = Instant::now();
                 self.cycle(&trigger);
+                debouncer.set_quiet(super::super::debounce::storm_quiet(
+                    self.options.debounce,
+                    self.cut_short,
+                ));
                 next_tick = crate::clock::deadline(self.options.interval);
                 // From the cycle's start: a slow plan does not stretch the
                 // time between two looks past `HELD_RELOOK`.

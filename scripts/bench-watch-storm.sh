@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A storm of rotations under `watch --apply` (issue 46): builds the world of
+# scripts/bench-world.sh (N sessions of the light stand-in), puts it under
+# the-loop's launcher, starts one watch, then rotates the token ROTATIONS
+# times SPACING seconds apart. After the last rotation it waits until
+# `plan --detailed-exitcode` says no drift, and prints, from the event log,
+# how many times each session's harness was ended from the first rotation
+# on (issue 46's target: at most 3), how many sessions were never reached,
+# and how long the fleet took to converge after the last rotation.
+#
+# Usage: bench-watch-storm.sh N ROTATIONS SPACING [DIR]
+#   THE_LOOP=path (default target/release/the-loop, else target/debug/the-loop)
+#   PROBE=seconds (resumeProbeSeconds, default 1)  PARALLELISM=n (default 32)
+#   DEBOUNCE_MS (watch's --debounce-ms, default 500)
+# DIR (default a new temporary directory) keeps the world, watch.log and
+# storm.txt; its tmux server (TMUX_TMPDIR=DIR/tmux) is ended at the end.
+set -euo pipefail
+n=$1
+rotations=$2
+spacing=$3
+dir=${4:-$(mktemp -d /tmp/watch-storm.XXXXXX)}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=${THE_LOOP:-}
+if [ -z "$bin" ]; then
+  bin=$repo/target/release/the-loop
+  [ -x "$bin" ] || bin=$repo/target/debug/the-loop
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+PROBE=${PROBE:-1} "$repo/scripts/bench-world.sh" "$n" "$dir" >/dev/null
+export HOME=$dir/home TMUX_TMPDIR=$dir/tmux PATH=$dir/bin:$PATH
+unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG CLAUDE_CONFIG_DIR
+config=$dir/cli-config.yaml
+events=$dir/state/events.jsonl
+
+# Under the-loop's launcher and hooks first (see bench-watch-soak.sh).
+"$bin" --config "$config" apply --auto-approve --now --parallelism "$n" >/dev/null 2>&1 || true
+"$bin" --config "$config" watch --apply --interval 3600 \
+  --debounce-ms "${DEBOUNCE_MS:-500}" --parallelism "${PARALLELISM:-32}" >"$dir/watch.log" 2>&1 &
+watch=$!
+cleanup() {
+  kill "$watch" 2>/dev/null || true
+  wait "$watch" 2>/dev/null || true
+  tmux kill-server 2>/dev/null || true
+}
+trap cleanup EXIT
+until grep -q "no drift" "$dir/watch.log"; do sleep 0.2; done
+
+from=$(wc -l <"$events")
+for ((i = 1; i <= rotations; i++)); do
+  "$repo/scripts/bench-rotate.sh" "$dir/.env"
+  [ "$i" -lt "$rotations" ] && sleep "$spacing"
+done
+last=$(date +%s.%N)
+until "$bin" --config "$config" plan --detailed-exitcode >/dev/null 2>&1; do sleep 1; done
+converged=$(date +%s.%N)
+
+tail -n +"$((from + 1))" "$events" | python3 -c '
+import json, sys
+n = int(sys.argv[1])
+ended = {}
+for line in sys.stdin:
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if e.get("event") == "session.harness_terminated" and e.get("ref"):
+        ended[e["ref"]] = ended.get(e["ref"], 0) + 1
+counts = [ended.get(f"github:bench/fleet#{i}", 0) for i in range(1, n + 1)]
+hist = {}
+for c in counts:
+    hist[c] = hist.get(c, 0) + 1
+print(f"sessions {n}; respawns {sum(counts)}; per session: most {max(counts)}, least {min(counts)}")
+print("sessions by respawns: " + ", ".join(f"{k}: {v}" for k, v in sorted(hist.items())))
+' "$n" | tee "$dir/storm.txt"
+echo "converged $(python3 -c "print(round($converged - $last, 1))") s after the last rotation" | tee -a "$dir/storm.txt"
+echo "world: $dir; binary: $bin"
