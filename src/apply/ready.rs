@@ -54,9 +54,23 @@ pub enum Settle {
     Over,
 }
 
-/// The settle's rule for one look: pure, so the evidence, not a clock,
-/// ends the wait wherever the screen says something.
-pub fn settle(seen: Seen, now: Instant, until: Instant) -> Settle {
+/// How long the prompt must stay between turns, from the first look that
+/// showed it, before nothing more is expected: Claude Code draws its
+/// prompt box at once on a resume and the auto-mode menu about 0.3 s later
+/// (2.1.332, a quiet machine), so one look at the prompt proves nothing.
+pub const STEADY: Duration = Duration::from_millis(800);
+
+/// The settle's rule for one look: pure, so the evidence (a blocking
+/// screen, or the prompt between turns on looks [`STEADY`] apart), not a
+/// fixed wait, ends it wherever the screen says something. `between_since`
+/// is the first look of the current run of looks between turns, kept by
+/// the caller.
+pub fn settle(
+    seen: Seen,
+    now: Instant,
+    until: Instant,
+    between_since: &mut Option<Instant>,
+) -> Settle {
     match seen {
         Seen {
             blocking: Some(screen),
@@ -65,9 +79,23 @@ pub fn settle(seen: Seen, now: Instant, until: Instant) -> Settle {
         Seen {
             turn: TurnScreen::Between,
             ..
-        } => Settle::Ready,
-        _ if now < until => Settle::Watch,
-        _ => Settle::Over,
+        } => match *between_since {
+            Some(first) if now.saturating_duration_since(first) >= STEADY => Settle::Ready,
+            _ if now >= until => Settle::Over,
+            Some(_) => Settle::Watch,
+            None => {
+                *between_since = Some(now);
+                Settle::Watch
+            }
+        },
+        _ => {
+            *between_since = None;
+            if now < until {
+                Settle::Watch
+            } else {
+                Settle::Over
+            }
+        }
     }
 }
 
@@ -115,7 +143,7 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     let mut next_screen = Instant::now();
     // Confirmed sessions still being watched for a menu, with when their
     // watch ends.
-    let mut settling: Vec<(usize, Instant)> = Vec::new();
+    let mut settling: Vec<(usize, Instant, Option<Instant>)> = Vec::new();
     loop {
         pending.retain(|i| {
             let report = &mut reports[*i];
@@ -142,7 +170,7 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             let confirmed = reported && store::process_start(pid).is_some();
             if confirmed {
                 report.conversation = Some(Conversation::Confirmed);
-                settling.push((*i, Instant::now() + SETTLE));
+                settling.push((*i, Instant::now() + SETTLE, None));
             }
             !confirmed
         });
@@ -151,19 +179,21 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
         // `SessionStart` on the real CLI. Each confirmed pane is watched
         // for [`SETTLE`] more.
         if !settling.is_empty() {
-            let indices: Vec<usize> = settling.iter().map(|(i, _)| *i).collect();
+            let indices: Vec<usize> = settling.iter().map(|(i, _, _)| *i).collect();
             let screens = screens_of(roller, &indices, reports);
             let now = Instant::now();
             settling = settling
                 .into_iter()
                 .zip(screens)
-                .filter_map(|((i, until), seen)| match settle(seen, now, until) {
-                    Settle::Blocked(screen) => {
-                        block(roller, &mut reports[i], screen);
-                        None
+                .filter_map(|((i, until, mut since), seen)| {
+                    match settle(seen, now, until, &mut since) {
+                        Settle::Blocked(screen) => {
+                            block(roller, &mut reports[i], screen);
+                            None
+                        }
+                        Settle::Watch => Some((i, until, since)),
+                        Settle::Ready | Settle::Over => None,
                     }
-                    Settle::Watch => Some((i, until)),
-                    Settle::Ready | Settle::Over => None,
                 })
                 .collect();
         }
@@ -293,30 +323,46 @@ mod tests {
     fn the_settle_ends_on_what_the_screen_says_not_on_the_clock() {
         let now = Instant::now();
         let until = now + SETTLE;
-        // At its prompt, between turns, no menu: done at once, long before
-        // the bound (the fixed wait this replaces kept watching it).
-        assert_eq!(
-            settle(seen(None, TurnScreen::Between), now, until),
-            Settle::Ready
-        );
-        // A menu above the prompt box is not ready: the harness's reader
-        // reads it as asking, and it is watched on.
-        assert_eq!(
-            settle(seen(None, TurnScreen::Asking), now, until),
-            Settle::Watch
-        );
+        let between = seen(None, TurnScreen::Between);
+        // At its prompt, between turns, no menu, on looks STEADY apart:
+        // done before the bound (the fixed wait this replaces kept watching).
+        let mut since = None;
+        assert_eq!(settle(between, now, until, &mut since), Settle::Watch);
+        let later = now + STEADY / 2;
+        assert_eq!(settle(between, later, until, &mut since), Settle::Watch);
+        let steady = now + STEADY;
+        assert!(steady < until);
+        assert_eq!(settle(between, steady, until, &mut since), Settle::Ready);
+        // The prompt, then the menu the real CLI draws 0.3 s after it: the
+        // first look at the prompt ended nothing.
+        let mut since = None;
+        assert_eq!(settle(between, now, until, &mut since), Settle::Watch);
         let blocking = BlockingScreen::AutoModeMenu;
         assert_eq!(
-            settle(seen(Some(blocking), TurnScreen::Between), now, until),
+            settle(
+                seen(Some(blocking), TurnScreen::Between),
+                later,
+                until,
+                &mut since
+            ),
             Settle::Blocked(blocking)
         );
-        // Nothing understood: watched until the bound, and no longer.
+        // A menu above the prompt box is not ready, and starts the run of
+        // looks between turns over.
+        let mut since = Some(now);
         assert_eq!(
-            settle(seen(None, TurnScreen::Unknown), now, until),
+            settle(seen(None, TurnScreen::Asking), later, until, &mut since),
+            Settle::Watch
+        );
+        assert_eq!(since, None);
+        // Nothing understood: watched until the bound, and no longer.
+        let mut since = None;
+        assert_eq!(
+            settle(seen(None, TurnScreen::Unknown), now, until, &mut since),
             Settle::Watch
         );
         assert_eq!(
-            settle(seen(None, TurnScreen::Unknown), until, until),
+            settle(seen(None, TurnScreen::Unknown), until, until, &mut since),
             Settle::Over
         );
     }
@@ -336,11 +382,17 @@ mod tests {
         let now = Instant::now();
         let until = now + SETTLE;
         assert_eq!(
-            settle(look("auto-mode-menu.txt"), now, until),
+            settle(look("auto-mode-menu.txt"), now, until, &mut None),
             Settle::Blocked(BlockingScreen::AutoModeMenu)
         );
+        let mut since = Some(now);
         assert_eq!(
-            settle(look("resumed-conversation.txt"), now, until),
+            settle(
+                look("resumed-conversation.txt"),
+                now + STEADY,
+                until,
+                &mut since
+            ),
             Settle::Ready
         );
     }
