@@ -136,7 +136,8 @@ impl HostClient<'_> {
         }
     }
 
-    /// Clears the command's environment to [`BASE_NAMES`] and the
+    /// Clears the command's environment to the base names (`HOME`, `PATH`,
+    /// `USER`, `LOGNAME`, `SHELL`, `TMPDIR`, `XDG_RUNTIME_DIR`) and the
     /// passthrough names as the caller holds them, then sets the policy's
     /// (the env file's delivered values, the-loop's identifiers).
     pub fn environment(&self, command: &mut Command) {

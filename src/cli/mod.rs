@@ -227,7 +227,7 @@ pub enum Command {
     /// Claude Code's ~/.claude.json, a marketplace and its enabled plugin
     /// into its settings.json, and, for Codex, project and hook trust into
     /// config.toml, noting each key and what it held before in
-    /// <state root>/harness/written.jsonl. This puts each key that still
+    /// harness/written.jsonl under the state root. This puts each key that still
     /// holds what the-loop set back as it was (removed, or its old value
     /// restored); a key changed since is yours and stays, and so does
     /// everything else in those files. The next `sessions start` writes them
