@@ -49,15 +49,9 @@ pub(crate) fn plant(w: &World, env: &[(&str, &str)], host_on: bool) -> (Worker, 
         .unwrap();
     let pid = worker.id();
     let worker = Worker(worker);
-    let start = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+    let start = the_loop::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid as i32)
         .unwrap()
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .nth(19)
-        .unwrap()
-        .to_owned();
+        .start;
     std::fs::write(
         config_dir.join(format!("sessions/{pid}.json")),
         format!(r#"{{"pid":{pid},"sessionId":"{ID}-0000","procStart":"{start}","kind":"bg","jobId":"{ID}"}}"#),

@@ -92,18 +92,7 @@ pub(crate) fn shows(real: &Real, needle: &str) {
 
 /// A process's parent, from `/proc/<pid>/stat` (0 once it is gone).
 fn parent(pid: i32) -> i32 {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        // The state, then the parent, follow the name's closing parenthesis.
-        .and_then(|stat| {
-            stat.rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
+    the_loop::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid).map_or(0, |s| s.parent)
 }
 
 /// Every process below `root`, walking each process's parent in

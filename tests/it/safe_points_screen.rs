@@ -216,16 +216,8 @@ fn the_tool_shell(harness: i32) -> Option<i32> {
             let argv = cmdline(*pid);
             argv.first().map(String::as_str) == Some("bash")
                 && argv.iter().any(|a| a.contains("shell-snapshots/snapshot-"))
-                && std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .ok()
-                    .and_then(|stat| {
-                        stat.rsplit_once(')')?
-                            .1
-                            .split_whitespace()
-                            .nth(1)?
-                            .parse::<i32>()
-                            .ok()
-                    })
+                && the_loop::proc_env::ProcStat::read(std::path::Path::new("/proc"), *pid)
+                    .map(|stat| stat.parent)
                     == Some(harness)
         })
 }

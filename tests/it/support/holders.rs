@@ -27,16 +27,7 @@ pub fn holding(id: &str, claude_only: bool) -> Vec<i32> {
     // A harness's child forked and not yet exec'd (a hook, a tool) shows
     // its parent's argv for a moment: it is that harness, not another.
     let parent = |pid: i32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|stat| {
-                stat.rsplit_once(')')?
-                    .1
-                    .split_whitespace()
-                    .nth(1)?
-                    .parse::<i32>()
-                    .ok()
-            })
+        the_loop::proc_env::ProcStat::read(std::path::Path::new("/proc"), pid).map(|s| s.parent)
     };
     let holders = found.clone();
     found.retain(|pid| parent(*pid).is_none_or(|p| !holders.contains(&p)));
