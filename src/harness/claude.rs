@@ -56,8 +56,8 @@ impl Harness for ClaudeCode {
     fn turn_screen(&self, screen: &str) -> super::turn_screen::TurnScreen {
         super::turn_screen::turn_screen(screen)
     }
-    fn background_children(&self, children: &[Vec<String>]) -> usize {
-        children.iter().filter(|argv| is_tool_shell(argv)).count()
+    fn background_children(&self, pid: i32) -> usize {
+        tool_shells(&crate::proc_env::children_argv(pid))
     }
     fn uses_key_helper(&self) -> bool {
         true
@@ -262,6 +262,11 @@ pub fn transcript_path(
 /// <config dir>/shell-snapshots/snapshot-….sh … && eval …'`, seen on
 /// 2.1.328 and 2.1.332. Its MCP servers and the hooks' shells do not source
 /// a snapshot.
+/// How many of these child processes' argv are tool shells.
+pub fn tool_shells(children: &[Vec<String>]) -> usize {
+    children.iter().filter(|argv| is_tool_shell(argv)).count()
+}
+
 pub(crate) fn is_tool_shell(argv: &[String]) -> bool {
     let shell = argv
         .first()
@@ -432,10 +437,6 @@ mod tests {
         assert!(!super::is_tool_shell(&hook));
         assert!(!super::is_tool_shell(&server));
         assert!(!super::is_tool_shell(&named_like_one));
-        let claude = super::ClaudeCode;
-        assert_eq!(
-            crate::harness::Harness::background_children(&claude, &[tool, hook, server]),
-            1
-        );
+        assert_eq!(super::tool_shells(&[tool, hook, server]), 1);
     }
 }

@@ -130,12 +130,12 @@ pub trait Harness: std::fmt::Debug + Sync {
     fn turn_screen(&self, _screen: &str) -> turn_screen::TurnScreen {
         turn_screen::TurnScreen::Unknown
     }
-    /// How many of the harness's child processes (their argv, as `/proc`
-    /// shows it) are work a person started through it that outlives a
-    /// turn: a tool's shell still running once the turn has ended is a
-    /// background shell, which ending the harness would end. Its servers
-    /// and hooks are not. None known: 0.
-    fn background_children(&self, _children: &[Vec<String>]) -> usize {
+    /// How many of the child processes of the harness at `pid` are work a
+    /// person started through it that outlives a turn: a tool's shell still
+    /// running once the turn has ended is a background shell, which ending
+    /// the harness would end. Its servers and hooks are not. A harness
+    /// that cannot tell reads nothing and says 0.
+    fn background_children(&self, _pid: i32) -> usize {
         0
     }
     /// Reads the-loop's launch back from a running harness's argv (as

@@ -83,7 +83,7 @@ pub fn look_at(
             let seen = harness.turn_screen(&screen.stdout);
             Some(match (seen, glance.pid) {
                 (TurnScreen::Between | TurnScreen::Unknown, Some(pid))
-                    if harness.background_children(&crate::proc_env::children_argv(pid)) > 0 =>
+                    if harness.background_children(pid) > 0 =>
                 {
                     TurnScreen::Background
                 }

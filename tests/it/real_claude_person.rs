@@ -227,7 +227,12 @@ pub(crate) fn a_shell_in_the_background(real: &Real) {
     // children is a tool shell (`src/harness/claude.rs`, `is_tool_shell`).
     let claude = the_loop::harness::by_name("claude").unwrap();
     let children = the_loop::proc_env::children_argv(real.pid());
-    assert_eq!(claude.background_children(&children), 1, "{children:?}");
+    assert_eq!(
+        the_loop::harness::claude::tool_shells(&children),
+        1,
+        "{children:?}"
+    );
+    assert_eq!(claude.background_children(real.pid()), 1);
 }
 
 /// A background shell is work the person started; ending claude ends it.
