@@ -20,16 +20,25 @@ pub fn look(
     if !config.routing.hosts.contains(&Host::ClaudeBackground) {
         return None;
     }
-    let (managed, _bad) = crate::registry::background::load_all(&config.state_root);
     let config_dir = crate::observed::background::config_dir()?;
+    Some(look_in(config, policy, &config_dir))
+}
+
+/// [`look`] at the daemon of `config_dir`, the host being on.
+pub fn look_in(
+    config: &Config,
+    policy: &Policy,
+    config_dir: &std::path::Path,
+) -> (BackgroundHostPlan, Vec<BackgroundRecord>) {
+    let (managed, _bad) = crate::registry::background::load_all(&config.state_root);
     let claude =
         crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
-    let seen = crate::observed::background::observe(&claude, &config_dir);
+    let seen = crate::observed::background::observe(&claude, config_dir);
     let managed: Vec<BackgroundRecord> = managed
         .into_iter()
         .filter(|r| r.config_dir == config_dir)
         .collect();
-    Some((plan_host(policy, &seen, &managed), managed))
+    (plan_host(policy, &seen, &managed), managed)
 }
 
 /// Looks at the host, when the config turns it on, and plans it into `plan`.

@@ -58,8 +58,7 @@ pub fn start_background(
         ));
     }
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (host, _) =
-        crate::plan::background_look::look(&ctx.config, &policy).ok_or_else(config_dir_error)?;
+    let (host, _) = crate::plan::background_look::look_in(&ctx.config, &policy, &config_dir);
     if let Some(why) = &host.observation_failed {
         return Err(miette!(
             code = "the_loop::host::unreadable",
@@ -133,12 +132,4 @@ pub fn start_background(
         daemon,
         record: path,
     })
-}
-
-fn config_dir_error() -> miette::Report {
-    miette!(
-        code = "the_loop::host::no_config_dir",
-        help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
-        "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
-    )
 }
