@@ -12,13 +12,16 @@
 //! by its new worker: what it holds, and that it holds the same
 //! conversation.
 
+mod roll;
+pub use roll::{roll, HostRoll};
+
 use crate::desired::policy::Policy;
-use crate::harness::claude_background::BackgroundStatus;
+pub use crate::events::host::{
+    BackgroundOutcome, BackgroundRollReport, BackgroundSessionReport, DaemonOutcome, DaemonReport,
+};
 use crate::observed::background::{self as host, DaemonSeen};
-use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
+use crate::plan::background::BackgroundHostPlan;
 use crate::proc_env::EnvRead;
-use schemars::JsonSchema;
-use serde::Serialize;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -32,74 +35,6 @@ const SHOWS_WITHIN: Duration = Duration::from_secs(30);
 /// How often the host is looked at while something is awaited.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
 
-/// What the roll did with the daemon.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DaemonOutcome {
-    /// It held the policy's environment already.
-    Kept,
-    /// Stopped (workers kept) and replaced by one the-loop started.
-    Replaced,
-    /// Not replaced: nothing was respawned (the detail says why).
-    Refused,
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct DaemonReport {
-    pub outcome: DaemonOutcome,
-    pub old_pid: Option<i32>,
-    pub new_pid: Option<i32>,
-    pub detail: Option<String>,
-}
-
-/// What happened to one background session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum BackgroundOutcome {
-    /// Respawned; its new worker holds the policy's environment and the
-    /// same conversation.
-    Restarted,
-    /// Held at its safe point until the drain ended: left as it was.
-    Deferred,
-    /// Not respawned: the daemon could not be made the policy's.
-    NotAttempted,
-    /// Respawned, but the new worker could not be verified or is wrong.
-    Failed,
-}
-
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct BackgroundSessionReport {
-    pub id: String,
-    #[serde(rename = "ref")]
-    pub reference: Option<String>,
-    pub outcome: BackgroundOutcome,
-    pub old_pid: Option<i32>,
-    pub new_pid: Option<i32>,
-    pub conversation: Option<String>,
-    pub detail: Option<String>,
-}
-
-/// The host's part of an apply report.
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct BackgroundRollReport {
-    pub daemon: Option<DaemonReport>,
-    pub sessions: Vec<BackgroundSessionReport>,
-}
-
-impl BackgroundRollReport {
-    /// Anything not restarted leaves a session stale: the command did not
-    /// do what it was asked.
-    pub fn failed(&self) -> bool {
-        self.sessions
-            .iter()
-            .any(|s| s.outcome != BackgroundOutcome::Restarted)
-            || self
-                .daemon
-                .as_ref()
-                .is_some_and(|d| d.outcome == DaemonOutcome::Refused)
-    }
-}
-
 /// What a command of the host's (`claude daemon run`, `claude respawn`,
 /// `claude --bg`) runs with: the Claude binary, and an environment of
 /// the policy's, not the caller's: what every worker ends up holding.
@@ -109,6 +44,8 @@ pub struct HostClient<'a> {
     /// `env.sessionPassthrough`: the non-secret names passed from the
     /// caller, as to a new tmux session.
     pub passthrough: &'a [String],
+    /// Where the roll's journal is kept (`registry::background_roll`).
+    pub state_root: &'a Path,
 }
 
 /// What a process needs to run as the user, kept from the caller's
@@ -133,6 +70,7 @@ impl HostClient<'_> {
             claude,
             policy,
             passthrough: &config.env.session_passthrough,
+            state_root: &config.state_root,
         }
     }
 
@@ -152,110 +90,6 @@ impl HostClient<'_> {
             }
         }
         self.policy.desired_for_host().apply_to(command);
-    }
-}
-
-/// Rolls the host's managed drifted sessions, waiting for each one's safe
-/// point until `drain` has passed. Nothing to respawn: nothing is done.
-pub fn roll(
-    client: &HostClient,
-    host_plan: &BackgroundHostPlan,
-    drain: Duration,
-) -> BackgroundRollReport {
-    let claude = client.claude;
-    let mut pending: Vec<_> = host_plan
-        .sessions
-        .iter()
-        .filter(|s| s.action == BackgroundAction::Respawn)
-        .cloned()
-        .collect();
-    if pending.is_empty() {
-        return BackgroundRollReport {
-            daemon: None,
-            sessions: Vec::new(),
-        };
-    }
-    let config_dir = &host_plan.config_dir;
-    let daemon = ensure_daemon(client, config_dir, host_plan);
-    if daemon.outcome == DaemonOutcome::Refused {
-        let why = daemon.detail.clone();
-        return BackgroundRollReport {
-            daemon: Some(daemon),
-            sessions: pending
-                .into_iter()
-                .map(|s| BackgroundSessionReport {
-                    id: s.id,
-                    reference: s.reference,
-                    outcome: BackgroundOutcome::NotAttempted,
-                    old_pid: s.pid,
-                    new_pid: None,
-                    conversation: s.conversation,
-                    detail: why.clone(),
-                })
-                .collect(),
-        };
-    }
-    let deadline = Instant::now().checked_add(drain);
-    let mut reports = Vec::new();
-    // What the host last said of each session still held.
-    let mut last: std::collections::BTreeMap<String, BackgroundStatus> = Default::default();
-    loop {
-        let seen = host::observe(claude, config_dir);
-        let mut still = Vec::new();
-        for session in pending {
-            let now = seen.sessions.iter().find(|s| s.listed.id == session.id);
-            let status = now.map(|s| s.listed.status);
-            match status {
-                Some(BackgroundStatus::Idle) => {
-                    reports.push(respawn(client, config_dir, &session));
-                }
-                Some(BackgroundStatus::Busy | BackgroundStatus::Waiting) | None
-                    if seen.failed.is_some() || now.is_some() =>
-                {
-                    match status {
-                        Some(status) => last.insert(session.id.clone(), status),
-                        None => last.remove(&session.id),
-                    };
-                    still.push(session)
-                }
-                _ => reports.push(BackgroundSessionReport {
-                    outcome: BackgroundOutcome::Deferred,
-                    detail: Some("stopped meanwhile: it holds nothing now, and resumes on the daemon that runs then".into()),
-                    new_pid: None,
-                    old_pid: session.pid,
-                    conversation: session.conversation.clone(),
-                    reference: session.reference.clone(),
-                    id: session.id.clone(),
-                }),
-            }
-        }
-        pending = still;
-        let over = deadline.is_none_or(|d| Instant::now() >= d);
-        if pending.is_empty() || over {
-            break;
-        }
-        std::thread::sleep(LOOK_EVERY.min(Duration::from_secs(1)));
-    }
-    for session in pending {
-        let why = match last.get(&session.id) {
-            Some(BackgroundStatus::Waiting) => "held: it asks a person",
-            Some(_) => "held: a turn runs (the host's respawn would cut it)",
-            None => "held: the host could not be read, so its safe point is unknown",
-        };
-        reports.push(BackgroundSessionReport {
-            id: session.id,
-            reference: session.reference,
-            outcome: BackgroundOutcome::Deferred,
-            old_pid: session.pid,
-            new_pid: None,
-            conversation: session.conversation,
-            detail: Some(why.into()),
-        });
-    }
-    reports.sort_by(|a, b| a.id.cmp(&b.id));
-    BackgroundRollReport {
-        daemon: Some(daemon),
-        sessions: reports,
     }
 }
 
@@ -367,7 +201,7 @@ pub fn ensure_daemon(
 }
 
 /// `claude respawn <id>`, then the new worker, verified.
-fn respawn(
+pub(super) fn respawn(
     client: &HostClient,
     config_dir: &Path,
     session: &crate::plan::background::BackgroundSessionPlan,

@@ -24,6 +24,10 @@ pub enum Event {
         command: RollCommand,
         /// How many sessions the roll selected to act on.
         sessions: usize,
+        /// How many of Claude Code's background sessions it is to respawn
+        /// besides (`docs/hosts.md`); absent when it rolls no such host.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        background_sessions: Option<usize>,
         /// The env file the roll's plan read; absent when none is
         /// configured. `the-loop history` shows what changed in it
         /// between one roll and the next from this and `env_fingerprints`.
@@ -48,6 +52,10 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
+        /// What became of Claude Code's background daemon and sessions;
+        /// absent when the roll did not roll that host.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        background_host: Option<super::host::BackgroundRollReport>,
     },
     #[serde(rename = "session.spawned")]
     SessionSpawned {

@@ -8,6 +8,7 @@
 //! made of that other modules speak too are in [`roll`] and [`session`];
 //! this module writes them.
 
+pub mod host;
 mod kinds;
 mod parts;
 pub mod roll;

@@ -181,11 +181,18 @@ pub fn apply(
             .is_some_and(|r| r.scrubbable().next().is_some());
     sink.planned(&plan, will_scrub || selected > 0)?;
     let took = crate::clock::Stopwatch::start_on(ctx.events.clock());
+    // `watch` rolls the host in a step of its own (`watch/run/background.rs`).
+    let from_a_command = matches!(options.source, Source::Plan { .. });
+    let host = match (options.mode, &plan.background_host, from_a_command) {
+        (Mode::Apply, Some(host), true) => Some(host.clone()),
+        _ => None,
+    };
     if !options.dry_run {
         interrupt::install();
         ctx.events.emit(Event::ApplyStarted {
             command: options.command,
             sessions: selected,
+            background_sessions: host.as_ref().map(|h| h.to_respawn()),
             env_file: plan.env_file.clone(),
             env_fingerprints: plan
                 .env_file
@@ -244,9 +251,7 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
-    // `watch` rolls the host in a step of its own (`watch/run/background.rs`).
-    let from_a_command = matches!(options.source, Source::Plan { .. });
-    if let (Mode::Apply, Some(host), true) = (options.mode, &plan.background_host, from_a_command) {
+    if let Some(host) = &host {
         let claude = crate::harness::resumable::harness_binary(
             &ctx.config,
             &crate::harness::claude::ClaudeCode,
@@ -257,7 +262,14 @@ pub fn apply(
             options.drain.timeout
         };
         let client = crate::apply::background::HostClient::new(&ctx.config, &claude, policy);
-        report.background_host = Some(crate::apply::background::roll(&client, host, drain));
+        report.background_host = Some(crate::apply::background::roll(
+            &client,
+            host,
+            crate::apply::background::HostRoll {
+                drain,
+                parallelism: options.parallelism,
+            },
+        ));
     }
     crate::apply::failures::settle(&ctx.config.state_root, &report.sessions);
     report.env_file_changed = env_file_changed(policy, &report);
@@ -276,6 +288,7 @@ pub fn apply(
         interrupted: report.interrupted,
         duration_ms: Some(crate::clock::millis(took.elapsed_on(ctx.events.clock()))),
         sessions: report.sessions.iter().map(Into::into).collect(),
+        background_host: report.background_host.clone(),
     });
     Ok(report)
 }

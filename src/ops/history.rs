@@ -11,6 +11,7 @@
 //! `apply.started` carries them); never a value, since the log has none.
 
 use crate::bounded_read::{self, EVENT_LOG_TAIL};
+use crate::events::host::BackgroundRollReport;
 use crate::events::roll::RollCommand;
 use crate::events::SessionOutcome;
 use crate::ops::Context;
@@ -62,6 +63,9 @@ pub struct Roll {
     pub env: Option<RollEnv>,
     /// Each session's outcome, in the roll's order; empty while unfinished.
     pub sessions: Vec<SessionOutcome>,
+    /// What became of Claude Code's background daemon and sessions, when
+    /// the roll rolled that host (`docs/hosts.md`); null otherwise.
+    pub background_host: Option<BackgroundRollReport>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -155,6 +159,8 @@ enum RollLine {
         command: RollCommand,
         sessions: usize,
         #[serde(default)]
+        background_sessions: Option<usize>,
+        #[serde(default)]
         env_file: Option<PathBuf>,
         #[serde(default)]
         env_fingerprints: Option<BTreeMap<String, Shown>>,
@@ -167,6 +173,8 @@ enum RollLine {
         #[serde(default)]
         duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
+        #[serde(default)]
+        background_host: Option<BackgroundRollReport>,
     },
 }
 
@@ -191,6 +199,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
             RollLine::Started {
                 command,
                 sessions,
+                background_sessions,
                 env_file,
                 env_fingerprints,
             } => {
@@ -201,9 +210,10 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                     duration_ms: None,
                     command,
                     result: RollResult::Unfinished,
-                    selected: Some(sessions),
+                    selected: Some(sessions + background_sessions.unwrap_or(0)),
                     env: None,
                     sessions: Vec::new(),
+                    background_host: None,
                 });
                 envs.push(env_file.zip(env_fingerprints));
             }
@@ -213,6 +223,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 interrupted,
                 duration_ms,
                 sessions,
+                background_host,
             } => {
                 let result = if interrupted {
                     RollResult::Interrupted
@@ -234,6 +245,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                             selected: None,
                             env: None,
                             sessions: Vec::new(),
+                            background_host: None,
                         });
                         envs.push(None);
                         rolls.last_mut().expect("just pushed")
@@ -243,6 +255,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 roll.duration_ms = duration_ms;
                 roll.result = result;
                 roll.sessions = sessions;
+                roll.background_host = background_host;
             }
         }
     }

@@ -163,6 +163,7 @@ fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
     events.emit(Event::ApplyStarted {
         command: RollCommand::Apply,
         sessions: 1,
+        background_sessions: None,
         env_file: None,
         env_fingerprints: None,
     });
@@ -176,6 +177,7 @@ fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
         interrupted: false,
         duration_ms: Some(millis(took.elapsed_on(events.clock()))),
         sessions: Vec::new(),
+        background_host: None,
     });
     let (rolls, unreadable) = rolls_in(&std::fs::read(events.path()).unwrap());
     assert_eq!(unreadable, 0);

@@ -6,6 +6,7 @@
 use crate::activity::Activity;
 use crate::observed::{Observation, Probe};
 use crate::ops::Context;
+use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
 use crate::plan::gather::plan_now;
 use crate::plan::{Action, Plan, Reason, SessionKind, SessionPlan, Summary, Targets};
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ pub struct Row {
     /// Seconds since the record last saw an event.
     pub last_event: Option<u64>,
     pub cwd: Option<PathBuf>,
+    /// The short id of a session of Claude Code's background host
+    /// (`docs/hosts.md`), which no pane holds; `None` for a pane's.
+    pub background: Option<String>,
 }
 
 /// What the harness is doing, as `sessions list` says it.
@@ -153,7 +157,8 @@ pub fn ago(secs: u64) -> String {
 /// Observes once, plans once, and builds the model.
 pub fn snapshot(ctx: &Context) -> miette::Result<TopModel> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::default());
+    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::default());
+    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
     let now = SystemTime::now();
     let env_age = plan
         .env_file
@@ -181,7 +186,7 @@ pub struct Facts {
 /// The model of one plan and the observation it was computed from.
 pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
     let since = |stamp: Option<&str>| facts.now?.checked_sub(crate::clock::parse_utc(stamp?)?);
-    let rows = plan
+    let panes = plan
         .sessions
         .iter()
         .map(|s| {
@@ -200,8 +205,11 @@ pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
                 age: record.and_then(|m| since(m.created_at.as_deref())),
                 last_event: record.and_then(|m| since(m.last_event_at.as_deref())),
                 cwd: s.record.as_ref().and_then(|r| r.cwd.clone()),
+                background: None,
             }
-        })
+        });
+    let rows = panes
+        .chain(plan.background_host.iter().flat_map(background_rows))
         .collect();
     let trouble = plan
         .tmux_unanswered
@@ -219,6 +227,42 @@ pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
         rows,
         plan,
     }
+}
+
+/// The background host's sessions, as rows beside the panes'.
+fn background_rows(host: &BackgroundHostPlan) -> impl Iterator<Item = Row> + '_ {
+    host.sessions.iter().map(|s| Row {
+        label: s.reference.clone().unwrap_or_else(|| s.id.clone()),
+        kind: match s.action {
+            BackgroundAction::Unmanaged => SessionKind::Unmanaged,
+            _ => SessionKind::WorkItem,
+        },
+        tmux_target: format!("bg {}", s.id),
+        harness: Some("claude".into()),
+        activity: match s.activity.as_str() {
+            "busy" => RowActivity::Busy(None),
+            "waiting" => RowActivity::Waiting(None),
+            "idle" => RowActivity::Idle,
+            "stopped" => RowActivity::NotRunning,
+            _ => RowActivity::Unknown,
+        },
+        drift: match s.action {
+            BackgroundAction::Respawn => Drift::Stale {
+                names: s.changes.len(),
+                args: false,
+                left_alone: false,
+            },
+            BackgroundAction::None => Drift::UpToDate,
+            BackgroundAction::Unmanaged => Drift::Unmanaged,
+            BackgroundAction::Stopped => Drift::Skipped("stopped"),
+            BackgroundAction::Unverified => Drift::Unverified,
+        },
+        attached: 0,
+        age: None,
+        last_event: None,
+        cwd: s.cwd.as_ref().map(PathBuf::from),
+        background: Some(s.id.clone()),
+    })
 }
 
 fn activity(s: &SessionPlan, busy_for: Option<u64>) -> RowActivity {
@@ -276,6 +320,11 @@ fn drift(s: &SessionPlan) -> Drift {
 pub fn plan_of(plan: &Plan, label: &str) -> Plan {
     let mut one = plan.clone();
     one.sessions.retain(|s| s.label() == label);
+    if let Some(host) = &mut one.background_host {
+        host.sessions
+            .retain(|s| s.reference.as_deref().unwrap_or(&s.id) == label);
+    }
+    one.background_host = one.background_host.filter(|h| !h.sessions.is_empty());
     one.unmanaged_harnesses.clear();
     one.residue = None;
     one.summary = crate::plan::compute::summarise(&one.sessions);

@@ -15,6 +15,7 @@ use crate::observed::background::{BackgroundObservation, DaemonSeen};
 use crate::plan::change::Change;
 use crate::proc_env::EnvRead;
 use crate::registry::background::BackgroundRecord;
+use crate::registry::background_roll::HostRollJournal;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -32,6 +33,12 @@ pub struct BackgroundHostPlan {
     /// The host could not be read (its listing failed or is of a version
     /// this reader does not know): the plan is blind to it.
     pub observation_failed: Option<String>,
+    /// What an earlier roll of this host began and never saw through (cut
+    /// short, or running now), as far as it still shows: the daemon it
+    /// stopped while no daemon holding the policy's runs, the sessions
+    /// whose respawn it asked for that still drift. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unfinished_roll: Option<HostRollJournal>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -96,6 +103,14 @@ pub struct BackgroundSessionPlan {
 }
 
 impl BackgroundHostPlan {
+    /// How many managed drifted sessions a roll is to respawn.
+    pub fn to_respawn(&self) -> usize {
+        self.sessions
+            .iter()
+            .filter(|s| s.action == BackgroundAction::Respawn)
+            .count()
+    }
+
     /// A managed session drifted (what `--detailed-exitcode` counts).
     pub fn has_drift(&self) -> bool {
         self.sessions
@@ -197,12 +212,104 @@ pub fn plan(
         daemon,
         sessions,
         observation_failed: seen.failed.clone(),
+        unfinished_roll: None,
     }
+}
+
+/// What of an earlier roll's journal the host still shows unsettled: a
+/// stopped daemon while none that holds the policy's runs, respawns of
+/// sessions that are still not what the policy wants. `None` when nothing
+/// is.
+pub fn unfinished(host: &BackgroundHostPlan, journal: HostRollJournal) -> Option<HostRollJournal> {
+    let daemon_settled = host.daemon.is_some() && !host.daemon_drifts();
+    let unsettled = |id: &String| {
+        host.sessions.iter().any(|s| {
+            s.id == *id
+                && matches!(
+                    s.action,
+                    BackgroundAction::Respawn | BackgroundAction::Unverified
+                )
+        })
+    };
+    let left = HostRollJournal {
+        daemon_stopped: journal.daemon_stopped.filter(|_| !daemon_settled),
+        respawning: journal.respawning.into_iter().filter(unsettled).collect(),
+        since: journal.since,
+    };
+    (!left.is_settled()).then_some(left)
 }
 
 fn compare(policy: &Policy, desired: &DesiredEnv, env: &EnvRead) -> (Vec<Change>, Option<String>) {
     match env {
         EnvRead::Read(env) => (policy.diff(desired, env), None),
         EnvRead::Unverified(why) => (Vec::new(), Some(why.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(daemon_drifts: bool, action: BackgroundAction) -> BackgroundHostPlan {
+        let change = Change {
+            name: "ANTHROPIC_API_KEY".into(),
+            have: None,
+            want: None,
+            case: crate::events::roll::ChangeCase::Missing,
+        };
+        BackgroundHostPlan {
+            host: "claude-background".into(),
+            config_dir: "/c".into(),
+            daemon: Some(DaemonPlan {
+                pid: 7,
+                origin: None,
+                version: None,
+                changes: if daemon_drifts {
+                    vec![change]
+                } else {
+                    Vec::new()
+                },
+                unverified: None,
+            }),
+            sessions: vec![BackgroundSessionPlan {
+                id: "0123abcd".into(),
+                reference: Some("r".into()),
+                conversation: None,
+                cwd: None,
+                pid: Some(9),
+                activity: "idle".into(),
+                action,
+                apply_will: None,
+                changes: Vec::new(),
+                reason: None,
+            }],
+            observation_failed: None,
+            unfinished_roll: None,
+        }
+    }
+
+    fn journal() -> HostRollJournal {
+        HostRollJournal {
+            since: "2026-12-06T10:00:00Z".into(),
+            daemon_stopped: Some(5),
+            respawning: vec!["0123abcd".into(), "ffff0000".into()],
+        }
+    }
+
+    #[test]
+    fn an_unfinished_roll_is_said_as_far_as_the_host_still_shows_it() {
+        // Daemon replaced and the session rolled since: nothing is left.
+        assert_eq!(
+            unfinished(&host(false, BackgroundAction::None), journal()),
+            None
+        );
+        // The stopped daemon's place taken by one of another's environment,
+        // the session still drifted; a session no longer listed is not named.
+        let left = unfinished(&host(true, BackgroundAction::Respawn), journal()).unwrap();
+        assert_eq!(left.daemon_stopped, Some(5));
+        assert_eq!(left.respawning, ["0123abcd"]);
+        let left = unfinished(&host(false, BackgroundAction::Unverified), journal()).unwrap();
+        assert_eq!(left.daemon_stopped, None);
+        assert_eq!(left.respawning, ["0123abcd"]);
     }
 }

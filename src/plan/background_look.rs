@@ -38,7 +38,10 @@ pub fn look_in(
         .into_iter()
         .filter(|r| r.config_dir == config_dir)
         .collect();
-    (plan_host(policy, &seen, &managed), managed)
+    let mut host = plan_host(policy, &seen, &managed);
+    host.unfinished_roll = crate::registry::background_roll::load(&config.state_root)
+        .and_then(|journal| super::background::unfinished(&host, journal));
+    (host, managed)
 }
 
 /// Looks at the host, when the config turns it on, and plans it into `plan`.

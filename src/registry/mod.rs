@@ -9,6 +9,7 @@
 //! roll resumed them, so later rolls leave them alone.
 
 pub mod background;
+pub mod background_roll;
 pub mod follow;
 pub mod identity;
 pub mod journal;

@@ -3,6 +3,7 @@
 //! (`schemas/history.schema.json`).
 
 use super::{print_json, snake_name, Format, Style};
+use crate::events::host::BackgroundRollReport;
 use crate::events::roll::Conversation;
 use crate::ops::history::{EnvChange, History, Roll, RollEnv, RollResult};
 use std::fmt::Write;
@@ -108,7 +109,14 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
         };
         let _ = writeln!(out, "  {:<width$}  {verdict}{conversation}", label(s));
     }
-    if roll.sessions.is_empty() {
+    if let Some(host) = &roll.background_host {
+        render_background(out, host);
+    }
+    let host_acted = roll
+        .background_host
+        .as_ref()
+        .is_some_and(|h| h.daemon.is_some() || !h.sessions.is_empty());
+    if roll.sessions.is_empty() && !host_acted {
         match (roll.result, roll.selected) {
             (RollResult::Unfinished, Some(n)) => {
                 let _ = writeln!(
@@ -121,6 +129,33 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
             _ => out.push_str("  no session was acted on\n"),
         }
     }
+}
+
+/// Claude Code's background host (`docs/hosts.md`): the daemon's outcome,
+/// then each session's, by ref and short id.
+fn render_background(out: &mut String, host: &BackgroundRollReport) {
+    if let Some(daemon) = &host.daemon {
+        let _ = writeln!(
+            out,
+            "  background daemon  {}{}",
+            snake_name(&daemon.outcome).replace('_', " "),
+            detail(daemon.detail.as_deref())
+        );
+    }
+    for s in &host.sessions {
+        let _ = writeln!(
+            out,
+            "  {} (background {})  {}{}",
+            s.reference.as_deref().unwrap_or(&s.id),
+            s.id,
+            snake_name(s.outcome).replace('_', " "),
+            detail(s.detail.as_deref())
+        );
+    }
+}
+
+fn detail(detail: Option<&str>) -> String {
+    detail.map(|d| format!(" ({d})")).unwrap_or_default()
 }
 
 fn label(s: &crate::events::SessionOutcome) -> &str {
@@ -195,6 +230,7 @@ mod tests {
                 detail: Some("the harness exited".into()),
                 conversation: None,
             }],
+            background_host: None,
         }
     }
 
@@ -248,6 +284,40 @@ mod tests {
         let text = render(&history(vec![jumped]), Style::PLAIN);
         assert!(text.contains("  succeeded in 64s\n"), "{text}");
         assert!(!text.contains("86464"), "{text}");
+    }
+
+    #[test]
+    fn a_roll_of_the_background_host_lists_its_daemon_and_sessions() {
+        use crate::events::host::*;
+        let mut watch = roll(RollResult::Succeeded, Some(Vec::new()));
+        watch.command = RollCommand::Watch;
+        watch.sessions.clear();
+        watch.background_host = Some(BackgroundRollReport {
+            daemon: Some(DaemonReport {
+                outcome: DaemonOutcome::Replaced,
+                old_pid: Some(10),
+                new_pid: Some(11),
+                detail: None,
+            }),
+            sessions: vec![BackgroundSessionReport {
+                id: "a1b2c3d4".into(),
+                reference: Some("github:octo/repo#7".into()),
+                outcome: BackgroundOutcome::Deferred,
+                old_pid: Some(12),
+                new_pid: None,
+                conversation: None,
+                detail: Some("held: a turn runs".into()),
+            }],
+        });
+        let text = render(&history(vec![watch]), Style::PLAIN);
+        assert!(
+            text.contains(
+                "  background daemon  replaced\n  \
+                 github:octo/repo#7 (background a1b2c3d4)  deferred (held: a turn runs)\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("no session was acted on"), "{text}");
     }
 
     #[test]

@@ -19,6 +19,30 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
         let _ = writeln!(out, "{} {why}", style.red("could not be read:"));
         return out;
     }
+    if let Some(roll) = &host.unfinished_roll {
+        let mut left = Vec::new();
+        if let Some(pid) = roll.daemon_stopped {
+            left.push(format!("it stopped the daemon (pid {pid}) and no daemon holding the policy's environment took its place"));
+        }
+        if !roll.respawning.is_empty() {
+            left.push(format!(
+                "it asked the host to respawn {} and never verified {}",
+                roll.respawning.join(", "),
+                if roll.respawning.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                }
+            ));
+        }
+        let _ = writeln!(
+            out,
+            "  {} a roll begun at {} did not finish (cut short, or running now): {}; `the-loop apply` rolls what is left",
+            style.yellow("!"),
+            roll.since,
+            left.join("; ")
+        );
+    }
     match &host.daemon {
         None => out.push_str(
             "  no daemon runs: the next one started holds the environment of whoever starts it\n",

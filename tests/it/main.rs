@@ -39,6 +39,7 @@ mod help_tree;
 mod history;
 mod hostile_files;
 mod hosts;
+mod hosts_roll;
 mod identity;
 mod journal;
 mod journal_special;

@@ -180,7 +180,13 @@ impl Screen<'_> {
                 }
                 continue;
             };
-            match handle_key(&mut self.state, model, key) {
+            let action = handle_key(&mut self.state, model, key);
+            if let Some(said) = background_refusal(model, &action) {
+                self.state.mode = Mode::Table;
+                self.state.status = Some(said);
+                continue;
+            }
+            match action {
                 Action::None => {}
                 Action::Quit => return Ok(()),
                 Action::Attach { label } => {
@@ -229,6 +235,25 @@ impl Screen<'_> {
             }
         }
     }
+}
+
+/// A session of Claude Code's background host has no pane to attach to,
+/// and is rolled with its host by a whole-fleet `apply` (`docs/hosts.md`):
+/// what to do instead, for the keys that act on one pane.
+fn background_refusal(model: &TopModel, action: &Action) -> Option<String> {
+    let label = match action {
+        Action::Attach { label } | Action::Apply { label } | Action::Deliver { label, .. } => label,
+        _ => return None,
+    };
+    let id = model
+        .rows
+        .iter()
+        .find(|r| &r.label == label)?
+        .background
+        .as_deref()?;
+    Some(format!(
+        "{label} is background session {id} of Claude Code: `claude attach {id}` opens it; `the-loop apply` rolls it with its host"
+    ))
 }
 
 fn progress(title: String) -> Mode {

@@ -7,7 +7,9 @@
 use super::*;
 use crate::apply::background::{BackgroundOutcome, DaemonOutcome};
 use crate::apply::lock::ApplyLock;
+use crate::events::Event;
 use crate::ops::apply::RollCommand;
+use crate::plan::background::{BackgroundAction, BackgroundWill};
 
 impl Watch {
     pub(super) fn roll_background(&mut self, snapshot: &Snapshot) {
@@ -15,6 +17,16 @@ impl Watch {
             return;
         };
         if !self.auto_apply() || !host.has_drift() || interrupt::requested() {
+            return;
+        }
+        // Every drifted session mid-turn or asking, under a daemon that
+        // holds the policy: nothing to do yet, and no roll to log; looked
+        // at again within seconds, as a held pane is.
+        let ready = host.sessions.iter().any(|s| {
+            s.action == BackgroundAction::Respawn && s.apply_will == Some(BackgroundWill::RollNow)
+        });
+        if !ready && !host.daemon_drifts() {
+            self.holding = true;
             return;
         }
         let Ok(_lock) =
@@ -30,7 +42,45 @@ impl Watch {
         );
         let client =
             crate::apply::background::HostClient::new(&self.ctx.config, &claude, &snapshot.policy);
-        let report = crate::apply::background::roll(&client, host, Duration::ZERO);
+        let took = crate::clock::Stopwatch::start_on(self.ctx.events.clock());
+        self.ctx.events.emit(Event::ApplyStarted {
+            command: RollCommand::Watch,
+            sessions: 0,
+            background_sessions: Some(host.to_respawn()),
+            env_file: snapshot.plan.env_file.clone(),
+            env_fingerprints: snapshot
+                .plan
+                .env_file
+                .is_some()
+                .then(|| snapshot.plan.env_fingerprints.clone()),
+        });
+        let report = crate::apply::background::roll(
+            &client,
+            host,
+            crate::apply::background::HostRoll {
+                drain: Duration::ZERO,
+                parallelism: self.options.parallelism,
+            },
+        );
+        // `history` reads the host's roll back as one of watch's.
+        self.ctx.events.emit(Event::ApplyFinished {
+            command: RollCommand::Watch,
+            failed: report.sessions.iter().any(|s| {
+                matches!(
+                    s.outcome,
+                    BackgroundOutcome::Failed | BackgroundOutcome::NotAttempted
+                )
+            }) || report
+                .daemon
+                .as_ref()
+                .is_some_and(|d| d.outcome == DaemonOutcome::Refused),
+            interrupted: false,
+            duration_ms: Some(crate::clock::millis(
+                took.elapsed_on(self.ctx.events.clock()),
+            )),
+            sessions: Vec::new(),
+            background_host: Some(report.clone()),
+        });
         if let Some(daemon) = &report.daemon {
             match daemon.outcome {
                 DaemonOutcome::Kept => {}
