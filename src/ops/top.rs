@@ -186,28 +186,25 @@ pub struct Facts {
 /// The model of one plan and the observation it was computed from.
 pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
     let since = |stamp: Option<&str>| facts.now?.checked_sub(crate::clock::parse_utc(stamp?)?);
-    let panes = plan
-        .sessions
-        .iter()
-        .map(|s| {
-            let record = observed
-                .sessions
-                .iter()
-                .find(|m| s.key.as_ref() == Some(&m.key));
-            Row {
-                label: s.label().to_owned(),
-                kind: s.kind.clone(),
-                tmux_target: s.tmux_target.clone(),
-                harness: s.record.as_ref().map(|r| r.harness.clone()),
-                activity: activity(s, since(s.busy_since.as_deref())),
-                drift: drift(s),
-                attached: s.attached,
-                age: record.and_then(|m| since(m.created_at.as_deref())),
-                last_event: record.and_then(|m| since(m.last_event_at.as_deref())),
-                cwd: s.record.as_ref().and_then(|r| r.cwd.clone()),
-                background: None,
-            }
-        });
+    let panes = plan.sessions.iter().map(|s| {
+        let record = observed
+            .sessions
+            .iter()
+            .find(|m| s.key.as_ref() == Some(&m.key));
+        Row {
+            label: s.label().to_owned(),
+            kind: s.kind.clone(),
+            tmux_target: s.tmux_target.clone(),
+            harness: s.record.as_ref().map(|r| r.harness.clone()),
+            activity: activity(s, since(s.busy_since.as_deref())),
+            drift: drift(s),
+            attached: s.attached,
+            age: record.and_then(|m| since(m.created_at.as_deref())),
+            last_event: record.and_then(|m| since(m.last_event_at.as_deref())),
+            cwd: s.record.as_ref().and_then(|r| r.cwd.clone()),
+            background: None,
+        }
+    });
     let rows = panes
         .chain(plan.background_host.iter().flat_map(background_rows))
         .collect();

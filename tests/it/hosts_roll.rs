@@ -103,8 +103,8 @@ impl HostWorld {
 impl Drop for HostWorld {
     fn drop(&mut self) {
         // Every worker and daemon the stand-in started.
-        let state = std::fs::read_to_string(self.config_dir.join("stand-in-host.json"))
-            .unwrap_or_default();
+        let state =
+            std::fs::read_to_string(self.config_dir.join("stand-in-host.json")).unwrap_or_default();
         let state: serde_json::Value = serde_json::from_str(&state).unwrap_or_default();
         let mut pids: Vec<i64> = state["sessions"]
             .as_object()
@@ -145,14 +145,21 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
         );
     }
     assert_eq!(hw.respawns(), 3);
-    assert!(!hw.w.state.join("hosts/claude-background/roll.json").exists());
+    assert!(!hw
+        .w
+        .state
+        .join("hosts/claude-background/roll.json")
+        .exists());
 
     // History reads the host's roll back: the daemon, then each session.
     let history = json(&hw.the_loop(&["history", "--json"]));
     let roll = &history["rolls"][0];
     assert_eq!(roll["command"], "apply", "{history:#}");
     assert_eq!(roll["selected"], 3, "{history:#}");
-    assert_eq!(roll["background_host"]["daemon"]["outcome"], "replaced", "{history:#}");
+    assert_eq!(
+        roll["background_host"]["daemon"]["outcome"], "replaced",
+        "{history:#}"
+    );
     let outcomes: Vec<&str> = roll["background_host"]["sessions"]
         .as_array()
         .unwrap()
@@ -163,7 +170,10 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     let text = stdout(&hw.the_loop(&["history"]));
     assert!(text.contains("  background daemon  replaced\n"), "{text}");
     assert!(
-        text.contains(&format!("  github:octo/repo#1 (background {})  restarted\n", hw.ids[0])),
+        text.contains(&format!(
+            "  github:octo/repo#1 (background {})  restarted\n",
+            hw.ids[0]
+        )),
         "{text}"
     );
 
@@ -175,7 +185,10 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
     let sessions = report["background_host"]["sessions"].as_array().unwrap();
-    let failed: Vec<_> = sessions.iter().filter(|s| s["outcome"] == "failed").collect();
+    let failed: Vec<_> = sessions
+        .iter()
+        .filter(|s| s["outcome"] == "failed")
+        .collect();
     assert_eq!(failed.len(), 1, "{report:#}");
     let untouched: Vec<_> = sessions
         .iter()
@@ -218,12 +231,17 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     for id in &hw.ids {
         assert_eq!(
-            environ(hw.worker(id)).get("ANTHROPIC_API_KEY").map(String::as_str),
+            environ(hw.worker(id))
+                .get("ANTHROPIC_API_KEY")
+                .map(String::as_str),
             Some(NEWER)
         );
     }
     let plan = json(&hw.the_loop(&["plan", "--json"]));
-    assert!(plan["background_host"].get("unfinished_roll").is_none(), "{plan:#}");
+    assert!(
+        plan["background_host"].get("unfinished_roll").is_none(),
+        "{plan:#}"
+    );
     for (path, bytes) in hw.w.state_files() {
         assert_no_canary(&bytes, &[OLD, NEW, NEWER], &path.display().to_string());
     }
@@ -236,7 +254,10 @@ fn watch_rolls_the_host_and_history_lists_it_as_watchs() {
     let watch = crate::support::watching::Watch::spawn(&hw.w, std::time::Duration::from_secs(30));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !hw.ids.iter().all(|id| {
-        environ(hw.worker(id)).get("ANTHROPIC_API_KEY").map(String::as_str) == Some(NEW)
+        environ(hw.worker(id))
+            .get("ANTHROPIC_API_KEY")
+            .map(String::as_str)
+            == Some(NEW)
     }) {
         assert!(
             std::time::Instant::now() < deadline,

@@ -316,6 +316,17 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         status["background_host"]["daemon_stale"], false,
         "{status:#}"
     );
+    // The roll is in history: the daemon replaced, three restarted.
+    let history = json(&host.w.the_loop(&["history", "--json"]));
+    let roll = &history["rolls"][0]["background_host"];
+    assert_eq!(roll["daemon"]["outcome"], "replaced", "{history:#}");
+    let restarted = roll["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["outcome"] == "restarted")
+        .count();
+    assert_eq!(restarted, 3, "{history:#}");
     for (path, bytes) in host.w.state_files() {
         assert_no_canary(&bytes, &[OLD, NEW], &path.display().to_string());
     }
