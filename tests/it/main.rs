@@ -56,6 +56,7 @@ mod packaging;
 mod panes;
 mod plain_errors;
 mod plan_core;
+mod plan_counts;
 mod plan_story;
 mod preflight;
 mod prepare;

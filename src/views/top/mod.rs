@@ -110,7 +110,7 @@ fn header_lines(model: &TopModel, look: Look) -> Vec<Line<'static>> {
     for (n, what) in [
         (s.skipped, "skipped"),
         (s.unverified, "unverified"),
-        (s.unmanaged, "unmanaged"),
+        (s.unmanaged, "loop-* without a record"),
     ] {
         if n > 0 {
             counts.push(format!("{n} {what}"));
