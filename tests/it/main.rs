@@ -68,6 +68,7 @@ mod remain_on_exit;
 mod replace_server;
 mod residue;
 mod rewrites;
+mod rotation_example;
 mod safe_points;
 mod safe_points_screen;
 mod schemas;
