@@ -11,7 +11,9 @@
 //!
 //! Run it with `cargo run --example rotation`. It needs tmux and bash, and
 //! touches nothing outside a temporary directory: the tmux server is private
-//! (its own TMUX_TMPDIR) and is killed at the end. The harness is a small
+//! (its own TMUX_TMPDIR) and is killed at the end, and the directory is
+//! removed once every process the server started has ended
+//! (`tests/it/rotation_example.rs` checks that nothing is left). The harness is a small
 //! stand-in for Claude Code that keeps transcripts the same way.
 //!
 //! This binary doubles as the-loop itself (the pane launcher re-executes it),
@@ -26,6 +28,9 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+use the_loop::observed::detached::parents;
+use the_loop::proc_env::ProcStat;
 
 const AS_CLI: &str = "THE_LOOP_EXAMPLE_AS_CLI";
 const STAND_IN: &str = include_str!("../tests/it/support/stand-in-claude");
@@ -112,12 +117,74 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// Ends the stage when the story ends, however it ends (an early `?`
+/// too): its tmux server, every process that server started, then its
+/// directory.
+struct TearDown<'a>(&'a Stage);
+
+impl Drop for TearDown<'_> {
+    fn drop(&mut self) {
+        let stage = self.0;
+        let started = stage.server_processes();
+        let _ = stage.tmux(&["kill-server"], &[]);
+        // Killing the server hangs up each harness, which then runs its
+        // SessionEnd hook: this binary, as the-loop, writing
+        // `state/activity/PID.jsonl`. A directory removed before that hook
+        // ended came back holding that one file, so the processes the
+        // server started (the harness waits for its hook) are waited for.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while started.iter().any(|p| p.runs()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = std::fs::remove_dir_all(&stage.root);
+    }
+}
+
+/// A process, by its pid and its start time (a pid can be reused).
+struct Process {
+    pid: i32,
+    start: u64,
+}
+
+impl Process {
+    fn runs(&self) -> bool {
+        ProcStat::read(Path::new("/proc"), self.pid)
+            .is_some_and(|stat| stat.start == self.start && !stat.is_zombie())
+    }
+}
+
+impl Stage {
+    /// The tmux server and every process beneath it; none when it does not run.
+    fn server_processes(&self) -> Vec<Process> {
+        let Some(server) = self
+            .tmux(&["display-message", "-p", "#{pid}"], &[])
+            .ok()
+            .and_then(|pid| pid.trim().parse::<i32>().ok())
+        else {
+            return Vec::new();
+        };
+        let children = the_loop::observed::unmanaged::children(&parents());
+        let (mut found, mut next) = (Vec::new(), vec![server]);
+        while let Some(pid) = next.pop() {
+            if let Some(stat) = ProcStat::read(Path::new("/proc"), pid) {
+                found.push(Process {
+                    pid,
+                    start: stat.start,
+                });
+            }
+            next.extend(children.get(&pid).into_iter().flatten());
+        }
+        found
+    }
+}
+
 fn story() -> Result<ExitCode, String> {
     let dir = tempfile_dir()?;
     let stage = Stage {
         root: dir.clone(),
         exe: std::env::current_exe().map_err(|e| e.to_string())?,
     };
+    let tear_down = TearDown(&stage);
     for sub in ["tmux", "home", "state", "bin", "work"] {
         std::fs::create_dir_all(dir.join(sub)).map_err(|e| e.to_string())?;
     }
@@ -188,7 +255,7 @@ fn story() -> Result<ExitCode, String> {
         )?;
         println!("   {name}: conversation {id}");
     }
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(500));
 
     println!("== 3. the operator rotates the token in the env file");
     write(&dir.join(".env"), &format!("SLACK_BOT_TOKEN={ROTATED}\n"))?;
@@ -204,8 +271,7 @@ fn story() -> Result<ExitCode, String> {
     println!("== 6. plan is clean");
     let clean = stage.the_loop(&["plan", "--detailed-exitcode"])?;
 
-    let _ = stage.tmux(&["kill-server"], &[]);
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(tear_down);
     let ok = drift == 2 && applied == 0 && clean == 0;
     println!(
         "\n{}",

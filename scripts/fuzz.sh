@@ -5,7 +5,8 @@
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #
 # Targets: envfile (the env file parser), registry (work-item refs, standing
-# names, tmux targets, registry records). With a nightly toolchain and
+# names, tmux targets, registry records), metrics (the metrics server's
+# request handling: src/watch/metrics_http.rs). With a nightly toolchain and
 # cargo-fuzz (`cargo install cargo-fuzz`), each target runs under libFuzzer
 # with AddressSanitizer for the given time, growing fuzz/corpus/<target>.
 # Without them (or with FUZZ_STABLE=1), the same properties run as a bounded
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/../fuzz"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(envfile registry)
+[ ${#targets[@]} -eq 0 ] && targets=(envfile registry metrics)
 
 libfuzzer=1
 if [ "${FUZZ_STABLE:-}" = 1 ]; then

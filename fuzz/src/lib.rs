@@ -10,6 +10,8 @@ use the_loop::desired::envfile::{self, EnvFileError};
 use the_loop::registry::{
     normalise_tmux_target, refs::validate_standing_name, Registry, WorkItemRef,
 };
+use the_loop::watch::metrics::Metrics;
+use the_loop::watch::metrics_http::{head_end, respond, Fed, Head, HEAD_CAP};
 
 /// Spliced into every input; it never occurs in the parsers' own messages.
 pub const CANARY: &str = "qzx7Canary";
@@ -161,5 +163,100 @@ fn records(bytes: &[u8]) {
             once,
             "record round trip"
         );
+    }
+}
+
+/// The metrics server's request handling (`the_loop::watch::metrics_http`),
+/// as a hostile client meets it: the input, cut in pieces of 1 to 64
+/// bytes (its last byte says how many), is the bytes a socket gives. The
+/// head gathered never grows past [`HEAD_CAP`], ends at its first blank
+/// line, and is the same however the input was cut; every response is one
+/// well-formed HTTP/1.1 answer that closes the connection, whose
+/// `Content-Length` is its body's, that is 200 only for `GET` or `HEAD` of
+/// `/metrics`, and that never quotes the request.
+pub fn metrics(data: &[u8]) {
+    let input = with_canary(data);
+    let piece = 1 + usize::from(data.last().copied().unwrap_or(0)) % 64;
+    let cut = gather(&input, piece);
+    assert_eq!(
+        cut,
+        gather(&input, input.len().max(1)),
+        "the head depends on how the input was cut ({piece}-byte pieces)"
+    );
+    if let Fed::Complete(head) = &cut {
+        assert!(head.len() <= HEAD_CAP, "a head of {} bytes", head.len());
+        assert_eq!(
+            head_end(head),
+            Some(head.len()),
+            "ends at its first blank line"
+        );
+        answer(head);
+    }
+    // Whatever reached `respond`, its answer is well formed.
+    answer(&input);
+}
+
+/// The input fed to a [`Head`] in `piece`-byte pieces, as reads would.
+fn gather(input: &[u8], piece: usize) -> Fed {
+    let mut head = Head::default();
+    for chunk in input.chunks(piece) {
+        let room = head.room();
+        assert!(room <= HEAD_CAP, "room {room}");
+        match head.feed(chunk) {
+            Fed::More => assert!(head.room() < room, "a piece was taken"),
+            done => return done,
+        }
+    }
+    Fed::More
+}
+
+/// Checks the response to `request`.
+fn answer(request: &[u8]) {
+    use std::sync::OnceLock;
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    let response = respond(METRICS.get_or_init(Metrics::new), request);
+    assert!(
+        response.len() < 1 << 20,
+        "a response of {} bytes",
+        response.len()
+    );
+    let text = String::from_utf8(response).expect("a response is text");
+    assert_quiet(&text, "metrics response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head, then a body");
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap_or_default();
+    let code: u16 = status
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|rest| rest.get(..3))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("a status line: {status}"));
+    assert!([200, 400, 404, 405, 500].contains(&code), "{status}");
+    let headers: Vec<(&str, &str)> = lines
+        .map(|line| line.split_once(": ").expect("a header line"))
+        .collect();
+    assert!(headers.contains(&("Connection", "close")), "{head}");
+    let length: usize = headers
+        .iter()
+        .find(|(name, _)| *name == "Content-Length")
+        .and_then(|(_, value)| value.parse().ok())
+        .expect("a Content-Length");
+    let line = request.split(|b| *b == b'\n').next().unwrap_or_default();
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let parts: Vec<&[u8]> = line.split(|b| *b == b' ').collect();
+    if code == 200 {
+        let [method, target, version] = parts[..] else {
+            panic!("200 for a request line of {} parts", parts.len())
+        };
+        assert!(
+            method == b"GET" || method == b"HEAD",
+            "200 for another method"
+        );
+        assert_eq!(target.split(|b| *b == b'?').next(), Some(&b"/metrics"[..]));
+        assert!(version.starts_with(b"HTTP/1."), "200 for another version");
+    }
+    if code == 200 && parts[0] == b"HEAD" {
+        assert!(body.is_empty(), "HEAD has no body");
+    } else {
+        assert_eq!(length, body.len(), "Content-Length is the body's");
     }
 }

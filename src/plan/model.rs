@@ -352,6 +352,9 @@ pub struct Summary {
     pub up_to_date: usize,
     pub skipped: usize,
     pub unverified: usize,
+    /// `loop-*` tmux sessions no registry record names (the text's
+    /// "loop-* without a record"). Harnesses a person started by hand, in
+    /// `unmanaged_harnesses`, are not counted here.
     pub unmanaged: usize,
 }
 

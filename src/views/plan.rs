@@ -95,9 +95,12 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
     } else {
         String::new()
     };
+    // The last count is of `loop-*` sessions no record names, not of the
+    // harnesses listed above as not managed: named for what it counts, so
+    // one word does not mean two things on one screen.
     let _ = writeln!(
         out,
-        "\n{} {} to respawn{left_alone}, {}{} up to date, {} skipped, {} unverified, {} unmanaged.",
+        "\n{} {} to respawn{left_alone}, {}{} up to date, {} skipped, {} unverified, {} loop-* without a record.",
         style.bold("Plan:"),
         s.respawn,
         if s.resume > 0 {

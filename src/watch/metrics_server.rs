@@ -16,8 +16,12 @@
 //!   [`MAX_HANDLERS`] threads exist (the served ones, and dropped ones not
 //!   yet ended): beyond that a new connection waits up to a second, then
 //!   is closed at once.
+//!
+//! The head's bounds and the response are in [`crate::watch::metrics_http`],
+//! apart from the socket, so they can be fuzzed.
 
 use super::metrics::Metrics;
+use super::metrics_http::{plain, respond, Fed, Head};
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read, Write};
 use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -25,9 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-/// The most a request head (request line and headers) may be. Prometheus
-/// sends a few hundred bytes.
-pub const HEAD_CAP: usize = 8 * 1024;
+pub use super::metrics_http::HEAD_CAP;
 /// Connections served at once.
 pub const MAX_CONNECTIONS: usize = 16;
 /// Connection threads that may exist at once, counting ones dropped to make
@@ -239,17 +241,17 @@ fn serve_connection(mut stream: TcpStream, metrics: &Metrics, slot: &Slot) {
 }
 
 /// Reads up to the blank line that ends a head, and not a byte past
-/// [`HEAD_CAP`] or `deadline`. Bytes after the head (a body, a pipelined
-/// request) are never looked at.
+/// [`HEAD_CAP`] or `deadline` ([`Head`] keeps the count). Bytes after the
+/// head (a body, a pipelined request) are never looked at.
 fn read_head(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, NoHead> {
-    let mut head = Vec::with_capacity(1024);
+    let mut head = Head::default();
     let mut buf = [0u8; 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
             return Err(NoHead::TooSlow);
         }
-        let room = (HEAD_CAP - head.len()).min(buf.len());
+        let room = head.room().min(buf.len());
         let n = match stream.read(&mut buf[..room]) {
             Ok(0) => return Err(NoHead::Closed),
             Ok(n) => n,
@@ -259,134 +261,17 @@ fn read_head(stream: &mut TcpStream, deadline: Instant) -> Result<Vec<u8>, NoHea
             }
             Err(_) => return Err(NoHead::Closed),
         };
-        head.extend_from_slice(&buf[..n]);
-        if let Some(end) = head_end(&head) {
-            head.truncate(end);
-            return Ok(head);
-        }
-        if head.len() >= HEAD_CAP {
-            return Err(NoHead::TooLarge);
+        match head.feed(&buf[..n]) {
+            Fed::More => {}
+            Fed::Complete(head) => return Ok(head),
+            Fed::TooLarge => return Err(NoHead::TooLarge),
         }
     }
-}
-
-/// Where the head ends (after its blank line), if it has.
-fn head_end(bytes: &[u8]) -> Option<usize> {
-    let crlf = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map(|i| i + 4);
-    let lf = bytes.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
-    crlf.into_iter().chain(lf).min()
-}
-
-/// The whole response to one head.
-fn respond(metrics: &Metrics, head: &[u8]) -> Vec<u8> {
-    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
-    let line = String::from_utf8_lossy(line);
-    let parts: Vec<&str> = line.trim_end_matches('\r').split(' ').collect();
-    let [method, target, version] = parts[..] else {
-        return plain(400, "Bad Request", "not an HTTP/1 request line\n");
-    };
-    if !version.starts_with("HTTP/1.") {
-        return plain(400, "Bad Request", "only HTTP/1 is served\n");
-    }
-    let path = target.split('?').next().unwrap_or(target);
-    if path != "/metrics" {
-        return plain(404, "Not Found", "not found; metrics are at /metrics\n");
-    }
-    if method != "GET" && method != "HEAD" {
-        let body = "only GET and HEAD are served\n";
-        let mut response = status_head(
-            405,
-            "Method Not Allowed",
-            PLAIN,
-            body.len(),
-            "Allow: GET, HEAD\r\n",
-        );
-        response.extend_from_slice(body.as_bytes());
-        return response;
-    }
-    let Ok(text) = metrics.encode() else {
-        return plain(500, "Internal Server Error", "cannot encode the metrics\n");
-    };
-    let content_type = prometheus_client::encoding::prometheus_text::CONTENT_TYPE;
-    let mut response = status_head(200, "OK", content_type, text.len(), "");
-    if method == "GET" {
-        response.extend_from_slice(text.as_bytes());
-    }
-    response
-}
-
-const PLAIN: &str = "text/plain; charset=utf-8";
-
-fn plain(code: u16, reason: &str, body: &str) -> Vec<u8> {
-    let mut response = status_head(code, reason, PLAIN, body.len(), "");
-    response.extend_from_slice(body.as_bytes());
-    response
-}
-
-/// A response's head; `extra` is more header lines, each ending in CRLF.
-fn status_head(code: u16, reason: &str, content_type: &str, length: usize, extra: &str) -> Vec<u8> {
-    format!(
-        "HTTP/1.1 {code} {reason}\r\nContent-Type: {content_type}\r\n\
-         Content-Length: {length}\r\nConnection: close\r\n{extra}\r\n"
-    )
-    .into_bytes()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn answer(head: &str) -> String {
-        String::from_utf8(respond(&Metrics::new(), head.as_bytes())).unwrap()
-    }
-
-    #[test]
-    fn get_and_head_of_metrics_are_served_and_the_connection_closes() {
-        let get = answer("GET /metrics?x=1 HTTP/1.1\r\nHost: h\r\n\r\n");
-        assert!(get.starts_with("HTTP/1.1 200 OK\r\n"), "{get}");
-        assert!(get.contains("\r\nConnection: close\r\n"), "{get}");
-        assert!(
-            get.contains("Content-Type: text/plain; version=0.0.4"),
-            "{get}"
-        );
-        let (head, body) = get.split_once("\r\n\r\n").unwrap();
-        assert!(head.contains(&format!("Content-Length: {}\r\n", body.len())));
-        assert!(body.contains("# TYPE the_loop_plan_ok gauge"), "{body}");
-        let only_head = answer("HEAD /metrics HTTP/1.0\r\n\r\n");
-        assert_eq!(only_head, format!("{head}\r\n\r\n"));
-    }
-
-    #[test]
-    fn anything_else_is_refused_by_status() {
-        let status = |head: &str| answer(head).lines().next().unwrap().to_owned();
-        assert_eq!(status("GET / HTTP/1.1\r\n\r\n"), "HTTP/1.1 404 Not Found");
-        assert_eq!(
-            status("POST /metrics HTTP/1.1\r\n\r\n"),
-            "HTTP/1.1 405 Method Not Allowed"
-        );
-        assert!(answer("PUT /metrics HTTP/1.1\r\n\r\n").contains("\r\nAllow: GET, HEAD\r\n\r\n"));
-        for bad in [
-            "GET /metrics\r\n\r\n",
-            "GET  /metrics HTTP/1.1\r\n\r\n",
-            "GET /metrics HTTP/2\r\n\r\n",
-            "\u{0}\r\n\r\n",
-        ] {
-            assert_eq!(status(bad), "HTTP/1.1 400 Bad Request", "{bad:?}");
-        }
-    }
-
-    #[test]
-    fn a_head_ends_at_its_first_blank_line() {
-        assert_eq!(
-            head_end(b"GET / HTTP/1.1\r\nA: b\r\n\r\nbody\r\n\r\n"),
-            Some(24)
-        );
-        assert_eq!(head_end(b"GET / HTTP/1.0\n\nrest"), Some(16));
-        assert_eq!(head_end(b"GET / HTTP/1.1\r\nA: b\r\n"), None);
-    }
 
     fn exchange(addr: SocketAddr, bytes: &[u8]) -> String {
         let mut stream = TcpStream::connect(addr).unwrap();

@@ -16,6 +16,7 @@ pub mod decide;
 pub mod held;
 pub mod memory;
 pub mod metrics;
+pub mod metrics_http;
 pub mod metrics_server;
 pub mod reconcile;
 pub mod report;

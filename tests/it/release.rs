@@ -138,3 +138,144 @@ fn the_release_workflow_parses_and_uploads_what_binstall_looks_for() {
     }
     assert_eq!(binstall["pkg-fmt"].as_str(), Some("tgz"));
 }
+
+/// The jobs `name` waits for, directly or through the jobs it waits for.
+fn waits_for(jobs: &serde_yaml::Mapping, name: &str) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    let mut next = vec![name.to_owned()];
+    while let Some(job) = next.pop() {
+        let needs = &jobs[job.as_str()]["needs"];
+        let direct: Vec<&str> = match needs.as_sequence() {
+            Some(list) => list.iter().filter_map(Value::as_str).collect(),
+            None => needs.as_str().into_iter().collect(),
+        };
+        for need in direct {
+            if found.insert(need.to_owned()) {
+                next.push(need.to_owned());
+            }
+        }
+    }
+    found
+}
+
+/// Issue 47: `cargo binstall the-loop` finds a version through crates.io
+/// first, and nothing published the crate. One job does, last: after every
+/// build uploaded its archives and the release was made public, so the
+/// registry never names a version whose archives are not there.
+#[test]
+fn the_crate_is_published_only_after_every_release_build() {
+    let workflow: Value = serde_yaml::from_str(&repo_file(".github/workflows/release.yml"))
+        .expect("release.yml is YAML");
+    let jobs = workflow["jobs"].as_mapping().expect("jobs");
+    let publishing: Vec<(&str, &Value)> = jobs
+        .iter()
+        .flat_map(|(name, job)| {
+            let steps = job["steps"].as_sequence().into_iter().flatten();
+            steps.map(move |step| (name.as_str().unwrap(), step))
+        })
+        .filter(|(_, step)| {
+            step["run"]
+                .as_str()
+                .is_some_and(|r| r.contains("cargo publish"))
+        })
+        .collect();
+    let [(job, step)] = publishing[..] else {
+        panic!("one step publishes the crate: {publishing:?}")
+    };
+    assert_eq!(
+        step["run"].as_str().map(str::trim),
+        Some("cargo publish --locked")
+    );
+    assert_eq!(
+        step["env"]["CARGO_REGISTRY_TOKEN"].as_str(),
+        Some("${{ secrets.CARGO_REGISTRY_TOKEN }}"),
+        "the token comes from the repository's secrets"
+    );
+    let before = waits_for(jobs, job);
+    for after in ["create-release", "build", "publish"] {
+        assert!(
+            before.contains(after),
+            "{job} waits for {after}: {before:?}"
+        );
+    }
+}
+
+/// What `cargo publish` would upload: the manifest's fields crates.io
+/// needs, and only what `cargo install the-loop` builds from (`include` in
+/// Cargo.toml), asked of `cargo package --list` offline.
+#[test]
+fn the_crate_carries_what_cargo_install_builds_from_and_no_more() {
+    let manifest: toml_edit::DocumentMut = repo_file("Cargo.toml").parse().unwrap();
+    for field in ["description", "license", "repository", "readme"] {
+        assert!(
+            manifest["package"][field]
+                .as_str()
+                .is_some_and(|v| !v.is_empty()),
+            "Cargo.toml: package.{field} is set"
+        );
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "package",
+            "--list",
+            "--locked",
+            "--offline",
+            "--no-verify",
+            "--allow-dirty",
+        ])
+        .current_dir(root)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo package --list: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let listed: std::collections::BTreeSet<&str> = listed.lines().collect();
+    for needed in [
+        "Cargo.toml",
+        "Cargo.lock",
+        "build.rs",
+        "README.md",
+        "LICENSE",
+    ] {
+        assert!(listed.contains(needed), "{needed} is packaged: {listed:?}");
+    }
+    // Every source file, and nothing but them and the files above.
+    let mut sources = Vec::new();
+    let mut dirs = vec![root.join("src")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                sources.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    for source in &sources {
+        assert!(listed.contains(source.as_str()), "{source} is packaged");
+    }
+    let others: Vec<&&str> = listed
+        .iter()
+        .filter(|f| !f.starts_with("src/"))
+        .filter(|f| {
+            !matches!(
+                **f,
+                "Cargo.toml" | "Cargo.toml.orig" | "Cargo.lock" | ".cargo_vcs_info.json"
+            )
+        })
+        .filter(|f| !matches!(**f, "build.rs" | "README.md" | "LICENSE" | "SECURITY.md"))
+        .collect();
+    assert!(
+        others.is_empty(),
+        "packaged beyond what a build needs: {others:?}"
+    );
+    assert_eq!(
+        listed.iter().filter(|f| f.starts_with("src/")).count(),
+        sources.len()
+    );
+}

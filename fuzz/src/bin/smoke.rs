@@ -2,7 +2,7 @@
 //! from `fuzz/seeds/<target>` (and `fuzz/corpus/<target>` when libFuzzer
 //! has grown one), mutated with a small deterministic generator.
 //!
-//! `smoke <envfile|registry|all> <seconds per target> [seed]`
+//! `smoke <envfile|registry|metrics|all> <seconds per target> [seed]`
 //! Exits 1 and writes the input to `fuzz/artifacts/<target>/` on a failure.
 
 use std::path::{Path, PathBuf};
@@ -47,6 +47,16 @@ const TOKENS: &[&[u8]] = &[
     b"\"active\"",
     b"0",
     b"99999999999999999999",
+    b"GET ",
+    b"HEAD ",
+    b"/metrics",
+    b" HTTP/1.1",
+    b" HTTP/1.0",
+    b"\r\n\r\n",
+    b"\n\n",
+    b"?",
+    b"Content-Length: ",
+    b"Host: ",
 ];
 
 struct Rng(u64);
@@ -152,6 +162,7 @@ fn main() {
     let targets: &[(&str, Check)] = &[
         ("envfile", the_loop_fuzz::envfile),
         ("registry", the_loop_fuzz::registry),
+        ("metrics", the_loop_fuzz::metrics),
     ];
     let mut ok = true;
     for (name, check) in targets {

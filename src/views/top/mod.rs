@@ -4,6 +4,7 @@
 //! [`TopModel`] into a ratatui frame, so it is tested with ratatui's
 //! `TestBackend`. Only names and fingerprints reach it (`ops/top.rs`).
 
+mod fit;
 pub mod state;
 
 use crate::ops::top::{ago, Drift, Row, RowActivity, TopModel};
@@ -50,54 +51,68 @@ pub fn render(frame: &mut Frame, model: &TopModel, state: &mut TopState, look: L
         Constraint::Length(1),
     ])
     .areas(frame.area());
-    frame.render_widget(Paragraph::new(header_lines(model, look)), header);
+    frame.render_widget(
+        Paragraph::new(header_lines(model, look, header.width)),
+        header,
+    );
     render_table(frame, model, state, table, look);
     frame.render_widget(Paragraph::new(footer_line(state)), footer);
     match &state.mode {
-        Mode::Help => popup(frame, "help", help_lines(), 0),
+        Mode::Help => popup(frame, "help", &help_lines(), Scroll::Top(0)),
         Mode::Plan {
             label,
             text,
             scroll,
-        } => popup(
-            frame,
-            &format!("plan: {label} (j k scroll, Esc closes)"),
-            text.lines().map(|l| Line::from(l.to_owned())).collect(),
-            *scroll,
-        ),
+        } => {
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            let title = format!("plan: {label} (j k scroll, Esc closes)");
+            popup(frame, &title, &lines, Scroll::Top(*scroll))
+        }
         Mode::Progress { title, lines, done } => {
-            let mut shown: Vec<Line> = lines.iter().map(|l| Line::from(l.clone())).collect();
+            let mut shown = lines.clone();
             if *done {
-                shown.push(Line::from(""));
-                shown.push(Line::from("(any key closes)"));
+                shown.push(String::new());
+                shown.push("(any key closes)".into());
             }
-            // The newest lines stay in sight.
-            let height = frame.area().height.saturating_sub(4) as usize;
-            let scroll = shown.len().saturating_sub(height) as u16;
-            popup(frame, title, shown, scroll)
+            popup(frame, title, &shown, Scroll::NewestInSight)
         }
         _ => {}
     }
 }
 
-fn header_lines(model: &TopModel, look: Look) -> Vec<Line<'static>> {
+fn header_lines(model: &TopModel, look: Look, width: u16) -> Vec<Line<'static>> {
     let h = &model.header;
-    let env = match &h.env_file {
-        Some(path) => format!(
-            "env {} (written {} ago)",
-            path.display(),
-            h.env_age.map(ago).unwrap_or_else(|| "?".into())
-        ),
-        None => "no env file".into(),
+    let version = h.tmux_version.as_deref().unwrap_or("?");
+    let age = h.env_age.map(ago).unwrap_or_else(|| "?".into());
+    let env_path = h.env_file.as_ref().map(|p| p.display().to_string());
+    let socket = h
+        .tmux_socket
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let line = |env: Option<&str>, socket: &str, written: &str| {
+        let env = match env {
+            Some(path) => format!("env {path} ({written}{age} ago)"),
+            None => "no env file".into(),
+        };
+        format!(" · {env} · tmux {version} {socket}")
     };
-    let tmux = format!(
-        "tmux {} {}",
-        h.tmux_version.as_deref().unwrap_or("?"),
-        h.tmux_socket
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default()
-    );
+    let room = usize::from(width).saturating_sub("the-loop top".len());
+    let mut rest = line(env_path.as_deref(), &socket, "written ");
+    if fit::width(&rest) > room {
+        // Too wide: the words around the paths give way first (`written`
+        // goes), then the paths, from the left.
+        let words = fit::width(&line(env_path.as_ref().map(|_| ""), "", ""));
+        let paths: Vec<&str> = env_path
+            .iter()
+            .map(String::as_str)
+            .chain([socket.as_str()])
+            .collect();
+        let mut fitted = fit::paths(&paths, room.saturating_sub(words)).into_iter();
+        let env = env_path.as_ref().and_then(|_| fitted.next());
+        let socket = fitted.next().unwrap_or_default();
+        rest = line(env.as_deref(), &socket, "");
+    }
     let s = &h.summary;
     // The counts `plan` prints; the rarer ones only when not zero.
     let mut counts = vec![format!("{} to respawn", s.respawn)];
@@ -110,7 +125,7 @@ fn header_lines(model: &TopModel, look: Look) -> Vec<Line<'static>> {
     for (n, what) in [
         (s.skipped, "skipped"),
         (s.unverified, "unverified"),
-        (s.unmanaged, "unmanaged"),
+        (s.unmanaged, "loop-* without a record"),
     ] {
         if n > 0 {
             counts.push(format!("{n} {what}"));
@@ -126,10 +141,7 @@ fn header_lines(model: &TopModel, look: Look) -> Vec<Line<'static>> {
         )];
     }
     vec![
-        Line::from(vec![
-            Span::styled("the-loop top", bold),
-            Span::raw(format!(" · {env} · {tmux}")),
-        ]),
+        Line::from(vec![Span::styled("the-loop top", bold), Span::raw(rest)]),
         Line::from(second),
     ]
 }
@@ -310,23 +322,28 @@ fn footer_line(state: &TopState) -> Line<'static> {
     }
 }
 
-fn help_lines() -> Vec<Line<'static>> {
-    let mut lines: Vec<Line> = HELP
+fn help_lines() -> Vec<String> {
+    let mut lines: Vec<String> = HELP
         .iter()
-        .map(|(keys, what)| Line::from(format!("{keys:<10} {what}")))
+        .map(|(keys, what)| format!("{keys:<10} {what}"))
         .collect();
-    lines.push(Line::from(""));
-    lines.push(Line::from(
-        "ACTIVITY busy or permission (for how long), idle, interrupted, exited",
-    ));
-    lines.push(Line::from(
-        "DRIFT up to date, N names stale, args drift, interrupted roll, left alone",
-    ));
+    lines.push(String::new());
+    lines.push("ACTIVITY busy or permission (for how long), idle, interrupted, exited".into());
+    lines.push("DRIFT up to date, N names stale, args drift, interrupted roll, left alone".into());
     lines
 }
 
-/// A bordered box over most of the screen.
-fn popup(frame: &mut Frame, title: &str, lines: Vec<Line<'static>>, scroll: u16) {
+/// Which rows of a pop-up are in sight.
+#[derive(Debug, Clone, Copy)]
+enum Scroll {
+    /// From this row down (the plan, scrolled by j and k).
+    Top(u16),
+    /// The last rows (an action's progress: the newest line stays in sight).
+    NewestInSight,
+}
+
+/// A bordered box over most of the screen, its long lines wrapped.
+fn popup(frame: &mut Frame, title: &str, lines: &[String], scroll: Scroll) {
     let area = frame.area();
     let inner = Rect {
         x: area.x + 1,
@@ -338,10 +355,21 @@ fn popup(frame: &mut Frame, title: &str, lines: Vec<Line<'static>>, scroll: u16)
     let block = Block::default()
         .borders(Borders::ALL)
         .title(format!(" {title} "));
-    frame.render_widget(
-        Paragraph::new(lines).block(block).scroll((scroll, 0)),
-        inner,
-    );
+    // Inside the borders.
+    let columns = usize::from(inner.width.saturating_sub(2));
+    let rows: Vec<Line> = lines
+        .iter()
+        .flat_map(|line| fit::wrap(line, columns))
+        .map(Line::from)
+        .collect();
+    let scroll = match scroll {
+        Scroll::Top(row) => row,
+        Scroll::NewestInSight => {
+            let height = usize::from(inner.height.saturating_sub(2));
+            u16::try_from(rows.len().saturating_sub(height)).unwrap_or(u16::MAX)
+        }
+    };
+    frame.render_widget(Paragraph::new(rows).block(block).scroll((scroll, 0)), inner);
 }
 
 #[cfg(test)]

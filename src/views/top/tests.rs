@@ -169,3 +169,56 @@ fn trouble_replaces_the_counts() {
     let text = screen(&m, &mut TopState::default(), 80, 24, LOOK);
     assert!(text.contains("! tmux did not answer within 5s"), "{text}");
 }
+
+/// Issue 47: at 80 columns the header once cut the socket path to a lone
+/// `/`. Each path now keeps its tail, the part that tells one server or
+/// file from another.
+#[test]
+fn the_header_at_80_columns_keeps_the_tail_of_each_path() {
+    let mut m = model(2);
+    m.header.tmux_socket = Some(PathBuf::from("/run/user/1000/the-loop/tmux-server"));
+    let text = screen(&m, &mut TopState::default(), 80, 24, LOOK);
+    let first = text.lines().next().unwrap();
+    assert!(first.ends_with("…/the-loop/tmux-server"), "{first}");
+    // The words around the paths give way first.
+    assert!(first.contains("env …/.the-loop/.env (3m ago)"), "{first}");
+    assert!(
+        unicode_width::UnicodeWidthStr::width(first) <= 80,
+        "{first}"
+    );
+}
+
+/// What `plan` prints for one drifted session, as `p` shows it.
+const ONE_PLAN: &str = "env file: /home/dev/.the-loop/.env (1 name declared)
+tmux server: /run/user/1000/the-loop/tmux-server
+
+~ github:octo/repo#1  (loop-github-octo-repo-1, pane %1, pid 1234567)  will be respawned  [unknown: rolls now]
+    - SLACK_BOT_TOKEN              f3891e86 → (absent)   (stale: a withheld name holding a value that is not the file's)
+
+Plan: 1 to respawn, 0 up to date, 0 skipped, 0 unverified, 0 loop-* without a record.
+Run `the-loop apply` to respawn the drifted sessions, resuming each conversation.";
+
+/// Issue 47: the pop-up once cut each line at 76 columns, and a session's
+/// verdict (`will be respawned`, what its harness is doing) is at the end
+/// of its line. Long lines now wrap, so every word is in sight.
+#[test]
+fn a_plan_at_80_by_24_shows_each_verdict_whole() {
+    let mut state = TopState {
+        mode: Mode::Plan {
+            label: "github:octo/repo#1".into(),
+            text: ONE_PLAN.into(),
+            scroll: 0,
+        },
+        ..TopState::default()
+    };
+    let text = screen(&model(2), &mut state, 80, 24, LOOK);
+    for words in [
+        "will be respawned",
+        "[unknown: rolls now]",
+        "value that is not the file's)",
+        "resuming each",
+    ] {
+        assert!(text.contains(words), "{words:?} in sight:\n{text}");
+    }
+    insta::assert_snapshot!(text);
+}
