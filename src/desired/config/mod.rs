@@ -29,7 +29,8 @@ pub const CONFIG_ENV_VAR: &str = "THE_LOOP_CLI_CONFIG";
 /// Where the config sits below the working directory or the home directory.
 pub const CONFIG_RELATIVE_PATH: &str = ".the-loop/cli-config.yaml";
 /// `--config`, then `$THE_LOOP_CLI_CONFIG`, then `./.the-loop/cli-config.yaml`,
-/// then `~/.the-loop/cli-config.yaml`. Returns an absolute path.
+/// then `~/.the-loop/cli-config.yaml`. Returns the config's canonical path
+/// (see [`identity`]).
 pub fn discover(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
     let cwd = std::env::current_dir().map_err(|error| ConfigError::Read {
         path: PathBuf::from("."),
@@ -57,7 +58,7 @@ pub fn discover_in(
     if let Some(named) = named {
         let path = crate::fsutil::absolute(cwd, named);
         return match std::fs::metadata(&path) {
-            Ok(_) => Ok(path),
+            Ok(_) => Ok(identity(&path)),
             Err(error) => Err(ConfigError::Read {
                 path,
                 kind: error.kind(),
@@ -68,7 +69,7 @@ pub fn discover_in(
     let in_home = home.map(|home| home.join(CONFIG_RELATIVE_PATH));
     for candidate in std::iter::once(&local).chain(in_home.as_ref()) {
         if candidate.is_file() {
-            return Ok(crate::fsutil::absolute(cwd, candidate));
+            return Ok(identity(&crate::fsutil::absolute(cwd, candidate)));
         }
     }
     let home_looked = match &in_home {
@@ -83,8 +84,26 @@ pub fn discover_in(
     })
 }
 
+/// The config's one name: its canonical path, every symlink and `.`/`..`
+/// resolved. It is what sessions carry in `THE_LOOP_CLI_CONFIG`, what the
+/// launcher is handed, and the directory its relative paths (and the
+/// default state root) resolve against; so `--config ./cli-config.yaml`,
+/// the absolute path and a link to the file are one config, and a plan
+/// through any of them sees the same fleet, with no drift on the
+/// variable. A path that is not a regular file (it does not exist, or it
+/// is a FIFO or a link to a device) is kept as given: reading it is
+/// refused next, naming the path the operator wrote.
+pub fn identity(absolute: &Path) -> PathBuf {
+    let regular = std::fs::metadata(absolute).is_ok_and(|m| m.is_file());
+    regular
+        .then(|| std::fs::canonicalize(absolute).ok())
+        .flatten()
+        .unwrap_or_else(|| absolute.to_owned())
+}
+
 /// Reads and checks the config at `path` (made absolute against the working
-/// directory). `~/` in its paths expands to `$HOME`.
+/// directory, then canonical: [`identity`]). `~/` in its paths expands to
+/// `$HOME`.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let base = if path.is_absolute() {
         PathBuf::new()
@@ -94,7 +113,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
             kind: error.kind(),
         })?
     };
-    let path = crate::fsutil::absolute(&base, path);
+    let path = identity(&crate::fsutil::absolute(&base, path));
     let text =
         crate::bounded_read::read_string(&path, &crate::bounded_read::CONFIG).map_err(|error| {
             if let Some(refusal) = crate::fsutil::owner::not_yours(&error) {
