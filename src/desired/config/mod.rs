@@ -13,8 +13,10 @@
 
 mod de;
 mod error;
+mod fix;
 mod locate;
 mod model;
+mod parse;
 mod raw;
 mod resolve;
 
@@ -171,13 +173,23 @@ pub fn position_of(path: &Path, keys: &[&str]) -> Option<(usize, usize)> {
     locate::locate(&text, &steps)
 }
 
-/// Parses `text` as the config at the absolute `path`.
+/// Parses `text` as the config at the absolute `path`. Every mistake that
+/// can be found is reported, the parser's and the checks' alike (`parse`).
 fn from_text(path: &Path, text: &str, home: Option<&Path>) -> Result<Config, ConfigError> {
-    let document = serde_yaml::Deserializer::from_str(text);
-    let raw: de::Shared<raw::RawConfig> = serde_path_to_error::deserialize(document)
-        .map_err(|error| error::from_parse(&error).into_error(path.to_owned()))?;
-    resolve::resolve(raw.0, path, home)
-        .map_err(|finding| finding.locate(text).into_error(path.to_owned()))
+    let mut mistakes = Vec::new();
+    let resolved = parse::parse(text, &mut mistakes).map(|raw| resolve::resolve(raw, path, home));
+    let config = match resolved {
+        Some(Ok(config)) => Some(config),
+        Some(Err(findings)) => {
+            mistakes.extend(findings.into_iter().map(|f| f.locate(text)));
+            None
+        }
+        None => None,
+    };
+    match config {
+        Some(config) if mistakes.is_empty() => Ok(config),
+        _ => Err(error::from_located(path, mistakes)),
+    }
 }
 
 /// The JSON Schema (draft 2020-12) of the keys this tool reads, generated
