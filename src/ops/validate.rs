@@ -5,8 +5,8 @@
 //!
 //! The checks are the loaders' own, so a file `validate` passes is one
 //! `plan` reads, and an error is the one `plan` would print, with its file,
-//! line and column. Each loader stops at its first mistake, so there is at
-//! most one error; `errors` is a list so that a later check can add more.
+//! line and column. The config's loader reports every mistake it finds
+//! (each is one entry of `errors`); the env file's stops at its first.
 
 use crate::desired::config::{self, ConfigError};
 use crate::desired::envfile::EnvFileError;
@@ -33,6 +33,11 @@ pub struct ValidateReport {
     pub names: Option<usize>,
     /// What is wrong, each as its diagnostic says it (no value ever).
     pub errors: Vec<Finding>,
+    /// What this host lacks to run what the config says, without making
+    /// the config wrong: a harness binary not found on PATH here. `valid`
+    /// and the exit code ignore them (a host that only plans needs no
+    /// harness); `apply` and `sessions start` refuse such a launch.
+    pub warnings: Vec<Finding>,
 }
 
 /// One mistake, placed where the diagnostic places it.
@@ -68,6 +73,7 @@ pub fn validate(explicit: Option<&Path>, candidate: Option<&Path>) -> Validated 
         candidate: candidate.is_some(),
         names: None,
         errors: Vec::new(),
+        warnings: Vec::new(),
     };
     let loaded = config::discover(explicit).and_then(|path| {
         report.config = Some(path.clone());
@@ -75,7 +81,7 @@ pub fn validate(explicit: Option<&Path>, candidate: Option<&Path>) -> Validated 
     });
     let config = match loaded {
         Ok(config) => config,
-        Err(error) => return failed(report, config_finding(&error), error.into()),
+        Err(error) => return failed(report, config_findings(&error), error.into()),
     };
     let candidate = candidate.map(|c| std::path::absolute(c).unwrap_or_else(|_| c.to_owned()));
     report.env_file = candidate.clone().or_else(|| config.env.file.clone());
@@ -87,17 +93,18 @@ pub fn validate(explicit: Option<&Path>, candidate: Option<&Path>) -> Validated 
         Ok(policy) => {
             report.names = policy.env_file().map(|f| f.entries.len());
             report.valid = true;
+            report.warnings = harnesses_missing(&config, &policy);
             Validated {
                 report,
                 error: None,
             }
         }
-        Err(error) => failed(report, desired_finding(&error), error.into()),
+        Err(error) => failed(report, vec![desired_finding(&error)], error.into()),
     }
 }
 
-fn failed(mut report: ValidateReport, finding: Finding, error: miette::Report) -> Validated {
-    report.errors.push(finding);
+fn failed(mut report: ValidateReport, findings: Vec<Finding>, error: miette::Report) -> Validated {
+    report.errors.extend(findings);
     Validated {
         report,
         error: Some(error),
@@ -120,8 +127,17 @@ fn finding(
     }
 }
 
+/// One finding per mistake: a config with several gives several.
+fn config_findings(error: &ConfigError) -> Vec<Finding> {
+    match error {
+        ConfigError::Mistakes { mistakes, .. } => mistakes.iter().map(config_finding).collect(),
+        other => vec![config_finding(other)],
+    }
+}
+
 fn config_finding(error: &ConfigError) -> Finding {
     match error {
+        ConfigError::Mistakes { path, .. } => finding(error, Some(path), None),
         ConfigError::Invalid {
             path, line, column, ..
         } => finding(error, Some(path), Some((*line, *column))),
@@ -149,4 +165,64 @@ fn desired_finding(error: &DesiredError) -> Finding {
         // validate reads no key; a key error can only come from another path.
         DesiredError::Key(_) => finding(error, None, None),
     }
+}
+
+/// A warning for each harness the config can launch (the default one, and
+/// each given a `routing.harnessBinary`) whose binary is not found as the
+/// launcher's `execvp` would look for it: on the PATH the env file
+/// delivers, else on this process's own, which is what a new session
+/// inherits from the one starting it.
+fn harnesses_missing(
+    config: &config::Config,
+    policy: &crate::desired::policy::Policy,
+) -> Vec<Finding> {
+    let delivered = policy.desired_for_host().set.get("PATH").map(|v| {
+        use std::os::unix::ffi::OsStrExt;
+        std::ffi::OsStr::from_bytes(v.expose_bytes()).to_owned()
+    });
+    let path = delivered
+        .clone()
+        .or_else(|| std::env::var_os("PATH"))
+        .unwrap_or_default();
+    let mut names: Vec<&str> = vec![config.routing.default_harness.as_str()];
+    for (name, settings) in &config.routing.harnesses {
+        if settings.binary.is_some() && !names.contains(&name.as_str()) {
+            names.push(name);
+        }
+    }
+    let mut warnings = Vec::new();
+    for name in names {
+        let Some(harness) = crate::harness::by_name(name) else {
+            continue;
+        };
+        let binary = crate::harness::resumable::harness_binary(config, harness);
+        if crate::runner::prelaunch::resolves(&binary, &path, Path::new("/")) {
+            continue;
+        }
+        let key = format!("routing.harnessBinary.{name}");
+        let set = config.routing.harness(name).binary.is_some();
+        let at = set
+            .then(|| config::position_of(&config.path, &["routing", "harnessBinary", name]))
+            .flatten();
+        let searched = match (&delivered, binary.as_encoded_bytes().contains(&b'/')) {
+            (_, true) => "is not an executable file",
+            (Some(_), false) => "is not found on the PATH the env file delivers",
+            (None, false) => "is not found on PATH here",
+        };
+        let from = if set { "set by" } else { "the default; set" };
+        warnings.push(Finding {
+            code: Some("the_loop::config::harness_not_found".into()),
+            message: format!(
+                "the {name} harness binary `{}` {searched} ({from} {key})",
+                Path::new(&binary).display()
+            ),
+            file: Some(config.path.clone()),
+            line: at.map(|(line, _)| line),
+            column: at.map(|(_, column)| column),
+            help: Some(format!(
+                "install {name} on this host, or set {key} to the executable's full path; `plan` only reads and does not need it, but `apply`, `sessions start` and every respawn refuse to launch it"
+            )),
+        });
+    }
+    warnings
 }

@@ -28,6 +28,9 @@ const DEFAULT_PATH: &str = "/bin:/usr/bin";
 
 /// One launch as the launcher will exec it.
 pub struct Prelaunch<'a> {
+    /// The harness's name (`claude`, `codex`): the key under
+    /// `routing.harnessBinary` that sets its binary.
+    pub harness: &'a str,
     /// `claude`, or the configured override.
     pub harness_binary: &'a OsStr,
     /// The harness argv after the binary, boot prompt included.
@@ -66,6 +69,8 @@ pub enum Unlaunchable {
     HarnessNotFound {
         binary: PathBuf,
         path: PathOrigin,
+        /// The harness's name, for the config key that sets the binary.
+        harness: String,
     },
     /// Another live process already holds the conversation this launch
     /// would resume or name ([`super::conversation_holder`]).
@@ -113,7 +118,11 @@ impl fmt::Display for Unlaunchable {
                 f,
                 "the harness's argv and environment would take {bytes} bytes, over the exec limit (ARG_MAX) of {limit}"
             ),
-            Self::HarnessNotFound { binary, path } => {
+            Self::HarnessNotFound {
+                binary,
+                path,
+                harness,
+            } => {
                 let searched = match path {
                     PathOrigin::Delivered => " on the PATH the env file delivers",
                     PathOrigin::Session => " on the session's PATH",
@@ -122,7 +131,7 @@ impl fmt::Display for Unlaunchable {
                 };
                 write!(
                     f,
-                    "the harness {} is not an executable file{searched}",
+                    "the harness {} is not an executable file{searched} (routing.harnessBinary.{harness} sets it): install it there, or set that key to the executable's full path",
                     binary.display()
                 )
             }
@@ -252,40 +261,43 @@ fn resolve_harness(
     launch: &Prelaunch,
     env: &BTreeMap<OsString, OsString>,
 ) -> Result<(), Unlaunchable> {
-    let binary = Path::new(launch.harness_binary);
-    if launch.harness_binary.as_bytes().contains(&b'/') {
-        return if executable(&launch.cwd.join(binary)) {
-            Ok(())
-        } else {
-            Err(Unlaunchable::HarnessNotFound {
-                binary: binary.to_owned(),
-                path: PathOrigin::NotSearched,
-            })
-        };
-    }
     let delivered = launch.desired.set.contains_key("PATH");
     let (path, origin) = match env.get(OsStr::new("PATH")) {
+        _ if launch.harness_binary.as_bytes().contains(&b'/') => {
+            (OsString::new(), PathOrigin::NotSearched)
+        }
         Some(path) if delivered => (path.clone(), PathOrigin::Delivered),
         Some(path) => (path.clone(), PathOrigin::Session),
         None => (OsString::from(DEFAULT_PATH), PathOrigin::Default),
     };
-    let found = std::env::split_paths(&path).any(|dir| {
-        // An empty PATH entry means the working directory, as in execvp.
-        let dir = if dir.as_os_str().is_empty() {
-            launch.cwd.to_owned()
-        } else {
-            launch.cwd.join(dir)
-        };
-        executable(&dir.join(binary))
-    });
-    if found {
+    if resolves(launch.harness_binary, &path, launch.cwd) {
         Ok(())
     } else {
         Err(Unlaunchable::HarnessNotFound {
-            binary: binary.to_owned(),
+            binary: PathBuf::from(launch.harness_binary),
             path: origin,
+            harness: launch.harness.to_owned(),
         })
     }
+}
+
+/// Whether `binary` names an executable as `execvp` will look for it: a
+/// name with a `/` is a path (relative to `cwd`), any other is searched on
+/// `path`, an empty entry meaning `cwd`. `validate` asks it too, of the
+/// PATH it runs with.
+pub fn resolves(binary: &OsStr, path: &OsStr, cwd: &Path) -> bool {
+    let binary = Path::new(binary);
+    if binary.as_os_str().as_bytes().contains(&b'/') {
+        return executable(&cwd.join(binary));
+    }
+    std::env::split_paths(path).any(|dir| {
+        let dir = if dir.as_os_str().is_empty() {
+            cwd.to_owned()
+        } else {
+            cwd.join(dir)
+        };
+        executable(&dir.join(binary))
+    })
 }
 
 /// A regular file (after links) that we may execute.
@@ -311,6 +323,7 @@ mod tests {
 
     fn run(desired: &DesiredEnv, binary: &str, args: &[OsString]) -> Result<(), Unlaunchable> {
         check(&Prelaunch {
+            harness: "claude",
             harness_binary: OsStr::new(binary),
             harness_args: args,
             cwd: Path::new("/"),
@@ -361,6 +374,10 @@ mod tests {
         );
 
         let err = run(&desired(&[]), "no-such-harness-b1n", &[]).unwrap_err();
+        assert!(
+            err.to_string().contains("routing.harnessBinary.claude"),
+            "{err}"
+        );
         assert!(matches!(
             err,
             Unlaunchable::HarnessNotFound {
@@ -390,6 +407,7 @@ mod tests {
     fn a_working_directory_that_is_a_file_is_refused() {
         let d = desired(&[]);
         let err = check(&Prelaunch {
+            harness: "claude",
             harness_binary: OsStr::new("sh"),
             harness_args: &[],
             cwd: Path::new("/etc/passwd"),

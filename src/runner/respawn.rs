@@ -138,6 +138,7 @@ pub fn ready(request: Request) -> Result<Ready, Unlaunchable> {
     }
     let binary = crate::harness::resumable::harness_binary(request.config, request.harness);
     prelaunch::check(&Prelaunch {
+        harness: request.harness.name(),
         harness_binary: &binary,
         harness_args: &harness_args,
         cwd: request.cwd,

@@ -28,5 +28,11 @@ pub fn render(report: &ValidateReport, style: Style) -> String {
             "  env file  none configured: `plan` and `apply` refuse until env.file names one\n",
         ),
     }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "{} {}", style.yellow("warning:"), warning.message);
+        if let Some(help) = &warning.help {
+            let _ = writeln!(out, "  help: {help}");
+        }
+    }
     out
 }

@@ -797,6 +797,26 @@ mod discovery {
     }
 
     #[test]
+    fn links_and_dot_dots_are_resolved_to_the_file() {
+        let places = Places::new(false, false);
+        let real = places.fixture.write("cwd/conf/my.yaml", "");
+        let real = real.canonicalize().unwrap();
+        let link = places.path("cwd/link.yaml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        for named in ["link.yaml", "./conf/../conf/my.yaml", "conf/./my.yaml"] {
+            let found = places.discover(Some(Path::new(named)), None).unwrap();
+            assert_eq!(found, real, "{named}");
+        }
+        let found = places.discover(None, link.to_str()).unwrap();
+        assert_eq!(found, real);
+        // And a config loaded through the link is the file, whose relative
+        // paths resolve beside it.
+        let loaded = config::load(&link).unwrap();
+        assert_eq!(loaded.path, real);
+        assert_eq!(loaded.state_root, real.parent().unwrap());
+    }
+
+    #[test]
     fn a_named_file_must_exist() {
         let places = Places::new(true, true);
         let missing = places.path("missing.yaml");

@@ -22,6 +22,8 @@ mod completion;
 mod completion_shells;
 mod config;
 mod config_deprecation;
+mod config_identity;
+mod config_mistakes;
 mod deliver_ready;
 mod delivery_faults;
 mod docs_examples;

@@ -34,12 +34,16 @@ pub enum ConfigError {
     #[error("no cli-config.yaml found (looked at: {looked})")]
     #[diagnostic(
         code(the_loop::config::not_found),
-        help("pass --config PATH, set THE_LOOP_CLI_CONFIG, or create one of those files")
+        help(
+            "pass --config PATH, set THE_LOOP_CLI_CONFIG, or create one of those files; {CREATE}"
+        )
     )]
     NotFound { looked: String },
 
+    /// `path` is the path tried (`--config`'s, `$THE_LOOP_CLI_CONFIG`'s,
+    /// made absolute).
     #[error("cannot read config {path}: {}", crate::fsutil::IoKind(*.kind))]
-    #[diagnostic(code(the_loop::config::read))]
+    #[diagnostic(code(the_loop::config::read), help("{}", read_help(*kind)))]
     Read {
         path: PathBuf,
         kind: std::io::ErrorKind,
@@ -84,6 +88,53 @@ pub enum ConfigError {
         #[help]
         help: Option<String>,
     },
+
+    /// Two or more mistakes in the file, each an `Invalid`, in the order
+    /// of the file: every mistake the-loop can find is reported at once, so
+    /// one edit fixes them all.
+    #[error("{path}: {} mistakes in the config", mistakes.len())]
+    #[diagnostic(
+        code(the_loop::config::invalid),
+        help("each is listed below with its line, column and key; fix them all, then `the-loop validate` checks the file again")
+    )]
+    Mistakes {
+        path: PathBuf,
+        #[related]
+        mistakes: Vec<ConfigError>,
+    },
+}
+
+/// One `Invalid` error, or `Mistakes` for several (in line order).
+pub(super) fn from_located(path: &std::path::Path, mut found: Vec<Located>) -> ConfigError {
+    found.sort_by_key(|m| (m.line, m.column));
+    let mut errors: Vec<ConfigError> = found
+        .into_iter()
+        .map(|m| m.into_error(path.to_owned()))
+        .collect();
+    if errors.len() == 1 {
+        return errors.remove(0);
+    }
+    ConfigError::Mistakes {
+        path: path.to_owned(),
+        mistakes: errors,
+    }
+}
+
+/// How to make a config where there is none. There is no `init`: a
+/// config needs one line, and the example documents every key.
+const CREATE: &str = "a config needs one line, `env: {file: .env}` (the env file, relative to the config); examples/cli-config.yaml (in the source, or /usr/share/doc/the-loop/examples/ from the Debian package) shows every key";
+
+/// The fix for a config that cannot be read, by why.
+fn read_help(kind: std::io::ErrorKind) -> String {
+    match kind {
+        std::io::ErrorKind::NotFound => format!(
+            "check the path given to --config or in $THE_LOOP_CLI_CONFIG, or create the file: {CREATE}"
+        ),
+        std::io::ErrorKind::PermissionDenied => {
+            "the-loop runs as you and must be able to read the file and every directory above it: check their owner and mode (`ls -l`)".into()
+        }
+        _ => "check that the path names a readable regular file".into(),
+    }
 }
 
 /// A mistake located in the text, before the file's path is attached.
@@ -98,6 +149,7 @@ pub(super) struct Located {
 
 impl Located {
     pub fn into_error(self, path: PathBuf) -> ConfigError {
+        let help = self.help.clone().or_else(|| super::fix::fix_for(&self));
         ConfigError::Invalid {
             path,
             line: self.line,
@@ -105,7 +157,7 @@ impl Located {
             key: self.key,
             kind: self.kind,
             problem: self.problem,
-            help: self.help,
+            help,
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use super::error::printable_key;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use std::fmt;
 use std::fmt::Write as _;
 
@@ -47,7 +48,7 @@ pub(super) fn dotted(steps: &[Step]) -> String {
 /// The 1-based line and column where the node at `steps` starts, if it exists.
 pub(super) fn locate(text: &str, steps: &[Step]) -> Option<(usize, usize)> {
     let document = serde_yaml::Deserializer::from_str(text);
-    match Walk(steps).deserialize(document) {
+    match (Walk { steps, key: false }).deserialize(document) {
         Ok(()) => None,
         // Only the error raised on the target counts: one raised on the way
         // (a scalar where the path goes on) means the node is not there.
@@ -58,15 +59,32 @@ pub(super) fn locate(text: &str, steps: &[Step]) -> Option<(usize, usize)> {
     }
 }
 
+/// Like [`locate`], for a mapping key itself (`steps` ends with it) rather
+/// than the value under it: where an unknown key is reported.
+pub(super) fn locate_key(text: &str, steps: &[Step]) -> Option<(usize, usize)> {
+    let document = serde_yaml::Deserializer::from_str(text);
+    match (Walk { steps, key: true }).deserialize(document) {
+        Ok(()) => None,
+        Err(error) if error.to_string().contains(TARGET_EXPECTS) => {
+            error.location().map(|at| (at.line(), at.column()))
+        }
+        Err(_) => None,
+    }
+}
+
 const TARGET_EXPECTS: &str = "expected the located node";
 
-struct Walk<'s>(&'s [Step]);
+/// The steps still to take; with `key`, the last one is a key to stop on.
+struct Walk<'s> {
+    steps: &'s [Step],
+    key: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for Walk<'_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        match self.0 {
+        match self.steps {
             [] => deserializer.deserialize_any(Target),
             _ => deserializer.deserialize_any(self),
         }
@@ -81,12 +99,19 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let [Step::Key(wanted), rest @ ..] = self.0 else {
+        let [Step::Key(wanted), rest @ ..] = self.steps else {
             return Ok(());
         };
-        while let Some(key) = map.next_key::<String>()? {
+        let on_key = self.key && rest.is_empty();
+        while let Some(key) = map.next_key_seed(KeyTarget {
+            wanted: on_key.then_some(wanted.as_str()),
+        })? {
             if key == *wanted {
-                return map.next_value_seed(Walk(rest));
+                let rest = Walk {
+                    steps: rest,
+                    key: self.key,
+                };
+                return map.next_value_seed(rest);
             }
             map.next_value::<IgnoredAny>()?;
         }
@@ -94,7 +119,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let [Step::Index(wanted), rest @ ..] = self.0 else {
+        let [Step::Index(wanted), rest @ ..] = self.steps else {
             return Ok(());
         };
         for _ in 0..*wanted {
@@ -102,7 +127,29 @@ impl<'de> Visitor<'de> for Walk<'_> {
                 return Ok(());
             }
         }
-        seq.next_element_seed(Walk(rest)).map(|_| ())
+        let rest = Walk {
+            steps: rest,
+            key: self.key,
+        };
+        seq.next_element_seed(rest).map(|_| ())
+    }
+}
+
+/// Reads a mapping key; raises the located error on the key `wanted`, so
+/// yaml_serde positions it at the key.
+struct KeyTarget<'s> {
+    wanted: Option<&'s str>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeyTarget<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        let key = String::deserialize(deserializer)?;
+        match self.wanted {
+            Some(wanted) if key == wanted => Err(serde::de::Error::custom(TARGET_EXPECTS)),
+            _ => Ok(key),
+        }
     }
 }
 
@@ -138,6 +185,15 @@ mod tests {
         assert_eq!(locate(TEXT, &[Step::key("routing")]), None);
         let past_end = [Step::key("env"), Step::key("deliver"), Step::Index(9)];
         assert_eq!(locate(TEXT, &past_end), None);
+    }
+
+    #[test]
+    fn finds_a_key_itself() {
+        let text = "env:\n  deliver:\n    - C\n";
+        let at = [Step::key("env"), Step::key("deliver")];
+        assert_eq!(locate_key(text, &at), Some((2, 3)));
+        assert_eq!(locate(text, &at), Some((3, 5)));
+        assert_eq!(locate_key(text, &[Step::key("nope")]), None);
     }
 
     #[test]

@@ -13,8 +13,10 @@
 
 mod de;
 mod error;
+mod fix;
 mod locate;
 mod model;
+mod parse;
 mod raw;
 mod resolve;
 
@@ -29,7 +31,8 @@ pub const CONFIG_ENV_VAR: &str = "THE_LOOP_CLI_CONFIG";
 /// Where the config sits below the working directory or the home directory.
 pub const CONFIG_RELATIVE_PATH: &str = ".the-loop/cli-config.yaml";
 /// `--config`, then `$THE_LOOP_CLI_CONFIG`, then `./.the-loop/cli-config.yaml`,
-/// then `~/.the-loop/cli-config.yaml`. Returns an absolute path.
+/// then `~/.the-loop/cli-config.yaml`. Returns the config's canonical path
+/// (see [`identity`]).
 pub fn discover(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
     let cwd = std::env::current_dir().map_err(|error| ConfigError::Read {
         path: PathBuf::from("."),
@@ -57,7 +60,7 @@ pub fn discover_in(
     if let Some(named) = named {
         let path = crate::fsutil::absolute(cwd, named);
         return match std::fs::metadata(&path) {
-            Ok(_) => Ok(path),
+            Ok(_) => Ok(identity(&path)),
             Err(error) => Err(ConfigError::Read {
                 path,
                 kind: error.kind(),
@@ -68,7 +71,7 @@ pub fn discover_in(
     let in_home = home.map(|home| home.join(CONFIG_RELATIVE_PATH));
     for candidate in std::iter::once(&local).chain(in_home.as_ref()) {
         if candidate.is_file() {
-            return Ok(crate::fsutil::absolute(cwd, candidate));
+            return Ok(identity(&crate::fsutil::absolute(cwd, candidate)));
         }
     }
     let home_looked = match &in_home {
@@ -83,8 +86,26 @@ pub fn discover_in(
     })
 }
 
+/// The config's one name: its canonical path, every symlink and `.`/`..`
+/// resolved. It is what sessions carry in `THE_LOOP_CLI_CONFIG`, what the
+/// launcher is handed, and the directory its relative paths (and the
+/// default state root) resolve against; so `--config ./cli-config.yaml`,
+/// the absolute path and a link to the file are one config, and a plan
+/// through any of them sees the same fleet, with no drift on the
+/// variable. A path that is not a regular file (it does not exist, or it
+/// is a FIFO or a link to a device) is kept as given: reading it is
+/// refused next, naming the path the operator wrote.
+pub fn identity(absolute: &Path) -> PathBuf {
+    let regular = std::fs::metadata(absolute).is_ok_and(|m| m.is_file());
+    regular
+        .then(|| std::fs::canonicalize(absolute).ok())
+        .flatten()
+        .unwrap_or_else(|| absolute.to_owned())
+}
+
 /// Reads and checks the config at `path` (made absolute against the working
-/// directory). `~/` in its paths expands to `$HOME`.
+/// directory, then canonical: [`identity`]). `~/` in its paths expands to
+/// `$HOME`.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let base = if path.is_absolute() {
         PathBuf::new()
@@ -94,7 +115,7 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
             kind: error.kind(),
         })?
     };
-    let path = crate::fsutil::absolute(&base, path);
+    let path = identity(&crate::fsutil::absolute(&base, path));
     let text =
         crate::bounded_read::read_string(&path, &crate::bounded_read::CONFIG).map_err(|error| {
             if let Some(refusal) = crate::fsutil::owner::not_yours(&error) {
@@ -152,13 +173,23 @@ pub fn position_of(path: &Path, keys: &[&str]) -> Option<(usize, usize)> {
     locate::locate(&text, &steps)
 }
 
-/// Parses `text` as the config at the absolute `path`.
+/// Parses `text` as the config at the absolute `path`. Every mistake that
+/// can be found is reported, the parser's and the checks' alike (`parse`).
 fn from_text(path: &Path, text: &str, home: Option<&Path>) -> Result<Config, ConfigError> {
-    let document = serde_yaml::Deserializer::from_str(text);
-    let raw: de::Shared<raw::RawConfig> = serde_path_to_error::deserialize(document)
-        .map_err(|error| error::from_parse(&error).into_error(path.to_owned()))?;
-    resolve::resolve(raw.0, path, home)
-        .map_err(|finding| finding.locate(text).into_error(path.to_owned()))
+    let mut mistakes = Vec::new();
+    let resolved = parse::parse(text, &mut mistakes).map(|raw| resolve::resolve(raw, path, home));
+    let config = match resolved {
+        Some(Ok(config)) => Some(config),
+        Some(Err(findings)) => {
+            mistakes.extend(findings.into_iter().map(|f| f.locate(text)));
+            None
+        }
+        None => None,
+    };
+    match config {
+        Some(config) if mistakes.is_empty() => Ok(config),
+        _ => Err(error::from_located(path, mistakes)),
+    }
 }
 
 /// The JSON Schema (draft 2020-12) of the keys this tool reads, generated
