@@ -6,7 +6,8 @@
 # `plan --detailed-exitcode` says no drift, and prints, from the event log,
 # how many times each session's harness was ended from the first rotation
 # on (issue 46's target: at most 3), how many sessions were never reached,
-# and how long the fleet took to converge after the last rotation.
+# how long the fleet took to converge after the last rotation, how many
+# sessions were lost, and how long one full roll of a single rotation takes.
 #
 # Usage: bench-watch-storm.sh N ROTATIONS SPACING [DIR]
 #   THE_LOOP=path (default target/release/the-loop, else target/debug/the-loop)
@@ -73,4 +74,19 @@ print(f"sessions {n}; respawns {sum(counts)}; per session: most {max(counts)}, l
 print("sessions by respawns: " + ", ".join(f"{k}: {v}" for k, v in sorted(hist.items())))
 ' "$n" | tee "$dir/storm.txt"
 echo "converged $(python3 -c "print(round($converged - $last, 1))") s after the last rotation" | tee -a "$dir/storm.txt"
+# Lost: a session not up to date and live once converged (its harness gone,
+# its pane dead), from the plan's own counts.
+"$bin" --config "$config" plan --json | python3 -c '
+import json, sys
+n = int(sys.argv[1])
+plan = json.load(sys.stdin)
+live = sum(1 for s in plan["sessions"] if s.get("action") == "none" and s.get("probe") == "live")
+print(f"after: {live} of {n} sessions live and up to date; lost {n - live}")
+' "$n" | tee -a "$dir/storm.txt"
+# One roll of the whole fleet, for "converged within one roll": one more
+# rotation, alone, and how long watch takes from it to no drift.
+"$repo/scripts/bench-rotate.sh" "$dir/.env"
+one=$(date +%s.%N)
+until "$bin" --config "$config" plan --detailed-exitcode >/dev/null 2>&1; do sleep 1; done
+echo "one full roll (a single rotation, same watch): $(python3 -c "print(round($(date +%s.%N) - $one, 1))") s" | tee -a "$dir/storm.txt"
 echo "world: $dir; binary: $bin"

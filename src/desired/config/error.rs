@@ -11,23 +11,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// What kind of mistake a config holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemKind {
-    /// A key no part of the-loop reads at this place.
-    UnknownKey,
-    /// A key given twice in one mapping.
-    DuplicateKey,
-    /// A value of the wrong shape (a string where a boolean belongs...).
-    WrongType,
-    /// A value of the right shape that is not allowed (a negative duration,
-    /// a malformed name...).
-    InvalidValue,
-    /// Two keys that contradict each other.
-    Conflict,
-    /// The file is not well-formed YAML.
-    Syntax,
-}
+pub use super::fix::ProblemKind;
 
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum ConfigError {
@@ -149,7 +133,10 @@ pub(super) struct Located {
 
 impl Located {
     pub fn into_error(self, path: PathBuf) -> ConfigError {
-        let help = self.help.clone().or_else(|| super::fix::fix_for(&self));
+        let help = self
+            .help
+            .clone()
+            .or_else(|| super::fix::fix_for(&self.key, self.kind, &self.problem));
         ConfigError::Invalid {
             path,
             line: self.line,

@@ -2,23 +2,35 @@
 //! write instead, in words about the key and its type, never the value
 //! found.
 
-use super::error::{Located, ProblemKind};
+/// What kind of mistake a config holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// A key no part of the-loop reads at this place.
+    UnknownKey,
+    /// A key given twice in one mapping.
+    DuplicateKey,
+    /// A value of the wrong shape (a string where a boolean belongs...).
+    WrongType,
+    /// A value of the right shape that is not allowed (a negative duration,
+    /// a malformed name...).
+    InvalidValue,
+    /// Two keys that contradict each other.
+    Conflict,
+    /// The file is not well-formed YAML.
+    Syntax,
+}
 
 /// How to fix a mistake whose check gave no help of its own: every config
 /// error says what to write instead, in words about the key's type, never
 /// the value found.
-pub(super) fn fix_for(mistake: &Located) -> Option<String> {
+pub(super) fn fix_for(key: &str, kind: ProblemKind, problem: &str) -> Option<String> {
     const EXAMPLE: &str = "examples/cli-config.yaml shows every key with a comment";
-    let key = &mistake.key;
-    Some(match mistake.kind {
+    Some(match kind {
         ProblemKind::WrongType => {
-            let expected = mistake
-                .problem
-                .strip_prefix("expected ")
-                .unwrap_or(&mistake.problem);
+            let expected = problem.strip_prefix("expected ").unwrap_or(problem);
             format!("{key} takes {expected}: {}", how_to_write(expected))
         }
-        ProblemKind::InvalidValue => match mistake.problem.strip_prefix("expected ") {
+        ProblemKind::InvalidValue => match problem.strip_prefix("expected ") {
             Some(wanted) => format!("set {key} to {wanted}, or remove it to take its default"),
             None => format!("change {key}, or remove it to take its default; {EXAMPLE}"),
         },
