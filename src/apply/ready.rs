@@ -170,7 +170,7 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
             let confirmed = reported && store::process_start(pid).is_some();
             if confirmed {
                 report.conversation = Some(Conversation::Confirmed);
-                settling.push((*i, Instant::now() + SETTLE, None));
+                settling.push((*i, Instant::now() + SETTLE, reported_at(&activity)));
             }
             !confirmed
         });
@@ -222,6 +222,23 @@ pub fn confirm(roller: &Roller, reports: &mut [SessionReport], window: Duration)
     for i in pending {
         reports[i].conversation = Some(Conversation::Unconfirmed);
     }
+}
+
+/// When the harness last reported anything (its resume, at the latest),
+/// as the start of the run of looks between turns: the prompt is drawn as
+/// the resume is reported, so a first look that finds it between turns
+/// [`STEADY`] or more after the report ends the settle at once, instead of
+/// waiting out a second look (the roll confirms every session only after
+/// the last probe, long after most reported). A first look that finds it
+/// still drawing starts the run afresh ([`settle`]). A report older than a
+/// minute, or stamped ahead of the clock, counts for nothing.
+fn reported_at(activity: &crate::activity::HarnessActivity) -> Option<Instant> {
+    let ago = crate::clock::now_ms().checked_sub(activity.last_ms?)?;
+    let ago = Duration::from_millis(ago);
+    if ago > Duration::from_secs(60) {
+        return None;
+    }
+    Instant::now().checked_sub(ago)
 }
 
 /// The harness was live at the probe and exited before it reported its
@@ -317,6 +334,24 @@ mod tests {
 
     fn seen(blocking: Option<BlockingScreen>, turn: TurnScreen) -> Seen {
         Seen { blocking, turn }
+    }
+
+    #[test]
+    fn a_resume_reported_steady_ago_ends_the_settle_at_the_first_look_between_turns() {
+        let now = Instant::now();
+        let until = now + SETTLE;
+        let between = seen(None, TurnScreen::Between);
+        // Reported a second before the roll looked: one look suffices.
+        let mut since = now.checked_sub(Duration::from_secs(1));
+        assert_eq!(settle(between, now, until, &mut since), Settle::Ready);
+        // Reported just now: watched until STEADY after the report.
+        let mut since = Some(now);
+        assert_eq!(settle(between, now, until, &mut since), Settle::Watch);
+        // Still drawing at the first look: the run starts afresh.
+        let mut since = now.checked_sub(Duration::from_secs(1));
+        let drawing = seen(None, TurnScreen::Unknown);
+        assert_eq!(settle(drawing, now, until, &mut since), Settle::Watch);
+        assert_eq!(settle(between, now, until, &mut since), Settle::Watch);
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use super::ledger::{Format, Step};
 use super::seed::PLUGIN;
 use super::seed::{asks_for_bypass, seed_plugin_noted, seed_trust_noted, trust_seed, DirForms};
-use super::user_files::{edit, HarnessHome};
+use super::user_files::{already_holds, edit, HarnessHome};
 use super::LaunchArgs;
 use crate::desired::config::{BypassPermissions, Config, TrustScope};
 use crate::events::{Event, EventLog};
@@ -51,8 +51,7 @@ pub(super) fn before_spawn(
     if !trust.enabled && !plugins.enabled {
         return;
     }
-    let _turn = edit_turn(config);
-    if trust.enabled {
+    let trust_seed = trust.enabled.then(|| {
         let accept_bypass = match trust.accept_bypass_permissions {
             BypassPermissions::Auto => asks_for_bypass(&args.harness_args),
             BypassPermissions::Always => true,
@@ -63,12 +62,33 @@ pub(super) fn before_spawn(
             TrustScope::Directory => None,
         };
         let home_forms = home.home.as_deref().map(forms);
-        let seed = trust_seed(
+        trust_seed(
             &forms(cwd),
             widen_to.as_ref(),
             home_forms.as_ref(),
             accept_bypass,
-        );
+        )
+    });
+    let repo = plugins.marketplace_repo.as_str();
+    // Every respawn of a roll comes here, most with their settings in place
+    // since the roll before: those look without taking the edit lock, so
+    // hundreds of parallel respawns do not wait for each other's reads.
+    let trust_in_place = match (&trust_seed, home.user_config()) {
+        (None, _) => true,
+        (Some(Ok(seed)), Some(file)) => {
+            already_holds(&file, |existing| seed_trust_noted(existing, seed).0)
+        }
+        _ => false,
+    };
+    let plugin_in_place = !plugins.enabled
+        || home.settings().is_some_and(|file| {
+            already_holds(&file, |existing| seed_plugin_noted(existing, repo).0)
+        });
+    if trust_in_place && plugin_in_place {
+        return;
+    }
+    let _turn = edit_turn(config);
+    if let Some(seed) = trust_seed {
         match (seed, home.user_config()) {
             (Ok(seed), Some(file)) => match noted_edit(config, &file, Format::Json, |existing| {
                 seed_trust_noted(existing, &seed)
@@ -90,7 +110,6 @@ pub(super) fn before_spawn(
     if plugins.enabled {
         match home.settings() {
             Some(file) => {
-                let repo = plugins.marketplace_repo.as_str();
                 let seed = |existing: Option<&[u8]>| seed_plugin_noted(existing, repo);
                 match noted_edit(config, &file, Format::Json, seed) {
                     Ok(true) => events.emit(Event::WorkspaceTrusted {
