@@ -56,7 +56,8 @@ impl Fixture {
     }
 }
 
-fn report(error: &ConfigError) -> String {
+/// How miette shows `error` to a person (no colour, wide).
+pub(crate) fn report(error: &ConfigError) -> String {
     let mut out = String::new();
     miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
         .with_width(400)

@@ -100,40 +100,17 @@ fn a_fleet_started_through_a_link_is_not_drifted_by_another_spelling() {
 /// the spelling it was given, not the canonical path.
 fn session_holding(w: &World, n: u32, held: &Path) -> LegacySession {
     let slug = format!("github-octo-repo-{n}");
-    let cwd = w.work.join(&slug);
-    std::fs::create_dir_all(&cwd).unwrap();
-    let name = format!("loop-{slug}");
     let reference = format!("github:octo/repo#{n}");
-    let session_id = format!("0000-{slug}");
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-c",
-        cwd.to_str().unwrap(),
-        "-e",
-        &format!("THE_LOOP_CLI_CONFIG={}", held.display()),
-        "-e",
-        &format!("THE_LOOP_WORK_ITEM={reference}"),
-        "--",
-        "claude",
-        "--session-id",
-        &session_id,
-    ]);
-    let session = LegacySession {
-        reference,
-        slug,
-        name,
-        session_id,
-        cwd,
-    };
-    w.write_record(&session, "active");
-    wait_for(
-        || w.transcript_text(&session).contains("\"type\":\"ready\""),
-        "the stand-in is ready",
-    );
-    session
+    let held = held.display().to_string();
+    w.legacy_session_with(
+        &reference,
+        &slug,
+        &format!("0000-{slug}"),
+        &[
+            ("THE_LOOP_CLI_CONFIG", held.as_str()),
+            ("THE_LOOP_WORK_ITEM", reference.as_str()),
+        ],
+    )
 }
 
 #[test]

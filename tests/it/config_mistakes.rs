@@ -39,14 +39,7 @@ fn mistakes(error: &ConfigError) -> Vec<(usize, String, ProblemKind)> {
     }
 }
 
-fn report(error: &ConfigError) -> String {
-    let mut out = String::new();
-    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-        .with_width(400)
-        .render_report(&mut out, error)
-        .unwrap();
-    out
-}
+use crate::config::report;
 
 fn assert_no_canary_in(error: &ConfigError) {
     for text in [error.to_string(), format!("{error:?}"), report(error)] {

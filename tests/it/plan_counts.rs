@@ -13,14 +13,7 @@ fn the_summary_counts_loop_sessions_without_a_record_not_the_harnesses_listed_ab
     s.session_id = "0000-mine".into();
     harness_beneath(&w, pane.pid, &s);
     // A `loop-*` session no record names: the one thing the count counts.
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        "loop-stranger",
-        "sleep",
-        "100000",
-    ]);
+    w.unrecorded_loop_session("loop-stranger");
 
     let text = stdout(&w.the_loop(&["plan"]));
     assert!(

@@ -189,14 +189,7 @@ fn exposed_unmanaged_skipped_and_unverified_are_told_apart() {
     w.start_server_holding(&[("SLACK_BOT_TOKEN", ROTATED)]);
     let exposed = w.legacy_session("github:octo/repo#1", "github-octo-repo-1");
     // A loop-* session with no record: unmanaged, left alone.
-    w.tmux_ok(&[
-        "new-session",
-        "-d",
-        "-s",
-        "loop-stranger",
-        "sleep",
-        "100000",
-    ]);
+    w.unrecorded_loop_session("loop-stranger");
     // A registered session that is not running.
     let gone = w.legacy_session("github:octo/repo#2", "github-octo-repo-2");
     w.tmux_ok(&["kill-session", "-t", &format!("={}", gone.name)]);

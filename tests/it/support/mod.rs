@@ -306,22 +306,36 @@ impl World {
         slug: &str,
         session_id: &str,
     ) -> LegacySession {
+        self.legacy_session_with(reference, slug, session_id, &[])
+    }
+
+    /// [`World::legacy_session_as`], the session's environment also holding
+    /// `env` (`new-session -e`).
+    pub fn legacy_session_with(
+        &self,
+        reference: &str,
+        slug: &str,
+        session_id: &str,
+        env: &[(&str, &str)],
+    ) -> LegacySession {
         let session_id = session_id.to_owned();
         let cwd = self.work.join(slug);
         std::fs::create_dir_all(&cwd).unwrap();
         let name = format!("loop-{}", slug.replace(['.', ':'], "_"));
-        self.tmux_ok(&[
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut args = vec![
             "new-session",
             "-d",
             "-s",
             &name,
             "-c",
             cwd.to_str().unwrap(),
-            "--",
-            "claude",
-            "--session-id",
-            &session_id,
-        ]);
+        ];
+        for pair in &env {
+            args.extend(["-e", pair.as_str()]);
+        }
+        args.extend(["--", "claude", "--session-id", &session_id]);
+        self.tmux_ok(&args);
         self.tmux_ok(&[
             "set-option",
             "-w",
@@ -349,6 +363,12 @@ impl World {
             "stand-in is ready",
         );
         session
+    }
+
+    /// A `loop-*` tmux session no record names (`plan` counts it as a
+    /// `loop-*` without a record, and leaves it alone).
+    pub fn unrecorded_loop_session(&self, name: &str) {
+        self.tmux_ok(&["new-session", "-d", "-s", name, "sleep", "100000"]);
     }
 
     pub fn write_record(&self, s: &LegacySession, status: &str) {
