@@ -13,7 +13,7 @@
 //! conversation.
 
 mod roll;
-pub use roll::{roll, HostRoll};
+pub use roll::{roll, roll_host, HostRoll};
 
 use crate::desired::policy::Policy;
 pub use crate::events::host::{

@@ -252,18 +252,14 @@ pub fn apply(
         return Ok(report);
     }
     if let Some(host) = &host {
-        let claude = crate::harness::resumable::harness_binary(
-            &ctx.config,
-            &crate::harness::claude::ClaudeCode,
-        );
         let drain = if options.drain.now {
             Duration::ZERO
         } else {
             options.drain.timeout
         };
-        let client = crate::apply::background::HostClient::new(&ctx.config, &claude, policy);
-        report.background_host = Some(crate::apply::background::roll(
-            &client,
+        report.background_host = Some(crate::apply::background::roll_host(
+            &ctx.config,
+            policy,
             host,
             crate::apply::background::HostRoll {
                 drain,

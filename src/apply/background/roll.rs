@@ -55,6 +55,19 @@ impl Journal<'_> {
     }
 }
 
+/// [`roll`] through the config's Claude binary and a client of the
+/// policy's environment: what `apply` and `watch` call.
+pub fn roll_host(
+    config: &crate::desired::config::Config,
+    policy: &crate::desired::policy::Policy,
+    host_plan: &BackgroundHostPlan,
+    how: HostRoll,
+) -> BackgroundRollReport {
+    let claude =
+        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    roll(&HostClient::new(config, &claude, policy), host_plan, how)
+}
+
 /// Rolls the host's managed drifted sessions, waiting for each one's safe
 /// point until the drain has passed. Nothing to respawn: nothing is done.
 pub fn roll(

@@ -36,12 +36,6 @@ impl Watch {
             self.retry_at = Some(Instant::now() + LOCK_RETRY);
             return;
         };
-        let claude = crate::harness::resumable::harness_binary(
-            &self.ctx.config,
-            &crate::harness::claude::ClaudeCode,
-        );
-        let client =
-            crate::apply::background::HostClient::new(&self.ctx.config, &claude, &snapshot.policy);
         let took = crate::clock::Stopwatch::start_on(self.ctx.events.clock());
         self.ctx.events.emit(Event::ApplyStarted {
             command: RollCommand::Watch,
@@ -54,8 +48,9 @@ impl Watch {
                 .is_some()
                 .then(|| snapshot.plan.env_fingerprints.clone()),
         });
-        let report = crate::apply::background::roll(
-            &client,
+        let report = crate::apply::background::roll_host(
+            &self.ctx.config,
+            &snapshot.policy,
             host,
             crate::apply::background::HostRoll {
                 drain: Duration::ZERO,
