@@ -6,8 +6,8 @@
 //! Responses API stand-in, as in `real_codex_turns`, whose world this uses.
 
 use crate::real_claude::screen;
-use crate::real_codex::{real_codex, type_line};
-use crate::real_codex_turns::{codex_world, wait_for_one_rollout, wait_screen, KEYS, REF};
+use crate::real_codex::real_codex;
+use crate::real_codex_turns::{codex_world, wait_screen, KEYS, REF};
 use crate::support::*;
 
 /// The plan's row for the one session.
@@ -24,9 +24,7 @@ fn a_draft_in_the_codex_composer_survives_a_rotation() {
     let cw = codex_world(&codex);
     let w = &cw.w;
     let name = cw.start_session();
-    type_line(w, &name, "hello there, remember the word zebra");
-    wait_screen(w, &name, "done.");
-    let first = wait_for_one_rollout(&cw.codex_home, &[]);
+    let first = cw.type_first_prompt(&name);
     crate::real_claude::wait_long(|| row(w)["activity"] == "idle", "the turn ended");
 
     // Typed, not sent.

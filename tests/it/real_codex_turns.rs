@@ -97,6 +97,14 @@ impl CodexWorld {
         name
     }
 
+    /// The first prompt of a session, typed by hand as a person does and
+    /// answered: the rollout file Codex made for the conversation.
+    pub(crate) fn type_first_prompt(&self, name: &str) -> String {
+        type_line(&self.w, name, "hello there, remember the word zebra");
+        wait_screen(&self.w, name, "done.");
+        wait_for_one_rollout(&self.codex_home, &[])
+    }
+
     pub(crate) fn rotate(&self, key: &str) {
         self.w.write_env(&format!("OPENAI_API_KEY={key}\n"));
     }
@@ -178,9 +186,7 @@ fn codex_as_a_person_uses_it_is_rolled_at_its_safe_points_and_keeps_its_conversa
 
     // 1. The first prompt, typed by hand: the hooks file under this Codex,
     // and the plan learns the conversation Codex made.
-    type_line(w, &name, "hello there, remember the word zebra");
-    wait_screen(w, &name, "done.");
-    let first = wait_for_one_rollout(&cw.codex_home, &[]);
+    let first = cw.type_first_prompt(&name);
     wait_long(
         || {
             let activity = the_loop::activity::store::read_one(&w.state, harnesses[0]);

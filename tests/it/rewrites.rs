@@ -16,18 +16,18 @@ const DELIVER: &str = "  deliver: [SLACK_BOT_TOKEN]\n";
 
 /// Writes the env file as an editor or a secrets agent does: a new file
 /// renamed over the old one, so no reader ever sees it half written.
-fn save_env(w: &World, text: &str) {
+pub(crate) fn save_env(w: &World, text: &str) {
     let tmp = w.root().join(".env.swp");
     std::fs::write(&tmp, text).unwrap();
     std::fs::rename(&tmp, &w.env_path).unwrap();
 }
 
-fn token(pid: i32) -> Option<String> {
+pub(crate) fn token(pid: i32) -> Option<String> {
     environ(pid).get("SLACK_BOT_TOKEN").cloned()
 }
 
 /// How many times each session's harness was ended by a roll.
-fn terminations(w: &World) -> BTreeMap<String, usize> {
+pub(crate) fn terminations(w: &World) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     for event in w.events_named("session.harness_terminated") {
         if let Some(reference) = event["ref"].as_str() {

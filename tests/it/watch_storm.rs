@@ -5,6 +5,7 @@
 //! before any is reached again, none is respawned more than 3 times, and
 //! the roll after the last rotation leaves the whole fleet on its value.
 
+use crate::rewrites::{save_env, terminations, token};
 use crate::support::*;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -14,28 +15,6 @@ const ROTATED: &str = "xoxb-ROTATED-storm-canary-a2c4";
 const DELIVER: &str = "  deliver: [SLACK_BOT_TOKEN]\n";
 const FLEET: usize = 12;
 const ROTATIONS: usize = 4;
-
-/// As an editor or a secrets agent writes it: renamed over the old file.
-fn save_env(w: &World, text: &str) {
-    let tmp = w.root().join(".env.swp");
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, &w.env_path).unwrap();
-}
-
-fn token(pid: i32) -> Option<String> {
-    environ(pid).get("SLACK_BOT_TOKEN").cloned()
-}
-
-/// How many times each session's harness was ended by a roll, from the events.
-fn terminations(w: &World) -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
-    for event in w.events_named("session.harness_terminated") {
-        if let Some(reference) = event["ref"].as_str() {
-            *counts.entry(reference.to_owned()).or_default() += 1;
-        }
-    }
-    counts
-}
 
 fn total(counts: &BTreeMap<String, usize>) -> usize {
     counts.values().sum()
