@@ -21,32 +21,13 @@ set -euo pipefail
 n=$1
 want=$2
 dir=${3:-$(mktemp -d /tmp/watch-soak.XXXXXX)}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=${THE_LOOP:-}
-if [ -z "$bin" ]; then
-  bin=$repo/target/release/the-loop
-  [ -x "$bin" ] || bin=$repo/target/debug/the-loop
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-PROBE=${PROBE:-0.2} "$repo/scripts/bench-world.sh" "$n" "$dir" >/dev/null
-export HOME=$dir/home TMUX_TMPDIR=$dir/tmux PATH=$dir/bin:$PATH
-unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG CLAUDE_CONFIG_DIR
-events=$dir/state/events.jsonl
+probe=0.2
+source "$(dirname "${BASH_SOURCE[0]}")/bench-watch-world.sh"
 count() { if [ -f "$events" ]; then grep -c "\"event\":\"$1\"" "$events" || true; else echo 0; fi; }
-
-# The world's harnesses were started by tmux, not by the-loop: no hooks
-# speak for them, so a roll holds them ("unknown" never rolls now). One
-# apply with --now puts each under the-loop's launcher and hooks first.
-"$bin" --config "$dir/cli-config.yaml" apply --auto-approve --now --parallelism "$n" >/dev/null 2>&1 || true
-"$bin" --config "$dir/cli-config.yaml" watch --apply --interval 3600 --debounce-ms 200 \
+"$bin" --config "$config" watch --apply --interval 3600 --debounce-ms 200 \
   --parallelism "${PARALLELISM:-$n}" >"$dir/watch.log" 2>&1 &
 watch=$!
 "$repo/scripts/bench-rotate.sh" "$dir/.env"
-cleanup() {
-  kill "$watch" 2>/dev/null || true
-  wait "$watch" 2>/dev/null || true
-  tmux kill-server 2>/dev/null || true
-}
 trap cleanup EXIT
 
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$watch/status"; }

@@ -20,29 +20,11 @@ n=$1
 rotations=$2
 spacing=$3
 dir=${4:-$(mktemp -d /tmp/watch-storm.XXXXXX)}
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bin=${THE_LOOP:-}
-if [ -z "$bin" ]; then
-  bin=$repo/target/release/the-loop
-  [ -x "$bin" ] || bin=$repo/target/debug/the-loop
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
-PROBE=${PROBE:-1} "$repo/scripts/bench-world.sh" "$n" "$dir" >/dev/null
-export HOME=$dir/home TMUX_TMPDIR=$dir/tmux PATH=$dir/bin:$PATH
-unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG CLAUDE_CONFIG_DIR
-config=$dir/cli-config.yaml
-events=$dir/state/events.jsonl
-
-# Under the-loop's launcher and hooks first (see bench-watch-soak.sh).
-"$bin" --config "$config" apply --auto-approve --now --parallelism "$n" >/dev/null 2>&1 || true
+probe=1
+source "$(dirname "${BASH_SOURCE[0]}")/bench-watch-world.sh"
 "$bin" --config "$config" watch --apply --interval 3600 \
   --debounce-ms "${DEBOUNCE_MS:-500}" --parallelism "${PARALLELISM:-32}" >"$dir/watch.log" 2>&1 &
 watch=$!
-cleanup() {
-  kill "$watch" 2>/dev/null || true
-  wait "$watch" 2>/dev/null || true
-  tmux kill-server 2>/dev/null || true
-}
 trap cleanup EXIT
 until grep -q "no drift" "$dir/watch.log"; do sleep 0.2; done
 
