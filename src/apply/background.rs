@@ -200,6 +200,23 @@ pub fn ensure_daemon(
     }
 }
 
+/// What became of `session`, before any new worker is known of it.
+fn report_of(
+    session: &crate::plan::background::BackgroundSessionPlan,
+    outcome: BackgroundOutcome,
+    detail: Option<String>,
+) -> BackgroundSessionReport {
+    BackgroundSessionReport {
+        id: session.id.clone(),
+        reference: session.reference.clone(),
+        outcome,
+        old_pid: session.pid,
+        new_pid: None,
+        conversation: session.conversation.clone(),
+        detail,
+    }
+}
+
 /// `claude respawn <id>`, then the new worker, verified.
 pub(super) fn respawn(
     client: &HostClient,
@@ -207,15 +224,7 @@ pub(super) fn respawn(
     session: &crate::plan::background::BackgroundSessionPlan,
 ) -> BackgroundSessionReport {
     let (claude, policy) = (client.claude, client.policy);
-    let mut report = BackgroundSessionReport {
-        id: session.id.clone(),
-        reference: session.reference.clone(),
-        outcome: BackgroundOutcome::Failed,
-        old_pid: session.pid,
-        new_pid: None,
-        conversation: session.conversation.clone(),
-        detail: None,
-    };
+    let mut report = report_of(session, BackgroundOutcome::Failed, None);
     // The client holds what the host's daemon holds, and stands in the
     // session's directory: Claude Code refuses a respawn from a client
     // that would not bring the session's gateway (`ANTHROPIC_BASE_URL`),

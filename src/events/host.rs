@@ -64,12 +64,25 @@ impl BackgroundRollReport {
     /// Anything not restarted leaves a session stale: the command did not
     /// do what it was asked.
     pub fn failed(&self) -> bool {
-        self.sessions
-            .iter()
-            .any(|s| s.outcome != BackgroundOutcome::Restarted)
+        self.went_wrong()
             || self
-                .daemon
-                .as_ref()
-                .is_some_and(|d| d.outcome == DaemonOutcome::Refused)
+                .sessions
+                .iter()
+                .any(|s| s.outcome == BackgroundOutcome::Deferred)
+    }
+
+    /// Something went wrong, held sessions aside: a respawn failed or was
+    /// not attempted, or the daemon was refused. What a `watch` roll, which
+    /// looks at a held session again within seconds, counts as failed.
+    pub fn went_wrong(&self) -> bool {
+        self.sessions.iter().any(|s| {
+            matches!(
+                s.outcome,
+                BackgroundOutcome::Failed | BackgroundOutcome::NotAttempted
+            )
+        }) || self
+            .daemon
+            .as_ref()
+            .is_some_and(|d| d.outcome == DaemonOutcome::Refused)
     }
 }

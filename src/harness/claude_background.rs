@@ -24,8 +24,12 @@ pub fn worker_changes(
         .collect()
 }
 
-/// A background session's activity, as `claude agents --json` says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A background session's activity, as `claude agents --json` says it
+/// (and `plan --json` repeats it, in the same words).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum BackgroundStatus {
     /// A turn runs.
     Busy,
@@ -35,6 +39,12 @@ pub enum BackgroundStatus {
     Waiting,
     /// No worker runs (listed with `--all`): nothing to roll.
     Stopped,
+}
+
+impl std::fmt::Display for BackgroundStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl BackgroundStatus {

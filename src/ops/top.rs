@@ -4,6 +4,7 @@
 //! pure; [`snapshot`] is the shell that reads.
 
 use crate::activity::Activity;
+use crate::harness::claude_background::BackgroundStatus;
 use crate::observed::{Observation, Probe};
 use crate::ops::Context;
 use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
@@ -236,12 +237,11 @@ fn background_rows(host: &BackgroundHostPlan) -> impl Iterator<Item = Row> + '_ 
         },
         tmux_target: format!("bg {}", s.id),
         harness: Some("claude".into()),
-        activity: match s.activity.as_str() {
-            "busy" => RowActivity::Busy(None),
-            "waiting" => RowActivity::Waiting(None),
-            "idle" => RowActivity::Idle,
-            "stopped" => RowActivity::NotRunning,
-            _ => RowActivity::Unknown,
+        activity: match s.activity {
+            BackgroundStatus::Busy => RowActivity::Busy(None),
+            BackgroundStatus::Waiting => RowActivity::Waiting(None),
+            BackgroundStatus::Idle => RowActivity::Idle,
+            BackgroundStatus::Stopped => RowActivity::NotRunning,
         },
         drift: match s.action {
             BackgroundAction::Respawn => Drift::Stale {

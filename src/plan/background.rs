@@ -93,7 +93,7 @@ pub struct BackgroundSessionPlan {
     pub cwd: Option<String>,
     pub pid: Option<i32>,
     /// `busy`, `idle`, `waiting` or `stopped`, as the host says.
-    pub activity: String,
+    pub activity: BackgroundStatus,
     pub action: BackgroundAction,
     /// Null unless it is to be respawned.
     pub apply_will: Option<BackgroundWill>,
@@ -198,7 +198,7 @@ pub fn plan(
                 conversation: listed.session_id.clone(),
                 cwd: listed.cwd.clone(),
                 pid: listed.pid,
-                activity: listed.status.name().into(),
+                activity: listed.status,
                 action,
                 apply_will,
                 changes,
@@ -277,7 +277,7 @@ mod tests {
                 conversation: None,
                 cwd: None,
                 pid: Some(9),
-                activity: "idle".into(),
+                activity: BackgroundStatus::Idle,
                 action,
                 apply_will: None,
                 changes: Vec::new(),

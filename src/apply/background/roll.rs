@@ -8,8 +8,8 @@
 //! plan.
 
 use super::{
-    ensure_daemon, respawn, BackgroundOutcome, BackgroundRollReport, BackgroundSessionReport,
-    DaemonOutcome, HostClient,
+    ensure_daemon, report_of, respawn, BackgroundOutcome, BackgroundRollReport,
+    BackgroundSessionReport, DaemonOutcome, HostClient,
 };
 use crate::harness::claude_background::BackgroundStatus;
 use crate::observed::background as host;
@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 
 /// How often the host is looked at while a held session is awaited.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+/// Why a session was not respawned after a Ctrl-C.
+const INTERRUPTED: &str = "interrupted: the roll started no further respawn";
 
 /// How a roll of the host goes: as long as the drain allows, as many at
 /// once as the roll of panes.
@@ -122,7 +125,7 @@ pub fn roll(
             daemon: Some(daemon),
             sessions: pending
                 .into_iter()
-                .map(|s| not_attempted(s, why.clone()))
+                .map(|s| not_attempted(&s, why.clone()))
                 .collect(),
         };
     }
@@ -149,24 +152,20 @@ pub fn roll(
                     };
                     still.push(session)
                 }
-                _ => reports.push(BackgroundSessionReport {
-                    outcome: BackgroundOutcome::Deferred,
-                    detail: Some("stopped meanwhile: it holds nothing now, and resumes on the daemon that runs then".into()),
-                    new_pid: None,
-                    old_pid: session.pid,
-                    conversation: session.conversation.clone(),
-                    reference: session.reference.clone(),
-                    id: session.id.clone(),
-                }),
+                _ => reports.push(report_of(
+                    &session,
+                    BackgroundOutcome::Deferred,
+                    Some("stopped meanwhile: it holds nothing now, and resumes on the daemon that runs then".into()),
+                )),
             }
         }
         if crate::apply::interrupt::requested() {
-            let why = Some("interrupted: the roll started no further respawn".to_owned());
+            let why = Some(INTERRUPTED.to_owned());
             reports.extend(
                 ready
                     .into_iter()
                     .chain(still)
-                    .map(|s| not_attempted(s, why.clone())),
+                    .map(|s| not_attempted(&s, why.clone())),
             );
             pending = Vec::new();
             break;
@@ -185,7 +184,7 @@ pub fn roll(
                     let why = Some(format!(
                         "the canary {label} failed: nothing else was respawned"
                     ));
-                    reports.extend(ready.chain(still).map(|s| not_attempted(s, why.clone())));
+                    reports.extend(ready.chain(still).map(|s| not_attempted(&s, why.clone())));
                     pending = Vec::new();
                     break;
                 }
@@ -213,15 +212,11 @@ pub fn roll(
             Some(_) => "held: a turn runs (the host's respawn would cut it)",
             None => "held: the host could not be read, so its safe point is unknown",
         };
-        reports.push(BackgroundSessionReport {
-            id: session.id,
-            reference: session.reference,
-            outcome: BackgroundOutcome::Deferred,
-            old_pid: session.pid,
-            new_pid: None,
-            conversation: session.conversation,
-            detail: Some(why.into()),
-        });
+        reports.push(report_of(
+            &session,
+            BackgroundOutcome::Deferred,
+            Some(why.into()),
+        ));
     }
     reports.sort_by(|a, b| a.id.cmp(&b.id));
     BackgroundRollReport {
@@ -249,10 +244,7 @@ fn respawn_each(
                     return;
                 };
                 let report = if crate::apply::interrupt::requested() {
-                    not_attempted(
-                        session.clone(),
-                        Some("interrupted: the roll started no further respawn".into()),
-                    )
+                    not_attempted(session, Some(INTERRUPTED.into()))
                 } else {
                     respawn_journalled(client, config_dir, journal, session)
                 };
@@ -272,7 +264,7 @@ fn respawn_journalled(
     session: &BackgroundSessionPlan,
 ) -> BackgroundSessionReport {
     if let Err(why) = journal.note(|j| j.respawning.push(session.id.clone())) {
-        return not_attempted(session.clone(), Some(why));
+        return not_attempted(session, Some(why));
     }
     let report = respawn(client, config_dir, session);
     if report.outcome == BackgroundOutcome::Restarted {
@@ -281,14 +273,6 @@ fn respawn_journalled(
     report
 }
 
-fn not_attempted(session: BackgroundSessionPlan, why: Option<String>) -> BackgroundSessionReport {
-    BackgroundSessionReport {
-        id: session.id,
-        reference: session.reference,
-        outcome: BackgroundOutcome::NotAttempted,
-        old_pid: session.pid,
-        new_pid: None,
-        conversation: session.conversation,
-        detail: why,
-    }
+fn not_attempted(session: &BackgroundSessionPlan, why: Option<String>) -> BackgroundSessionReport {
+    report_of(session, BackgroundOutcome::NotAttempted, why)
 }

@@ -60,15 +60,7 @@ impl Watch {
         // `history` reads the host's roll back as one of watch's.
         self.ctx.events.emit(Event::ApplyFinished {
             command: RollCommand::Watch,
-            failed: report.sessions.iter().any(|s| {
-                matches!(
-                    s.outcome,
-                    BackgroundOutcome::Failed | BackgroundOutcome::NotAttempted
-                )
-            }) || report
-                .daemon
-                .as_ref()
-                .is_some_and(|d| d.outcome == DaemonOutcome::Refused),
+            failed: report.went_wrong(),
             interrupted: false,
             duration_ms: Some(crate::clock::millis(
                 took.elapsed_on(self.ctx.events.clock()),
