@@ -189,16 +189,12 @@ pub fn apply(
     };
     if !options.dry_run {
         interrupt::install();
-        ctx.events.emit(Event::ApplyStarted {
-            command: options.command,
-            sessions: selected,
-            background_sessions: host.as_ref().map(|h| h.to_respawn()),
-            env_file: plan.env_file.clone(),
-            env_fingerprints: plan
-                .env_file
-                .is_some()
-                .then(|| plan.env_fingerprints.clone()),
-        });
+        ctx.events.emit(started(
+            options.command,
+            &plan,
+            selected,
+            host.as_ref().map(|h| h.to_respawn()),
+        ));
     }
     let respawning = |s: &SessionPlan| sink.respawning(s);
     let root = ctx.config.state_root.clone();
@@ -287,6 +283,27 @@ pub fn apply(
         background_host: report.background_host.clone(),
     });
     Ok(report)
+}
+
+/// A roll's `apply.started` line: how many sessions it selected (and of
+/// the background host, how many it is to respawn), and the env file as
+/// its plan read it, by fingerprint, for `history` to compare.
+pub fn started(
+    command: RollCommand,
+    plan: &Plan,
+    sessions: usize,
+    background_sessions: Option<usize>,
+) -> Event {
+    Event::ApplyStarted {
+        command,
+        sessions,
+        background_sessions,
+        env_file: plan.env_file.clone(),
+        env_fingerprints: plan
+            .env_file
+            .is_some()
+            .then(|| plan.env_fingerprints.clone()),
+    }
 }
 
 /// Clears the intent journal's entries of rolls that ended after their

@@ -37,17 +37,12 @@ impl Watch {
             return;
         };
         let took = crate::clock::Stopwatch::start_on(self.ctx.events.clock());
-        self.ctx.events.emit(Event::ApplyStarted {
-            command: RollCommand::Watch,
-            sessions: 0,
-            background_sessions: Some(host.to_respawn()),
-            env_file: snapshot.plan.env_file.clone(),
-            env_fingerprints: snapshot
-                .plan
-                .env_file
-                .is_some()
-                .then(|| snapshot.plan.env_fingerprints.clone()),
-        });
+        self.ctx.events.emit(crate::ops::apply::started(
+            RollCommand::Watch,
+            &snapshot.plan,
+            0,
+            Some(host.to_respawn()),
+        ));
         let report = crate::apply::background::roll_host(
             &self.ctx.config,
             &snapshot.policy,
