@@ -70,24 +70,6 @@ pub(super) fn before_spawn(
         )
     });
     let repo = plugins.marketplace_repo.as_str();
-    // Every respawn of a roll comes here, most with their settings in place
-    // since the roll before: those look without taking the edit lock, so
-    // hundreds of parallel respawns do not wait for each other's reads.
-    let trust_in_place = match (&trust_seed, home.user_config()) {
-        (None, _) => true,
-        (Some(Ok(seed)), Some(file)) => {
-            already_holds(&file, |existing| seed_trust_noted(existing, seed).0)
-        }
-        _ => false,
-    };
-    let plugin_in_place = !plugins.enabled
-        || home.settings().is_some_and(|file| {
-            already_holds(&file, |existing| seed_plugin_noted(existing, repo).0)
-        });
-    if trust_in_place && plugin_in_place {
-        return;
-    }
-    let _turn = edit_turn(config);
     if let Some(seed) = trust_seed {
         match (seed, home.user_config()) {
             (Ok(seed), Some(file)) => match noted_edit(config, &file, Format::Json, |existing| {
@@ -129,15 +111,25 @@ pub(super) fn before_spawn(
 }
 
 /// [`edit`], noting in the ledger ([`super::ledger`]) each key it set, so
-/// `uninstall --harness-settings` can take exactly those back out. Run
-/// within the edit turn. A ledger that cannot be written warns: the key
-/// stays set, and the uninstall will not know it.
+/// `uninstall --harness-settings` can take exactly those back out. A
+/// ledger that cannot be written warns: the key stays set, and the
+/// uninstall will not know it.
+///
+/// Every spawn and respawn comes here, most with the file already holding
+/// what `seed` wants (since the roll before): that is read without the
+/// edit turn, so hundreds of parallel respawns do not queue for each
+/// other's reads; only an edit that changes something waits for its turn.
+/// Not to be called within a turn (it takes its own).
 pub(super) fn noted_edit(
     config: &Config,
     file: &Path,
     format: Format,
-    seed: impl FnOnce(Option<&[u8]>) -> (super::seed::Merged, Vec<Step>),
+    seed: impl Fn(Option<&[u8]>) -> (super::seed::Merged, Vec<Step>),
 ) -> Result<bool, super::user_files::EditError> {
+    if already_holds(file, |existing| seed(existing).0) {
+        return Ok(false);
+    }
+    let _turn = edit_turn(config);
     let mut steps = Vec::new();
     let written = edit(file, |existing| {
         let (merged, noted) = seed(existing);

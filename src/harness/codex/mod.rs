@@ -143,12 +143,6 @@ fn before_spawn(config: &Config, home: &HarnessHome, cwd: &Path, events: &EventL
         hooks,
     };
     let seed = |existing: Option<&[u8]>| seed::seed_noted(existing, &wanted);
-    // In place since an earlier start: no turn at the edit lock (as for
-    // Claude Code, `harness/prepare.rs`).
-    if super::user_files::already_holds(&file, |existing| seed(existing).0) {
-        return;
-    }
-    let _turn = super::prepare::edit_turn(config);
     match super::prepare::noted_edit(config, &file, crate::harness::ledger::Format::Toml, seed) {
         Ok(true) => events.emit(Event::WorkspaceTrusted {
             directories: Some(vec![project]),
