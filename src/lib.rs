@@ -18,6 +18,8 @@ pub mod desired;
 pub mod events;
 pub mod fsutil;
 pub mod harness;
+pub mod host_kind;
+pub mod hosts;
 pub mod lifecycle;
 pub mod lockfile;
 pub mod observed;

@@ -228,6 +228,6 @@ pub fn execute(
         detached_residue: Vec::new(),
         env_file_changed: None,
         observation_failed: plan.observation_failed.clone(),
-        background_host: None,
+        hosts: Vec::new(),
     }
 }

@@ -10,7 +10,6 @@
 //! exited at once when a roll resumed it is never the canary again while it
 //! stays failed ([`failures`]).
 
-pub mod background;
 pub mod deadline;
 pub mod drain;
 pub mod failures;

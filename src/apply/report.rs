@@ -226,10 +226,10 @@ pub struct Report {
     /// these targeted sessions, so the roll could not see them and rolled
     /// none of them. The command exits 1. Null when every one was seen.
     pub observation_failed: Option<crate::plan::ObservationFailure>,
-    /// Claude Code's background host, when the config turns it on and the
-    /// roll had sessions there to respawn; absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub background_host: Option<super::background::BackgroundRollReport>,
+    /// Each host beside tmux the roll rolled (`routing.hosts`,
+    /// `docs/hosts.md`): its layer and sessions; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub hosts: Vec<crate::events::host::HostRollReport>,
 }
 
 /// What a rewrite of the env file during a roll left behind.
@@ -251,7 +251,7 @@ impl Report {
             || self.env_file_changed.is_some()
             // Not seeing is not success: a roll that could not look rolled nothing.
             || self.observation_failed.is_some()
-            || self.background_host.as_ref().is_some_and(|b| b.failed())
+            || self.hosts.iter().any(|h| h.failed())
     }
 }
 

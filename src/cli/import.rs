@@ -29,22 +29,20 @@ pub struct ImportArgs {
     /// Code's background sessions (`routing.hosts` must name
     /// `claude-background`; docs/hosts.md).
     #[arg(long, value_enum, default_value = "tmux")]
-    host: HostArg,
-}
-
-/// `--host`, for `import` and `sessions start`.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum HostArg {
-    Tmux,
-    ClaudeBackground,
+    host: crate::host_kind::Host,
 }
 
 pub fn run(config: Option<&Path>, args: ImportArgs) -> miette::Result<ExitCode> {
     let ctx = Context::load(config)?;
-    if let HostArg::ClaudeBackground = args.host {
-        let report =
-            crate::ops::import_background::import(&ctx, &args.pane, &args.reference, args.dry_run)?;
-        crate::views::import::imported_background(&report, Format::json_if(args.json));
+    if args.host != crate::host_kind::Host::Tmux {
+        let report = crate::ops::on_host::import(
+            &ctx,
+            args.host,
+            &args.pane,
+            &args.reference,
+            args.dry_run,
+        )?;
+        crate::views::import::imported_on_host(&report, Format::json_if(args.json));
         return Ok(ExitCode::SUCCESS);
     }
     let options = ImportOptions {

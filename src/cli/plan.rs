@@ -41,8 +41,20 @@ pub struct PlanArgs {
     pub env_file: Option<PathBuf>,
 }
 
-/// Canonicalises targets that parse as refs, and refuses targets that name nothing.
+/// Canonicalises targets that parse as refs, and refuses targets that name
+/// nothing: a pane's session, or one of a host beside tmux (`plan` and
+/// `apply` roll those too).
 pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets> {
+    resolve(ctx, raw, true)
+}
+
+/// [`resolve_targets`] for a restart, which relaunches panes only: a
+/// session of a host beside tmux is refused with what rolls it.
+pub fn resolve_pane_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets> {
+    resolve(ctx, raw, false)
+}
+
+fn resolve(ctx: &Context, raw: &[String], on_hosts: bool) -> miette::Result<Targets> {
     let mut resolved = Vec::new();
     if raw.is_empty() {
         // Every session: nothing to check, so the registry is read once, by the plan.
@@ -54,10 +66,18 @@ pub fn resolve_targets(ctx: &Context, raw: &[String]) -> miette::Result<Targets>
             Ok(r) => r.to_string(),
             Err(_) => target.clone(),
         };
-        if !sessions
+        let a_pane = sessions
             .iter()
-            .any(|s| s.label() == canonical || s.tmux_target == canonical)
-        {
+            .any(|s| s.label() == canonical || s.tmux_target == canonical);
+        let on_a_host = !a_pane && crate::hosts::names_a_managed_session(&ctx.config, &canonical);
+        if on_a_host && !on_hosts {
+            miette::bail!(
+                code = "the_loop::target::on_host",
+                help = format!("`the-loop apply --target {canonical}` rolls it when it drifted (docs/hosts.md)"),
+                "{canonical} is a session of a host beside tmux, not a pane: a restart relaunches panes only"
+            );
+        }
+        if !a_pane && !on_a_host {
             miette::bail!(
                 code = "the_loop::target::unknown",
                 help = "`the-loop sessions list` shows the registered sessions",
@@ -89,7 +109,7 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
     };
     let targets = resolve_targets(&ctx, &args.targets)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
-    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
+    crate::hosts::annotate(&mut plan, &ctx.config, &policy, &targets);
     plan.unmanaged_counted = args.include_unmanaged;
     plan.candidate_for = candidate_for;
     ctx.check_tmux(observed.tmux_version())?;

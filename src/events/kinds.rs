@@ -24,10 +24,12 @@ pub enum Event {
         command: RollCommand,
         /// How many sessions the roll selected to act on.
         sessions: usize,
-        /// How many of Claude Code's background sessions it is to respawn
-        /// besides (`docs/hosts.md`); absent when it rolls no such host.
+        /// How many sessions of the hosts beside tmux (`docs/hosts.md`)
+        /// it is to respawn besides; absent when it rolls no such host.
+        /// (Written as `background_sessions` before hosts shared one
+        /// count.)
         #[serde(skip_serializing_if = "Option::is_none")]
-        background_sessions: Option<usize>,
+        host_sessions: Option<usize>,
         /// The env file the roll's plan read; absent when none is
         /// configured. `the-loop history` shows what changed in it
         /// between one roll and the next from this and `env_fingerprints`.
@@ -52,10 +54,12 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
-        /// What became of Claude Code's background daemon and sessions;
-        /// absent when the roll did not roll that host.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        background_host: Option<super::host::BackgroundRollReport>,
+        /// What became of each host beside tmux the roll rolled (its
+        /// layer and sessions); absent when it rolled none. (Lines written
+        /// before hosts shared one list have `background_host`, one
+        /// report of Claude Code's background host.)
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        hosts: Vec<super::host::HostRollReport>,
     },
     #[serde(rename = "session.spawned")]
     SessionSpawned {

@@ -2,7 +2,6 @@
 //! layers tmux keeps and the environments their processes hold, read once
 //! into one [`Observation`].
 
-pub mod background;
 pub mod detached;
 pub mod fleet;
 pub mod harness;

@@ -181,11 +181,11 @@ pub fn apply(
             .is_some_and(|r| r.scrubbable().next().is_some());
     sink.planned(&plan, will_scrub || selected > 0)?;
     let took = crate::clock::Stopwatch::start_on(ctx.events.clock());
-    // `watch` rolls the host in a step of its own (`watch/run/background.rs`).
+    // `watch` rolls the hosts in a step of its own (`watch/run/hosts.rs`).
     let from_a_command = matches!(options.source, Source::Plan { .. });
-    let host = match (options.mode, &plan.background_host, from_a_command) {
-        (Mode::Apply, Some(host), true) => Some(host.clone()),
-        _ => None,
+    let hosts = match (options.mode, from_a_command) {
+        (Mode::Apply, true) => plan.hosts.clone(),
+        _ => Vec::new(),
     };
     if !options.dry_run {
         interrupt::install();
@@ -193,7 +193,7 @@ pub fn apply(
             options.command,
             &plan,
             selected,
-            host.as_ref().map(|h| h.to_respawn()),
+            (!hosts.is_empty()).then(|| hosts.iter().map(|h| h.to_respawn()).sum()),
         ));
     }
     let respawning = |s: &SessionPlan| sink.respawning(s);
@@ -247,22 +247,20 @@ pub fn apply(
     if options.dry_run {
         return Ok(report);
     }
-    if let Some(host) = &host {
-        let drain = if options.drain.now {
-            Duration::ZERO
-        } else {
-            options.drain.timeout
-        };
-        report.background_host = Some(crate::apply::background::roll_host(
-            &ctx.config,
-            policy,
-            host,
-            crate::apply::background::HostRoll {
-                drain,
-                parallelism: options.parallelism,
-            },
-        ));
-    }
+    let drain = if options.drain.now {
+        Duration::ZERO
+    } else {
+        options.drain.timeout
+    };
+    report.hosts = crate::hosts::roll_all(
+        &ctx.config,
+        policy,
+        &hosts,
+        crate::hosts::HostRoll {
+            drain,
+            parallelism: options.parallelism,
+        },
+    );
     crate::apply::failures::settle(&ctx.config.state_root, &report.sessions);
     report.env_file_changed = env_file_changed(policy, &report);
     if let crate::observed::FleetView::Answered(fleet) = &observed.fleet {
@@ -280,24 +278,24 @@ pub fn apply(
         interrupted: report.interrupted,
         duration_ms: Some(crate::clock::millis(took.elapsed_on(ctx.events.clock()))),
         sessions: report.sessions.iter().map(Into::into).collect(),
-        background_host: report.background_host.clone(),
+        hosts: report.hosts.clone(),
     });
     Ok(report)
 }
 
 /// A roll's `apply.started` line: how many sessions it selected (and of
-/// the background host, how many it is to respawn), and the env file as
+/// the hosts beside tmux, how many it is to respawn), and the env file as
 /// its plan read it, by fingerprint, for `history` to compare.
 pub fn started(
     command: RollCommand,
     plan: &Plan,
     sessions: usize,
-    background_sessions: Option<usize>,
+    host_sessions: Option<usize>,
 ) -> Event {
     Event::ApplyStarted {
         command,
         sessions,
-        background_sessions,
+        host_sessions,
         env_file: plan.env_file.clone(),
         env_fingerprints: plan
             .env_file
@@ -382,11 +380,8 @@ fn plan_under_lock(
         None => targets.clone(),
     };
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
-    // The background host is rolled by a whole-fleet apply only: a
-    // `--target` names panes (docs/hosts.md).
-    if targets.is_all() {
-        crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
-    }
+    // The hosts beside tmux, as far as the targets name their sessions.
+    crate::hosts::annotate(&mut plan, &ctx.config, &policy, &targets);
     if let Some((path, saved)) = &saved {
         saved::same_fingerprints(path, saved, &plan)?;
         let changes = saved::staleness(&saved.restricted_to(&targets), &plan);

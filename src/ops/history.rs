@@ -11,7 +11,7 @@
 //! `apply.started` carries them); never a value, since the log has none.
 
 use crate::bounded_read::{self, EVENT_LOG_TAIL};
-use crate::events::host::BackgroundRollReport;
+use crate::events::host::HostRollReport;
 use crate::events::roll::RollCommand;
 use crate::events::SessionOutcome;
 use crate::ops::Context;
@@ -63,9 +63,9 @@ pub struct Roll {
     pub env: Option<RollEnv>,
     /// Each session's outcome, in the roll's order; empty while unfinished.
     pub sessions: Vec<SessionOutcome>,
-    /// What became of Claude Code's background daemon and sessions, when
-    /// the roll rolled that host (`docs/hosts.md`); null otherwise.
-    pub background_host: Option<BackgroundRollReport>,
+    /// What became of each host beside tmux the roll rolled (its layer and
+    /// sessions, `docs/hosts.md`); empty when none.
+    pub hosts: Vec<HostRollReport>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -158,8 +158,8 @@ enum RollLine {
     Started {
         command: RollCommand,
         sessions: usize,
-        #[serde(default)]
-        background_sessions: Option<usize>,
+        #[serde(default, alias = "background_sessions")]
+        host_sessions: Option<usize>,
         #[serde(default)]
         env_file: Option<PathBuf>,
         #[serde(default)]
@@ -174,7 +174,11 @@ enum RollLine {
         duration_ms: Option<u64>,
         sessions: Vec<SessionOutcome>,
         #[serde(default)]
-        background_host: Option<BackgroundRollReport>,
+        hosts: Vec<HostRollReport>,
+        /// Written before hosts shared one list: Claude Code's background
+        /// host's report.
+        #[serde(default)]
+        background_host: Option<HostRollReport>,
     },
 }
 
@@ -199,7 +203,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
             RollLine::Started {
                 command,
                 sessions,
-                background_sessions,
+                host_sessions,
                 env_file,
                 env_fingerprints,
             } => {
@@ -210,10 +214,10 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                     duration_ms: None,
                     command,
                     result: RollResult::Unfinished,
-                    selected: Some(sessions + background_sessions.unwrap_or(0)),
+                    selected: Some(sessions + host_sessions.unwrap_or(0)),
                     env: None,
                     sessions: Vec::new(),
-                    background_host: None,
+                    hosts: Vec::new(),
                 });
                 envs.push(env_file.zip(env_fingerprints));
             }
@@ -223,6 +227,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 interrupted,
                 duration_ms,
                 sessions,
+                hosts,
                 background_host,
             } => {
                 let result = if interrupted {
@@ -245,7 +250,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                             selected: None,
                             env: None,
                             sessions: Vec::new(),
-                            background_host: None,
+                            hosts: Vec::new(),
                         });
                         envs.push(None);
                         rolls.last_mut().expect("just pushed")
@@ -255,7 +260,7 @@ fn rolls_in(log: &[u8]) -> (Vec<Roll>, usize) {
                 roll.duration_ms = duration_ms;
                 roll.result = result;
                 roll.sessions = sessions;
-                roll.background_host = background_host;
+                roll.hosts = hosts.into_iter().chain(background_host).collect();
             }
         }
     }

@@ -163,7 +163,7 @@ fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
     events.emit(Event::ApplyStarted {
         command: RollCommand::Apply,
         sessions: 1,
-        background_sessions: None,
+        host_sessions: None,
         env_file: None,
         env_fingerprints: None,
     });
@@ -177,7 +177,7 @@ fn a_wall_clock_set_a_day_forward_during_a_roll_does_not_lengthen_it() {
         interrupted: false,
         duration_ms: Some(millis(took.elapsed_on(events.clock()))),
         sessions: Vec::new(),
-        background_host: None,
+        hosts: Vec::new(),
     });
     let (rolls, unreadable) = rolls_in(&std::fs::read(events.path()).unwrap());
     assert_eq!(unreadable, 0);
@@ -195,4 +195,26 @@ fn a_roll_logged_before_durations_were_carried_has_none() {
     ]);
     let (rolls, _) = rolls_in(&text);
     assert_eq!(rolls[0].duration_ms, None);
+}
+
+#[test]
+fn a_roll_of_the_background_host_logged_before_hosts_shared_one_list_reads() {
+    let text = [
+        r#"{"ts":"2026-12-05T10:00:00Z","event":"apply.started","command":"apply","sessions":0,"background_sessions":2}"#,
+        r#"{"ts":"2026-12-05T10:00:09Z","event":"apply.finished","command":"apply","failed":false,"interrupted":false,"sessions":[],"background_host":{"daemon":{"outcome":"replaced","old_pid":1,"new_pid":2,"detail":null},"sessions":[{"id":"a1b2c3d4","ref":"r","outcome":"restarted","old_pid":3,"new_pid":4,"conversation":null,"detail":null}]}}"#,
+    ]
+    .join("\n");
+    let (rolls, unreadable) = rolls_in(text.as_bytes());
+    assert_eq!(unreadable, 0);
+    assert_eq!(rolls[0].selected, Some(2));
+    let host = &rolls[0].hosts[0];
+    assert_eq!(host.host, crate::host_kind::Host::ClaudeBackground);
+    assert_eq!(
+        host.layer.as_ref().map(|l| l.outcome.clone()),
+        Some(crate::events::host::LayerOutcome::Replaced)
+    );
+    assert_eq!(
+        host.sessions[0].outcome,
+        crate::events::host::HostOutcome::Restarted
+    );
 }

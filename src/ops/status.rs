@@ -79,44 +79,49 @@ pub struct StatusReport {
     pub interrupted_respawns: usize,
     /// The command that fixes them, when there are any.
     pub fix_command: Option<&'static str>,
-    /// Claude Code's background host, when `routing.hosts` names it and
-    /// the env file can be read; absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub background_host: Option<BackgroundHostStatus>,
+    /// Each host beside tmux that `routing.hosts` names (Claude Code's
+    /// background sessions), when the env file can be read; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<HostStatus>,
 }
 
-/// The background host at a glance (`docs/hosts.md`).
+/// A host beside tmux at a glance (`docs/hosts.md`).
 #[derive(Debug, Serialize, schemars::JsonSchema)]
-pub struct BackgroundHostStatus {
-    /// Background sessions the-loop manages there.
+pub struct HostStatus {
+    /// The host, as `routing.hosts` names it.
+    pub host: crate::host_kind::Host,
+    /// Sessions the-loop manages there.
     pub managed: usize,
     /// Of those, how many have a worker running.
     pub running: usize,
     /// Of those, how many hold other than the env file says.
     pub stale: usize,
-    /// The daemon holds other than the env file says (every session it
-    /// starts or respawns would too); false when none runs.
-    pub daemon_stale: bool,
+    /// The host's layer (Claude Code's daemon) holds other than the env
+    /// file says (every session it starts or respawns would too); false
+    /// when none runs.
+    pub layer_stale: bool,
     /// Why the host could not be read; null when it was.
     pub unreadable: Option<String>,
 }
 
-/// [`BackgroundHostStatus`] from the host's plan.
-fn background_status(host: &crate::plan::background::BackgroundHostPlan) -> BackgroundHostStatus {
-    use crate::plan::background::BackgroundAction;
+/// [`HostStatus`] from the host's plan.
+fn host_status(host: &crate::plan::host::HostPlan) -> HostStatus {
+    use crate::plan::host::HostAction;
     let managed: Vec<_> = host
         .sessions
         .iter()
-        .filter(|s| s.action != BackgroundAction::Unmanaged && s.reference.is_some())
+        .filter(|s| s.action != HostAction::Unmanaged && s.reference.is_some())
         .collect();
-    BackgroundHostStatus {
+    HostStatus {
+        host: host.host,
         managed: managed.len(),
         running: managed.iter().filter(|s| s.pid.is_some()).count(),
         stale: managed
             .iter()
-            .filter(|s| s.action == BackgroundAction::Respawn)
+            .filter(|s| s.action == HostAction::Respawn)
             .count(),
-        daemon_stale: host.daemon_drifts(),
+        layer_stale: host.layer_drifts(),
         unreadable: host.observation_failed.clone(),
     }
 }
@@ -275,9 +280,14 @@ pub fn status(ctx: &Context) -> StatusReport {
         stale_sessions: stale,
         interrupted_respawns: interrupted,
         fix_command: (stale > 0).then_some(FIX_COMMAND),
-        background_host: policy
+        hosts: policy
             .as_ref()
-            .and_then(|p| crate::plan::background_look::look(&ctx.config, p))
-            .map(|(host, _)| background_status(&host)),
+            .map(|p| {
+                crate::hosts::beside_tmux(&ctx.config)
+                    .filter_map(|host| host.look(&ctx.config, p))
+                    .map(|look| host_status(&look.plan))
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }

@@ -4,11 +4,10 @@
 //! pure; [`snapshot`] is the shell that reads.
 
 use crate::activity::Activity;
-use crate::harness::claude_background::BackgroundStatus;
 use crate::observed::{Observation, Probe};
 use crate::ops::Context;
-use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
 use crate::plan::gather::plan_now;
+use crate::plan::host::{HostAction, HostActivity, HostPlan};
 use crate::plan::{Action, Plan, Reason, SessionKind, SessionPlan, Summary, Targets};
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -54,9 +53,19 @@ pub struct Row {
     /// Seconds since the record last saw an event.
     pub last_event: Option<u64>,
     pub cwd: Option<PathBuf>,
-    /// The short id of a session of Claude Code's background host
-    /// (`docs/hosts.md`), which no pane holds; `None` for a pane's.
-    pub background: Option<String>,
+    /// A session of a host beside tmux (`docs/hosts.md`), which no pane
+    /// holds; `None` for a pane's.
+    pub on_host: Option<OnHost>,
+}
+
+/// Where a row's session lives when no pane holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnHost {
+    pub host: crate::host_kind::Host,
+    /// The host's id for it (Claude Code's short id).
+    pub id: String,
+    /// How a person opens it (`claude attach <id>`).
+    pub open_with: String,
 }
 
 /// What the harness is doing, as `sessions list` says it.
@@ -159,7 +168,12 @@ pub fn ago(secs: u64) -> String {
 pub fn snapshot(ctx: &Context) -> miette::Result<TopModel> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::default());
-    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
+    crate::hosts::annotate(
+        &mut plan,
+        &ctx.config,
+        &policy,
+        &crate::plan::compute::Targets::all(),
+    );
     let now = SystemTime::now();
     let env_age = plan
         .env_file
@@ -203,12 +217,10 @@ pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
             age: record.and_then(|m| since(m.created_at.as_deref())),
             last_event: record.and_then(|m| since(m.last_event_at.as_deref())),
             cwd: s.record.as_ref().and_then(|r| r.cwd.clone()),
-            background: None,
+            on_host: None,
         }
     });
-    let rows = panes
-        .chain(plan.background_host.iter().flat_map(background_rows))
-        .collect();
+    let rows = panes.chain(plan.hosts.iter().flat_map(host_rows)).collect();
     let trouble = plan
         .tmux_unanswered
         .clone()
@@ -227,38 +239,43 @@ pub fn model(plan: Plan, observed: &Observation, facts: &Facts) -> TopModel {
     }
 }
 
-/// The background host's sessions, as rows beside the panes'.
-fn background_rows(host: &BackgroundHostPlan) -> impl Iterator<Item = Row> + '_ {
-    host.sessions.iter().map(|s| Row {
+/// A host's sessions, as rows beside the panes'.
+fn host_rows(host: &HostPlan) -> impl Iterator<Item = Row> + '_ {
+    let words = crate::hosts::words(host.host);
+    host.sessions.iter().map(move |s| Row {
         label: s.reference.clone().unwrap_or_else(|| s.id.clone()),
         kind: match s.action {
-            BackgroundAction::Unmanaged => SessionKind::Unmanaged,
+            HostAction::Unmanaged => SessionKind::Unmanaged,
             _ => SessionKind::WorkItem,
         },
-        tmux_target: format!("bg {}", s.id),
-        harness: Some("claude".into()),
+        tmux_target: format!("{} {}", words.short, s.id),
+        harness: words.harness.map(str::to_owned),
         activity: match s.activity {
-            BackgroundStatus::Busy => RowActivity::Busy(None),
-            BackgroundStatus::Waiting => RowActivity::Waiting(None),
-            BackgroundStatus::Idle => RowActivity::Idle,
-            BackgroundStatus::Stopped => RowActivity::NotRunning,
+            HostActivity::Busy => RowActivity::Busy(None),
+            HostActivity::Waiting => RowActivity::Waiting(None),
+            HostActivity::Idle => RowActivity::Idle,
+            HostActivity::Stopped => RowActivity::NotRunning,
         },
         drift: match s.action {
-            BackgroundAction::Respawn => Drift::Stale {
+            HostAction::Respawn => Drift::Stale {
                 names: s.changes.len(),
                 args: false,
                 left_alone: false,
             },
-            BackgroundAction::None => Drift::UpToDate,
-            BackgroundAction::Unmanaged => Drift::Unmanaged,
-            BackgroundAction::Stopped => Drift::Skipped("stopped"),
-            BackgroundAction::Unverified => Drift::Unverified,
+            HostAction::None => Drift::UpToDate,
+            HostAction::Unmanaged => Drift::Unmanaged,
+            HostAction::Stopped => Drift::Skipped("stopped"),
+            HostAction::Unverified => Drift::Unverified,
         },
         attached: 0,
         age: None,
         last_event: None,
         cwd: s.cwd.as_ref().map(PathBuf::from),
-        background: Some(s.id.clone()),
+        on_host: Some(OnHost {
+            host: host.host,
+            id: s.id.clone(),
+            open_with: s.open_with.clone(),
+        }),
     })
 }
 
@@ -317,11 +334,12 @@ fn drift(s: &SessionPlan) -> Drift {
 pub fn plan_of(plan: &Plan, label: &str) -> Plan {
     let mut one = plan.clone();
     one.sessions.retain(|s| s.label() == label);
-    if let Some(host) = &mut one.background_host {
-        host.sessions
-            .retain(|s| s.reference.as_deref().unwrap_or(&s.id) == label);
-    }
-    one.background_host = one.background_host.filter(|h| !h.sessions.is_empty());
+    one.hosts = one
+        .hosts
+        .iter()
+        .map(|host| host.restricted(|s| s.label() == label))
+        .filter(|host| !host.sessions.is_empty())
+        .collect();
     one.unmanaged_harnesses.clear();
     one.residue = None;
     one.summary = crate::plan::compute::summarise(&one.sessions);

@@ -25,6 +25,12 @@ impl Targets {
         self.0.is_empty()
     }
 
+    /// Whether a target names `label` (a session of a host beside tmux,
+    /// by its ref or its host's id for it).
+    pub fn names(&self, label: &str) -> bool {
+        self.0.iter().any(|t| t == label)
+    }
+
     pub fn selects(&self, session: &ManagedSession) -> bool {
         self.is_all()
             || self
@@ -78,7 +84,7 @@ pub fn compute(policy: &Policy, observation: &Observation, targets: &Targets) ->
     let observation_failed = unseen(fleet, &plans, super::down::server_down(observation));
     Plan {
         unmanaged_harnesses,
-        background_host: None,
+        hosts: Vec::new(),
         unmanaged_counted: false,
         format_version: FORMAT_VERSION.into(),
         env_file: policy.env_file().map(|f| f.path.clone()),

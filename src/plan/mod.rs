@@ -6,14 +6,13 @@
 //! view: `crate::views::plan`.
 
 pub mod args;
-pub mod background;
-pub mod background_look;
 pub mod change;
 pub mod compute;
 pub mod detached;
 pub mod down;
 pub mod failed_resume;
 pub mod gather;
+pub mod host;
 pub mod interrupted;
 pub mod model;
 pub mod ownership;

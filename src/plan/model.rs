@@ -79,11 +79,11 @@ pub struct Plan {
     /// `--target`ed sessions.
     #[serde(default)]
     pub unmanaged_harnesses: Vec<super::unmanaged::UnmanagedHarnessEntry>,
-    /// Claude Code's background sessions and their daemon, when
-    /// `routing.hosts` names `claude-background`; absent otherwise, so a
-    /// fleet of panes reads as it did.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub background_host: Option<super::background::BackgroundHostPlan>,
+    /// The hosts beside tmux that `routing.hosts` turns on (Claude Code's
+    /// background sessions and their daemon), each planned as the panes
+    /// are (`docs/hosts.md`); absent when the config names only tmux.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<super::host::HostPlan>,
     /// `plan --include-unmanaged`: the text says they count as drift. Not
     /// in the JSON, which carries every entry either way.
     #[serde(skip)]
@@ -369,19 +369,13 @@ impl Plan {
     /// Drift that was actually observed: some session would be respawned.
     pub fn has_drift(&self) -> bool {
         self.sessions.iter().any(|s| s.action.acts())
-            || self
-                .background_host
-                .as_ref()
-                .is_some_and(|host| host.has_drift())
+            || self.hosts.iter().any(|host| host.has_drift())
     }
 
     /// Some harness the-loop does not manage holds a name it should not.
     pub fn has_unmanaged_drift(&self) -> bool {
         self.unmanaged_harnesses.iter().any(|h| h.drifted())
-            || self
-                .background_host
-                .as_ref()
-                .is_some_and(|host| host.has_unmanaged_drift())
+            || self.hosts.iter().any(|host| host.has_unmanaged_drift())
     }
 }
 

@@ -38,7 +38,7 @@ const BACKGROUND_RECORD: Limit = Limit {
 
 /// Where the records live under the state root.
 pub fn dir(state_root: &Path) -> PathBuf {
-    state_root.join("hosts").join("claude-background")
+    super::host_roll::dir(state_root, crate::host_kind::Host::ClaudeBackground)
 }
 
 /// Whether `text` is a background session's short id: eight lowercase hex

@@ -9,8 +9,8 @@
 //! roll resumed them, so later rolls leave them alone.
 
 pub mod background;
-pub mod background_roll;
 pub mod follow;
+pub mod host_roll;
 pub mod identity;
 pub mod journal;
 pub mod key;

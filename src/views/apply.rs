@@ -48,8 +48,8 @@ pub fn render(report: &Report, style: Style) -> String {
         &report.detached_residue,
         style,
     ));
-    if let Some(host) = &report.background_host {
-        render_background(&mut out, host, style);
+    for host in &report.hosts {
+        render_host(&mut out, host, style);
     }
     if let Some(failed) = &report.observation_failed {
         let _ = writeln!(
@@ -109,39 +109,42 @@ pub fn render(report: &Report, style: Style) -> String {
     out
 }
 
-/// Claude Code's background host: its daemon, then each session.
-fn render_background(
-    out: &mut String,
-    host: &crate::apply::background::BackgroundRollReport,
-    style: Style,
-) {
-    use crate::apply::background::{BackgroundOutcome, DaemonOutcome};
-    if let Some(daemon) = &host.daemon {
+/// A host beside tmux: its layer (Claude Code's daemon), then each session.
+fn render_host(out: &mut String, host: &crate::hosts::HostRollReport, style: Style) {
+    use crate::hosts::{HostOutcome, LayerOutcome};
+    let words = crate::hosts::words(host.host);
+    if let Some(daemon) = &host.layer {
         let pids = match (daemon.old_pid, daemon.new_pid) {
             (Some(old), Some(new)) if old != new => format!("  pid {old} → {new}"),
             (None, Some(new)) => format!("  pid {new}"),
             _ => String::new(),
         };
         let verdict = match daemon.outcome {
-            DaemonOutcome::Kept => style
+            LayerOutcome::Kept => style
                 .green("kept (holds the policy's environment)")
                 .to_string(),
-            DaemonOutcome::Replaced => style.green("replaced (workers kept)").to_string(),
-            DaemonOutcome::Refused => style
+            LayerOutcome::Replaced => style.green("replaced (sessions kept)").to_string(),
+            LayerOutcome::Refused => style
                 .red(&format!(
                     "not replaced: {}",
                     daemon.detail.as_deref().unwrap_or("")
                 ))
                 .to_string(),
         };
-        let _ = writeln!(out, "background daemon  {verdict}{}", style.dim(&pids));
+        let _ = writeln!(
+            out,
+            "{} {}  {verdict}{}",
+            words.session,
+            words.layer,
+            style.dim(&pids)
+        );
     }
     for s in &host.sessions {
         let word = match s.outcome {
-            BackgroundOutcome::Restarted => style.green("restarted").to_string(),
-            BackgroundOutcome::Deferred => style.yellow("deferred").to_string(),
-            BackgroundOutcome::NotAttempted => style.yellow("not attempted").to_string(),
-            BackgroundOutcome::Failed => style.red("failed").to_string(),
+            HostOutcome::Restarted => style.green("restarted").to_string(),
+            HostOutcome::Deferred => style.yellow("deferred").to_string(),
+            HostOutcome::NotAttempted => style.yellow("not attempted").to_string(),
+            HostOutcome::Failed => style.red("failed").to_string(),
         };
         let detail = s
             .detail
@@ -154,8 +157,9 @@ fn render_background(
         };
         let _ = writeln!(
             out,
-            "{} (background {})  {word}{detail}{}",
+            "{} ({} {})  {word}{detail}{}",
             s.reference.as_deref().unwrap_or(&s.id),
+            words.session,
             s.id,
             style.dim(&pids)
         );

@@ -3,7 +3,7 @@
 //! (`schemas/history.schema.json`).
 
 use super::{print_json, snake_name, Format, Style};
-use crate::events::host::BackgroundRollReport;
+use crate::events::host::HostRollReport;
 use crate::events::roll::Conversation;
 use crate::ops::history::{EnvChange, History, Roll, RollEnv, RollResult};
 use std::fmt::Write;
@@ -109,13 +109,10 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
         };
         let _ = writeln!(out, "  {:<width$}  {verdict}{conversation}", label(s));
     }
-    if let Some(host) = &roll.background_host {
-        render_background(out, host);
+    for host in &roll.hosts {
+        render_host(out, host);
     }
-    let host_acted = roll
-        .background_host
-        .as_ref()
-        .is_some_and(|h| h.daemon.is_some() || !h.sessions.is_empty());
+    let host_acted = roll.hosts.iter().any(HostRollReport::did_anything);
     if roll.sessions.is_empty() && !host_acted {
         match (roll.result, roll.selected) {
             (RollResult::Unfinished, Some(n)) => {
@@ -131,13 +128,16 @@ fn render_roll(out: &mut String, roll: &Roll, style: Style) {
     }
 }
 
-/// Claude Code's background host (`docs/hosts.md`): the daemon's outcome,
-/// then each session's, by ref and short id.
-fn render_background(out: &mut String, host: &BackgroundRollReport) {
-    if let Some(daemon) = &host.daemon {
+/// A host beside tmux (`docs/hosts.md`): its layer's outcome (Claude
+/// Code's daemon), then each session's, by ref and the host's id.
+fn render_host(out: &mut String, host: &HostRollReport) {
+    let words = crate::hosts::words(host.host);
+    if let Some(daemon) = &host.layer {
         let _ = writeln!(
             out,
-            "  background daemon  {}{}",
+            "  {} {}  {}{}",
+            words.session,
+            words.layer,
             snake_name(&daemon.outcome).replace('_', " "),
             detail(daemon.detail.as_deref())
         );
@@ -145,8 +145,9 @@ fn render_background(out: &mut String, host: &BackgroundRollReport) {
     for s in &host.sessions {
         let _ = writeln!(
             out,
-            "  {} (background {})  {}{}",
+            "  {} ({} {})  {}{}",
             s.reference.as_deref().unwrap_or(&s.id),
+            words.session,
             s.id,
             snake_name(s.outcome).replace('_', " "),
             detail(s.detail.as_deref())
@@ -230,7 +231,7 @@ mod tests {
                 detail: Some("the harness exited".into()),
                 conversation: None,
             }],
-            background_host: None,
+            hosts: Vec::new(),
         }
     }
 
@@ -292,23 +293,24 @@ mod tests {
         let mut watch = roll(RollResult::Succeeded, Some(Vec::new()));
         watch.command = RollCommand::Watch;
         watch.sessions.clear();
-        watch.background_host = Some(BackgroundRollReport {
-            daemon: Some(DaemonReport {
-                outcome: DaemonOutcome::Replaced,
+        watch.hosts = vec![HostRollReport {
+            host: crate::host_kind::Host::ClaudeBackground,
+            layer: Some(LayerReport {
+                outcome: LayerOutcome::Replaced,
                 old_pid: Some(10),
                 new_pid: Some(11),
                 detail: None,
             }),
-            sessions: vec![BackgroundSessionReport {
+            sessions: vec![HostSessionReport {
                 id: "a1b2c3d4".into(),
                 reference: Some("github:octo/repo#7".into()),
-                outcome: BackgroundOutcome::Deferred,
+                outcome: HostOutcome::Deferred,
                 old_pid: Some(12),
                 new_pid: None,
                 conversation: None,
                 detail: Some("held: a turn runs".into()),
             }],
-        });
+        }];
         let text = render(&history(vec![watch]), Style::PLAIN);
         assert!(
             text.contains(

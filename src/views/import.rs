@@ -14,15 +14,13 @@ pub fn imported(report: &Imported, format: Format, style: Style) {
 }
 
 /// `import ID REF --host claude-background`.
-pub fn imported_background(
-    report: &crate::ops::import_background::ImportedBackground,
-    format: Format,
-) {
+pub fn imported_on_host(report: &crate::hosts::commands::ImportedOnHost, format: Format) {
     match format {
         Format::Json => print_json(report),
         Format::Text => crate::out!(
-            "{} background session {} ({}, conversation {}) as {}: `the-loop plan` plans it, `the-loop apply` rolls it.\n",
+            "{} {} session {} ({}, conversation {}) as {}: `the-loop plan` plans it, `the-loop apply` rolls it.\n",
             if report.dry_run { "Would import" } else { "Imported" },
+            crate::hosts::words(report.host).session,
             report.id,
             report.activity,
             report.conversation.as_deref().unwrap_or("not known"),

@@ -13,7 +13,7 @@ pub mod history;
 pub mod import;
 pub mod notes;
 pub mod plan;
-pub mod plan_background;
+pub mod plan_host;
 mod plan_next;
 pub mod sessions;
 pub mod sessions_list;

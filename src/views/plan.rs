@@ -86,8 +86,8 @@ pub fn render_plan_for(plan: &Plan, next: Next<'_>, style: Style) -> String {
         plan.unmanaged_counted,
         style,
     ));
-    if let Some(host) = &plan.background_host {
-        out.push_str(&super::plan_background::render(host, style));
+    for host in &plan.hosts {
+        out.push_str(&super::plan_host::render(host, style));
     }
     let s = &plan.summary;
     let left_alone = if s.left_alone > 0 {

@@ -1,7 +1,7 @@
 //! What happens next, said at the end of a plan: true for the command that
 //! printed it (`plan`, `apply`, a restart, or `show` of a saved plan).
 
-use crate::plan::background::BackgroundAction;
+use crate::plan::host::HostAction;
 use crate::plan::model::*;
 use std::fmt::Write;
 use std::path::Path;
@@ -57,19 +57,17 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
         };
     }
     let blind = plan.observation_failed.is_some();
-    // Claude Code's background sessions are rolled by the same apply.
-    let background = |action| {
-        plan.background_host.as_ref().map_or(0, |host| {
-            host.sessions
-                .iter()
-                .filter(|b| {
-                    b.action == action
-                        && (action != BackgroundAction::Unmanaged || !b.changes.is_empty())
-                })
-                .count()
-        })
+    // The hosts beside tmux are rolled by the same apply.
+    let on_hosts = |action| {
+        plan.hosts
+            .iter()
+            .flat_map(|host| &host.sessions)
+            .filter(|b| {
+                b.action == action && (action != HostAction::Unmanaged || !b.changes.is_empty())
+            })
+            .count()
     };
-    let respawn = s.respawn + background(BackgroundAction::Respawn);
+    let respawn = s.respawn + on_hosts(HostAction::Respawn);
     match next {
         Next::Plan if respawn > 0 && plan.candidate_for.is_some() => out.push_str(
             "This previews a rotation to the candidate: `the-loop apply` still rolls onto env.file as it is now. \
@@ -106,7 +104,7 @@ pub(super) fn footer(plan: &Plan, next: Next<'_>) -> String {
                 .iter()
                 .filter(|h| h.drifted())
                 .count()
-                + background(BackgroundAction::Unmanaged);
+                + on_hosts(HostAction::Unmanaged);
             let _ = writeln!(
                 out,
                 "No drift in the-loop's sessions, but {held} harness(es) it does not manage hold names they should not (above): `the-loop import PANE REF` brings one under management."

@@ -27,27 +27,32 @@ pub fn started(started: &Started, format: Format) {
     crate::outln!("Attach with: tmux attach -t {name}");
 }
 
-/// `sessions start --host claude-background`: its short id, its daemon,
-/// and how to look at it.
-pub fn started_background(
-    started: &crate::ops::sessions::start_background::StartedBackground,
-    format: Format,
-) {
+/// `sessions start --host H`: the host's id for it, its layer, and how to
+/// look at it.
+pub fn started_on_host(started: &crate::hosts::commands::StartedOnHost, format: Format) {
     if format == Format::Json {
         return print_json(started);
     }
-    use crate::apply::background::DaemonOutcome;
-    let daemon = match started.daemon.outcome {
-        DaemonOutcome::Replaced => "under a daemon the-loop started on the env file's values",
-        _ => "under the daemon, which holds the env file's values",
+    use crate::hosts::LayerOutcome;
+    let words = crate::hosts::words(started.host);
+    let layer = match started.layer.outcome {
+        LayerOutcome::Replaced => format!(
+            "under a {} the-loop started on the env file's values",
+            words.layer
+        ),
+        _ => format!(
+            "under the {}, which holds the env file's values",
+            words.layer
+        ),
     };
     crate::outln!(
-        "Started {} as background session {} in {} ({daemon}).",
+        "Started {} as {} session {} in {} ({layer}).",
         started.reference,
+        words.session,
         started.id,
         started.cwd.display()
     );
-    crate::outln!("Open it with: claude attach {}", started.id);
+    crate::outln!("Open it with: {}", started.open_with);
 }
 
 /// `sessions pause` and `sessions resume`.

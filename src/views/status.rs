@@ -67,25 +67,28 @@ pub fn render(report: &StatusReport) -> String {
             ));
         }
     }
-    if let Some(host) = &report.background_host {
+    for host in &report.hosts {
+        let words = crate::hosts::words(host.host);
+        let column = format!("{:<15}", words.session);
         lines.push(match &host.unreadable {
-            Some(why) => format!("background     Claude Code's host could not be read: {why}"),
+            Some(why) => format!("{column}{} could not be read: {why}", words.title),
             None => format!(
-                "background     {} managed, {} running, {} stale{}",
+                "{column}{} managed, {} running, {} stale{}",
                 host.managed,
                 host.running,
                 host.stale,
-                if host.daemon_stale {
-                    "; its daemon holds a stale environment"
+                if host.layer_stale {
+                    format!("; its {} holds a stale environment", words.layer)
                 } else {
-                    ""
+                    String::new()
                 }
             ),
         });
-        if host.stale > 0 || host.daemon_stale {
-            lines.push(
-                "background sessions are rolled by `the-loop apply` (docs/hosts.md)".to_owned(),
-            );
+        if host.stale > 0 || host.layer_stale {
+            lines.push(format!(
+                "{} sessions are rolled by `the-loop apply` (docs/hosts.md)",
+                words.session
+            ));
         }
     }
     let stale = report.stale_sessions;

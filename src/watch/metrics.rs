@@ -257,14 +257,9 @@ impl Metrics {
             self.plan_ok.set(0);
             return;
         }
-        // Claude Code's background sessions drift as panes do (docs/hosts.md).
-        let background = plan.background_host.as_ref().map_or(0, |host| {
-            host.sessions
-                .iter()
-                .filter(|s| s.action == crate::plan::background::BackgroundAction::Respawn)
-                .count()
-        });
-        let drifted = managed().filter(|s| s.action == Action::Respawn).count() + background;
+        // The hosts' sessions drift as panes do (docs/hosts.md).
+        let on_hosts: usize = plan.hosts.iter().map(|host| host.to_respawn()).sum();
+        let drifted = managed().filter(|s| s.action == Action::Respawn).count() + on_hosts;
         self.drifted.set(gauge_value(drifted));
         for (reason, count, longest) in held(&plan.sessions, now_epoch) {
             let labels = ReasonLabels { reason };

@@ -175,18 +175,16 @@ fn drifted_background_sessions_count_as_drifted() {
         serde_json::json!({
             "id": id, "ref": null, "conversation": null, "cwd": null, "pid": 7,
             "activity": "idle", "action": action, "apply_will": null,
-            "changes": [], "reason": null,
+            "changes": [], "reason": null, "open_with": format!("claude attach {id}"),
         })
     };
-    with_host.background_host = Some(
-        serde_json::from_value(serde_json::json!({
-            "host": "claude-background", "config_dir": "/c", "daemon": null,
-            "observation_failed": null,
-            "sessions": [session("0000000a", "respawn"), session("0000000b", "respawn"),
-                         session("0000000c", "unmanaged"), session("0000000d", "none")],
-        }))
-        .unwrap(),
-    );
+    with_host.hosts = vec![serde_json::from_value(serde_json::json!({
+        "host": "claude-background", "location": "/c", "layer": null,
+        "observation_failed": null,
+        "sessions": [session("0000000a", "respawn"), session("0000000b", "respawn"),
+                     session("0000000c", "unmanaged"), session("0000000d", "none")],
+    }))
+    .unwrap()];
     let m = Metrics::new();
     m.observe_plan(&with_host, 100);
     let text = m.encode().unwrap();

@@ -23,7 +23,7 @@ pub struct Snapshot {
 pub fn observe(ctx: &Context) -> Result<Snapshot, DesiredError> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
-    crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
+    crate::hosts::annotate(&mut plan, &ctx.config, &policy, &Targets::all());
     Ok(Snapshot {
         policy,
         plan,

@@ -37,9 +37,9 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-mod background;
 mod follow;
 mod hold;
+mod hosts;
 mod revive;
 mod rolled;
 mod say;
@@ -269,7 +269,7 @@ impl Watch {
         self.start_down(&snapshot);
         let before = self.memory.clone();
         self.reconcile(&snapshot);
-        self.roll_background(&snapshot);
+        self.roll_hosts(&snapshot);
         let registered = snapshot
             .plan
             .sessions

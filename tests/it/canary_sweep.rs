@@ -350,8 +350,8 @@ const ROWS: &[Row] = &[
     row(Imported, "apply --auto-approve --json", 0, "\"restarted\""),
     // Claude Code's background host (docs/hosts.md)
     row(BackgroundHost, "plan", 0, "Claude Code background host"),
-    row(BackgroundHost, "plan --json --detailed-exitcode", 2, "\"background_host\""),
-    row(BackgroundHost, "status --json", 0, "\"daemon_stale\""),
+    row(BackgroundHost, "plan --json --detailed-exitcode", 2, "\"hosts\""),
+    row(BackgroundHost, "status --json", 0, "\"layer_stale\""),
     row(BackgroundHost, "import 0123abcd github:octo/repo#9 --host claude-background", 1, "already managed"),
     row(BackgroundHost, "apply --auto-approve --json", 1, "\"refused\""),
     row(BackgroundHost, "sessions start {ref} --cwd {cwd} --host claude-background", 1, "does not hold the env file's values"),

@@ -107,15 +107,11 @@ fn a_fleet_of_panes_sees_no_host_and_no_change() {
     let f = fake(false);
     let out = f.w.the_loop(&["plan", "--json"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
-    assert!(
-        json(&out).get("background_host").is_none(),
-        "{}",
-        stdout(&out)
-    );
+    assert!(json(&out).get("hosts").is_none(), "{}", stdout(&out));
     let text = stdout(&f.w.the_loop(&["plan"]));
     assert!(!text.contains("background"), "{text}");
     let status = json(&f.w.the_loop(&["status", "--json"]));
-    assert!(status.get("background_host").is_none(), "{status:#}");
+    assert!(status.get("hosts").is_none(), "{status:#}");
     assert!(!f.calls.exists(), "claude was run for a host that is off");
     let out =
         f.w.the_loop(&["import", ID, REF, "--host", "claude-background"]);
@@ -185,7 +181,7 @@ fn a_background_session_is_read_planned_imported_and_counted() {
     no_canary(&out, "plan --json");
     assert_eq!(code(&out), Some(2), "{}", explain(&out));
     let plan = json(&out);
-    let row = &plan["background_host"]["sessions"][0];
+    let row = &plan["hosts"][0]["sessions"][0];
     assert_eq!(row["ref"], REF, "{plan:#}");
     assert_eq!(row["action"], "respawn", "{plan:#}");
     assert_eq!(row["apply_will"], "roll_now", "{plan:#}");
@@ -203,8 +199,8 @@ fn a_background_session_is_read_planned_imported_and_counted() {
     let out = f.w.the_loop(&["status", "--json"]);
     no_canary(&out, "status");
     let status = json(&out);
-    assert_eq!(status["background_host"]["managed"], 1, "{status:#}");
-    assert_eq!(status["background_host"]["stale"], 1, "{status:#}");
+    assert_eq!(status["hosts"][0]["managed"], 1, "{status:#}");
+    assert_eq!(status["hosts"][0]["stale"], 1, "{status:#}");
     let text = stdout(&f.w.the_loop(&["status"]));
     assert!(
         text.contains("background     1 managed, 1 running, 1 stale"),
@@ -223,7 +219,7 @@ fn a_background_session_is_read_planned_imported_and_counted() {
     )
     .unwrap();
     let plan = json(&f.w.the_loop(&["plan", "--json"]));
-    let row = &plan["background_host"]["sessions"][0];
+    let row = &plan["hosts"][0]["sessions"][0];
     assert_eq!(row["action"], "unverified", "{plan:#}");
     assert!(
         row["reason"]

@@ -157,10 +157,10 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     assert_eq!(roll["command"], "apply", "{history:#}");
     assert_eq!(roll["selected"], 3, "{history:#}");
     assert_eq!(
-        roll["background_host"]["daemon"]["outcome"], "replaced",
+        roll["hosts"][0]["layer"]["outcome"], "replaced",
         "{history:#}"
     );
-    let outcomes: Vec<&str> = roll["background_host"]["sessions"]
+    let outcomes: Vec<&str> = roll["hosts"][0]["sessions"]
         .as_array()
         .unwrap()
         .iter()
@@ -184,7 +184,7 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     let out = hw.the_loop(&["apply", "--auto-approve", "--json"]);
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
-    let sessions = report["background_host"]["sessions"].as_array().unwrap();
+    let sessions = report["hosts"][0]["sessions"].as_array().unwrap();
     let failed: Vec<_> = sessions
         .iter()
         .filter(|s| s["outcome"] == "failed")
@@ -210,7 +210,7 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     // The canary's respawn was asked for and never verified: the next
     // plan says so.
     let plan = json(&hw.the_loop(&["plan", "--json"]));
-    let left = &plan["background_host"]["unfinished_roll"];
+    let left = &plan["hosts"][0]["unfinished_roll"];
     assert_eq!(left["respawning"].as_array().unwrap().len(), 1, "{plan:#}");
     let text = stdout(&hw.the_loop(&["plan"]));
     assert!(text.contains("did not finish"), "{text}");
@@ -239,7 +239,7 @@ fn a_host_roll_is_canary_first_and_history_and_top_show_it() {
     }
     let plan = json(&hw.the_loop(&["plan", "--json"]));
     assert!(
-        plan["background_host"].get("unfinished_roll").is_none(),
+        plan["hosts"][0].get("unfinished_roll").is_none(),
         "{plan:#}"
     );
     for (path, bytes) in hw.w.state_files() {
@@ -279,13 +279,73 @@ fn watch_rolls_the_host_and_history_lists_it_as_watchs() {
     let rolls = history["rolls"].as_array().unwrap();
     let host_rolls: Vec<_> = rolls
         .iter()
-        .filter(|r| r["command"] == "watch" && !r["background_host"].is_null())
+        .filter(|r| r["command"] == "watch" && r["hosts"].as_array().is_some_and(|h| !h.is_empty()))
         .collect();
     assert!(!host_rolls.is_empty(), "{history:#}");
     let restarted = host_rolls
         .iter()
-        .flat_map(|r| r["background_host"]["sessions"].as_array().unwrap())
+        .flat_map(|r| r["hosts"][0]["sessions"].as_array().unwrap())
         .filter(|s| s["outcome"] == "restarted")
         .count();
     assert_eq!(restarted, 3, "{history:#}");
+}
+
+#[test]
+fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
+    let hw = HostWorld::new();
+    let old: Vec<i32> = hw.ids.iter().map(|id| hw.worker(id)).collect();
+    hw.w.write_env(&format!("ANTHROPIC_API_KEY={NEW}\n"));
+
+    // A plan of one target shows that session of the host and no other.
+    let plan = json(&hw.the_loop(&["plan", "--json", "--target", "github:octo/repo#2"]));
+    let listed: Vec<&str> = plan["hosts"][0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ref"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["github:octo/repo#2"], "{plan:#}");
+
+    let out = hw.the_loop(&[
+        "apply",
+        "--auto-approve",
+        "--json",
+        "--target",
+        "github:octo/repo#2",
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let rolled: Vec<&str> = report["hosts"][0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ref"].as_str().unwrap())
+        .collect();
+    assert_eq!(rolled, ["github:octo/repo#2"], "{report:#}");
+    assert_eq!(hw.respawns(), 1);
+    for (n, (id, old)) in hw.ids.iter().zip(&old).enumerate() {
+        let pid = hw.worker(id);
+        let held = environ(pid).get("ANTHROPIC_API_KEY").cloned();
+        if n == 1 {
+            assert_ne!(pid, *old, "the named session was not respawned");
+            assert_eq!(held.as_deref(), Some(NEW), "its new worker");
+        } else {
+            assert_eq!(pid, *old, "{id} was not named, and was respawned");
+            assert_eq!(held.as_deref(), Some(OLD), "{id} was not named");
+        }
+    }
+    // The two left are still drift for a whole-fleet plan.
+    let out = hw.the_loop(&["plan", "--detailed-exitcode"]);
+    assert_eq!(code(&out), Some(2), "{}", explain(&out));
+
+    // A restart relaunches panes: it says what rolls a background session
+    // instead of restarting nothing.
+    let out = hw.the_loop(&["sessions", "restart", "github:octo/repo#1"]);
+    assert_eq!(code(&out), Some(1), "{}", explain(&out));
+    assert!(
+        stderr(&out).contains("apply --target github:octo/repo#1"),
+        "{}",
+        explain(&out)
+    );
+    assert_eq!(hw.respawns(), 1);
 }

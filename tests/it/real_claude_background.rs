@@ -195,9 +195,9 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         );
     }
     let plan = json(&host.w.the_loop(&["plan", "--json"]));
-    let host_plan = &plan["background_host"];
+    let host_plan = &plan["hosts"][0];
     assert!(
-        host_plan["daemon"]["changes"]
+        host_plan["layer"]["changes"]
             .as_array()
             .is_some_and(|c| !c.is_empty()),
         "{plan:#}"
@@ -213,11 +213,8 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         "{plan:#}"
     );
     let status = json(&host.w.the_loop(&["status", "--json"]));
-    assert_eq!(status["background_host"]["stale"], 3, "{status:#}");
-    assert_eq!(
-        status["background_host"]["daemon_stale"], true,
-        "{status:#}"
-    );
+    assert_eq!(status["hosts"][0]["stale"], 3, "{status:#}");
+    assert_eq!(status["hosts"][0]["layer_stale"], true, "{status:#}");
 
     // Run from a shell holding a name of its own: the daemon does not get it.
     let out = host.w.the_loop_with(
@@ -229,12 +226,10 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let report = json(&out);
     assert_eq!(
-        report["background_host"]["daemon"]["outcome"], "replaced",
+        report["hosts"][0]["layer"]["outcome"], "replaced",
         "{report:#}"
     );
-    let daemon = report["background_host"]["daemon"]["new_pid"]
-        .as_i64()
-        .unwrap() as i32;
+    let daemon = report["hosts"][0]["layer"]["new_pid"].as_i64().unwrap() as i32;
     assert_eq!(key_of(daemon).as_deref(), Some(NEW));
     assert_eq!(
         environ(daemon).get("CALLERS_OWN_TOKEN"),
@@ -242,7 +237,7 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
         "the caller's name leaked"
     );
     for (n, id) in ids.iter().enumerate() {
-        let row = report["background_host"]["sessions"]
+        let row = report["hosts"][0]["sessions"]
             .as_array()
             .unwrap()
             .iter()
@@ -311,15 +306,12 @@ fn three_background_sessions_and_their_daemon_are_rolled_onto_a_rotated_key() {
     let out = host.w.the_loop(&["plan", "--detailed-exitcode"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let status = json(&host.w.the_loop(&["status", "--json"]));
-    assert_eq!(status["background_host"]["stale"], 0, "{status:#}");
-    assert_eq!(
-        status["background_host"]["daemon_stale"], false,
-        "{status:#}"
-    );
+    assert_eq!(status["hosts"][0]["stale"], 0, "{status:#}");
+    assert_eq!(status["hosts"][0]["layer_stale"], false, "{status:#}");
     // The roll is in history: the daemon replaced, three restarted.
     let history = json(&host.w.the_loop(&["history", "--json"]));
-    let roll = &history["rolls"][0]["background_host"];
-    assert_eq!(roll["daemon"]["outcome"], "replaced", "{history:#}");
+    let roll = &history["rolls"][0]["hosts"][0];
+    assert_eq!(roll["layer"]["outcome"], "replaced", "{history:#}");
     let restarted = roll["sessions"]
         .as_array()
         .unwrap()
@@ -345,7 +337,7 @@ fn a_busy_background_session_is_held_until_its_turn_ends() {
     let old = host.pid(&id).unwrap();
     host.key(NEW);
     let plan = json(&host.w.the_loop(&["plan", "--json"]));
-    let row = &plan["background_host"]["sessions"][0];
+    let row = &plan["hosts"][0]["sessions"][0];
     assert_eq!(row["apply_will"], "wait_busy", "{plan:#}");
 
     // A short drain: held, left as it was, exit 1.
@@ -354,7 +346,7 @@ fn a_busy_background_session_is_held_until_its_turn_ends() {
         .the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "2s"]);
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
-    let row = &report["background_host"]["sessions"][0];
+    let row = &report["hosts"][0]["sessions"][0];
     assert_eq!(row["outcome"], "deferred", "{report:#}");
     assert!(
         row["detail"]
@@ -405,7 +397,7 @@ fn a_background_session_asking_for_permission_is_held() {
     host.key(NEW);
     let plan = json(&host.w.the_loop(&["plan", "--json"]));
     assert_eq!(
-        plan["background_host"]["sessions"][0]["apply_will"], "wait_asking",
+        plan["hosts"][0]["sessions"][0]["apply_will"], "wait_asking",
         "{plan:#}"
     );
     let text = stdout(&host.w.the_loop(&["plan"]));
@@ -415,7 +407,7 @@ fn a_background_session_asking_for_permission_is_held() {
         .the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "3s"]);
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
-    let row = &report["background_host"]["sessions"][0];
+    let row = &report["hosts"][0]["sessions"][0];
     assert_eq!(row["outcome"], "deferred", "{report:#}");
     assert_eq!(row["detail"], "held: it asks a person", "{report:#}");
     assert_eq!(host.pid(&id), Some(old), "respawned over the prompt");
@@ -457,7 +449,7 @@ fn a_daemon_another_client_starts_meanwhile_is_caught_and_nothing_rolls_onto_it(
     assert_no_canary(&out.stdout, &[OLD, NEW], "apply stdout");
     assert_eq!(code(&out), Some(1), "{}", explain(&out));
     let report = json(&out);
-    let daemon = &report["background_host"]["daemon"];
+    let daemon = &report["hosts"][0]["layer"];
     assert_eq!(daemon["outcome"], "refused", "{report:#}");
     assert!(
         daemon["detail"]
@@ -467,7 +459,7 @@ fn a_daemon_another_client_starts_meanwhile_is_caught_and_nothing_rolls_onto_it(
         "{report:#}"
     );
     assert_eq!(
-        report["background_host"]["sessions"][0]["outcome"], "not_attempted",
+        report["hosts"][0]["sessions"][0]["outcome"], "not_attempted",
         "{report:#}"
     );
     assert_eq!(host.pid(&id), Some(old), "respawned onto the other daemon");
@@ -556,7 +548,7 @@ fn a_session_the_loop_starts_holds_the_files_value_whoever_started_the_daemon() 
     assert_no_canary(&out.stderr, &[OLD, NEW], "start stderr");
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let started = json(&out);
-    assert_eq!(started["daemon"]["outcome"], "replaced", "{started:#}");
+    assert_eq!(started["layer"]["outcome"], "replaced", "{started:#}");
     let id = started["id"].as_str().unwrap().to_owned();
     host.idle(&id);
     let pid = host.pid(&id).unwrap();
@@ -570,7 +562,7 @@ fn a_session_the_loop_starts_holds_the_files_value_whoever_started_the_daemon() 
     let out = host.w.the_loop(&["plan", "--json", "--detailed-exitcode"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let plan = json(&out);
-    let sessions = plan["background_host"]["sessions"].as_array().unwrap();
+    let sessions = plan["hosts"][0]["sessions"].as_array().unwrap();
     let ours = sessions.iter().find(|s| s["id"] == id.as_str()).unwrap();
     assert_eq!(ours["action"], "none", "{plan:#}");
     assert_eq!(ours["ref"], "github:octo/repo#5", "{plan:#}");

@@ -52,7 +52,7 @@ pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode>
     }
     let ctx = Context::load(config)?;
     let targets = match &args.reference {
-        Some(r) => crate::cli::plan::resolve_targets(&ctx, std::slice::from_ref(r))?,
+        Some(r) => crate::cli::plan::resolve_pane_targets(&ctx, std::slice::from_ref(r))?,
         None => Targets::all(),
     };
     roll(

@@ -97,24 +97,20 @@ pub struct StartArgs {
     /// the env file's values; `routing.hosts` must name `claude-background`,
     /// docs/hosts.md).
     #[arg(long, value_enum, default_value = "tmux", conflicts_with_all = ["all", "model", "effort", "harness", "fresh"])]
-    host: crate::cli::import::HostArg,
+    host: crate::host_kind::Host,
 }
 
 pub fn run(ctx: &Context, args: StartArgs) -> miette::Result<ExitCode> {
     if args.all {
         return start_all(ctx, &args);
     }
-    if let crate::cli::import::HostArg::ClaudeBackground = args.host {
+    if args.host != crate::host_kind::Host::Tmux {
         let (Some(reference), Some(cwd)) = (&args.reference, &args.cwd) else {
             unreachable!("clap requires REF and --cwd without --all");
         };
-        let started = crate::ops::sessions::start_background::start_background(
-            ctx,
-            reference,
-            cwd,
-            args.prompt.as_deref(),
-        )?;
-        sessions::started_background(&started, Format::json_if(args.json));
+        let started =
+            crate::ops::on_host::start(ctx, args.host, reference, cwd, args.prompt.as_deref())?;
+        sessions::started_on_host(&started, Format::json_if(args.json));
         return Ok(ExitCode::SUCCESS);
     }
     let (Some(reference), Some(cwd)) = (args.reference, args.cwd) else {

@@ -32,7 +32,7 @@ pub struct RestartArgs {
 pub fn run(config: Option<&Path>, args: RestartArgs) -> miette::Result<ExitCode> {
     key(&args.name)?;
     let ctx = Context::load(config)?;
-    let targets = crate::cli::plan::resolve_targets(&ctx, std::slice::from_ref(&args.name))?;
+    let targets = crate::cli::plan::resolve_pane_targets(&ctx, std::slice::from_ref(&args.name))?;
     roll(
         &ctx,
         Roll {

@@ -237,22 +237,25 @@ impl Screen<'_> {
     }
 }
 
-/// A session of Claude Code's background host has no pane to attach to,
-/// and is rolled with its host by a whole-fleet `apply` (`docs/hosts.md`):
-/// what to do instead, for the keys that act on one pane.
+/// A session of a host beside tmux (Claude Code's background sessions) has
+/// no pane to attach to, and is rolled with its host by `apply`
+/// (`docs/hosts.md`): what to do instead, for the keys that act on one
+/// pane.
 fn background_refusal(model: &TopModel, action: &Action) -> Option<String> {
     let label = match action {
         Action::Attach { label } | Action::Apply { label } | Action::Deliver { label, .. } => label,
         _ => return None,
     };
-    let id = model
+    let on_host = model
         .rows
         .iter()
         .find(|r| &r.label == label)?
-        .background
-        .as_deref()?;
+        .on_host
+        .as_ref()?;
+    let words = crate::hosts::words(on_host.host);
     Some(format!(
-        "{label} is background session {id} of Claude Code: `claude attach {id}` opens it; `the-loop apply` rolls it with its host"
+        "{label} is {} session {} ({}): `{}` opens it; `the-loop apply` rolls it with its host",
+        words.session, on_host.id, words.title, on_host.open_with
     ))
 }
 
@@ -286,7 +289,7 @@ fn empty() -> TopModel {
             delivered_by_helper: Vec::new(),
             residue: None,
             unmanaged_harnesses: Vec::new(),
-            background_host: None,
+            hosts: Vec::new(),
             unmanaged_counted: false,
             fingerprints_changed_from: None,
         },

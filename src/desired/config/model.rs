@@ -73,37 +73,7 @@ pub struct Routing {
     pub hosts: std::collections::BTreeSet<Host>,
 }
 
-/// A host of sessions: a place the-loop observes, plans and rolls.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    serde::Deserialize,
-    serde::Serialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Host {
-    /// tmux panes, each running a harness.
-    Tmux,
-    /// Claude Code's background sessions (`claude --bg`), under the one
-    /// daemon of a Claude config dir.
-    ClaudeBackground,
-}
-
-impl Host {
-    /// The name the config, the plan and the docs use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Host::Tmux => "tmux",
-            Host::ClaudeBackground => "claude-background",
-        }
-    }
-}
+pub use crate::host_kind::Host;
 
 /// What the config says about one harness.
 #[derive(Debug, Clone, Default, PartialEq)]

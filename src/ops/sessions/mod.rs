@@ -15,4 +15,3 @@ pub mod revive;
 pub mod shared;
 pub mod start;
 pub mod start_all;
-pub mod start_background;

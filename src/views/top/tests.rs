@@ -29,7 +29,7 @@ fn row(i: usize, activity: RowActivity, drift: Drift) -> Row {
         age: Some(3_600 * i as u64),
         last_event: Some(42 * i as u64),
         cwd: Some(PathBuf::from(format!("/home/dev/src/repo-{i}"))),
-        background: None,
+        on_host: None,
     }
 }
 

@@ -171,7 +171,7 @@ mod tests {
             detached_residue: Vec::new(),
             env_file_changed: None,
             observation_failed: None,
-            background_host: None,
+            hosts: Vec::new(),
         }
     }
 

@@ -4,39 +4,26 @@
 //! workers kept), and managed from its first moment: the record names its
 //! short id, so `plan` plans it and `apply` rolls it (`docs/hosts.md`).
 
-use crate::apply::background::{ensure_daemon, DaemonOutcome, DaemonReport, HostClient};
-use crate::ops::import_background::{canonical_ref, config_dir, require_host};
-use crate::ops::Context;
+use super::client::{ensure_daemon, HostClient};
+use super::import::config_dir;
+use crate::desired::config::Config;
+use crate::events::host::LayerOutcome;
+use crate::host_kind::Host;
+use crate::hosts::commands::{canonical_ref, StartedOnHost};
 use crate::registry::background::{self, BackgroundRecord};
 use miette::miette;
-use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// How long `claude --bg` may take.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// What was started (the `--json` document).
-#[derive(Debug, Serialize)]
-pub struct StartedBackground {
-    pub format_version: &'static str,
-    pub host: &'static str,
-    #[serde(rename = "ref")]
-    pub reference: String,
-    pub id: String,
-    pub conversation: Option<String>,
-    pub cwd: PathBuf,
-    pub daemon: DaemonReport,
-    pub record: PathBuf,
-}
-
-pub fn start_background(
-    ctx: &Context,
+pub fn start(
+    config: &Config,
     reference: &str,
     cwd: &Path,
     prompt: Option<&str>,
-) -> miette::Result<StartedBackground> {
-    require_host(ctx)?;
+) -> miette::Result<StartedOnHost> {
     let reference = canonical_ref(reference)?;
     let cwd = cwd.canonicalize().map_err(|e| {
         miette!(
@@ -48,7 +35,7 @@ pub fn start_background(
         )
     })?;
     let config_dir = config_dir()?;
-    let (records, _) = background::load_all(&ctx.config.state_root);
+    let (records, _) = background::load_all(&config.state_root);
     if let Some(other) = records.iter().find(|r| r.reference == reference) {
         return Err(miette!(
             code = "the_loop::start::ref_taken",
@@ -57,8 +44,8 @@ pub fn start_background(
             other.id
         ));
     }
-    let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (host, _) = crate::plan::background_look::look_in(&ctx.config, &policy, &config_dir);
+    let policy = crate::desired::load_policy_with_key(config)?;
+    let (host, _) = super::look::look_in(config, &policy, &config_dir);
     if let Some(why) = &host.observation_failed {
         return Err(miette!(
             code = "the_loop::host::unreadable",
@@ -67,10 +54,10 @@ pub fn start_background(
         ));
     }
     let claude =
-        crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
-    let client = HostClient::new(&ctx.config, &claude, &policy);
+        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let client = HostClient::new(config, &claude, &policy);
     let daemon = ensure_daemon(&client, &config_dir, &host);
-    if daemon.outcome == DaemonOutcome::Refused {
+    if daemon.outcome == LayerOutcome::Refused {
         return Err(miette!(
             code = "the_loop::start::daemon",
             help = "nothing was started; docs/hosts.md says what the daemon must hold",
@@ -80,17 +67,12 @@ pub fn start_background(
     }
     let mut args = vec!["--bg"];
     args.extend(prompt);
-    let said = crate::observed::background::run_claude_as(
-        &claude,
-        &config_dir,
-        &args,
-        START_TIMEOUT,
-        &mut |command| {
+    let said =
+        super::observe::run_claude_as(&claude, &config_dir, &args, START_TIMEOUT, &mut |command| {
             client.environment(command);
             command.current_dir(&cwd);
-        },
-    )
-    .map_err(|why| miette!(code = "the_loop::start::background", "{why}"))?;
+        })
+        .map_err(|why| miette!(code = "the_loop::start::background", "{why}"))?;
     let id = String::from_utf8_lossy(&said)
         .split_whitespace()
         .find(|word| background::is_short_id(word))
@@ -102,7 +84,7 @@ pub fn start_background(
                 "`claude --bg` named no short id this version reads"
             )
         })?;
-    let seen = crate::observed::background::observe(&claude, &config_dir);
+    let seen = super::observe::observe(&claude, &config_dir);
     let conversation = seen
         .sessions
         .iter()
@@ -115,21 +97,23 @@ pub fn start_background(
         config_dir,
         managed_since_ms: crate::clock::now_ms(),
     };
-    let path = background::save(&ctx.config.state_root, &record).map_err(|e| {
+    let path = background::save(&config.state_root, &record).map_err(|e| {
         miette!(
             code = "the_loop::start::write",
             "background session {id} started, but its record could not be written ({}); `the-loop import {id} {reference} --host claude-background` manages it",
             crate::fsutil::describe(&e)
         )
     })?;
-    Ok(StartedBackground {
+    let open_with = super::plan::open_with(&id);
+    Ok(StartedOnHost {
         format_version: "1",
-        host: crate::desired::config::Host::ClaudeBackground.name(),
+        host: Host::ClaudeBackground,
         reference,
         id,
         conversation,
         cwd,
-        daemon,
+        layer: daemon,
         record: path,
+        open_with,
     })
 }

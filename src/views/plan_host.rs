@@ -1,19 +1,23 @@
-//! The background host's part of the plan's text: its daemon (the layer
-//! every session under it inherits) and each background session, in the
-//! plan's own words and symbols.
+//! A host's part of the plan's text (`routing.hosts`, beside the panes):
+//! its layer (what every session under it inherits, Claude Code's daemon)
+//! and each of its sessions, in the plan's own words and symbols and the
+//! host's (`hosts::words`).
 
 use super::change::write_change;
 use super::Style;
-use crate::plan::background::{BackgroundAction, BackgroundHostPlan, BackgroundWill};
+use crate::plan::host::{HostAction, HostPlan, HostWill};
 use std::fmt::Write;
 
-pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
+pub fn render(host: &HostPlan, style: Style) -> String {
+    let words = crate::hosts::words(host.host);
+    let layer_word = words.layer;
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n{} (config dir {})",
-        style.bold("Claude Code background host"),
-        host.config_dir.display()
+        "\n{} ({} {})",
+        style.bold(words.title),
+        words.location,
+        host.location.display()
     );
     if let Some(why) = &host.observation_failed {
         let _ = writeln!(out, "{} {why}", style.red("could not be read:"));
@@ -21,8 +25,8 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
     }
     if let Some(roll) = &host.unfinished_roll {
         let mut left = Vec::new();
-        if let Some(pid) = roll.daemon_stopped {
-            left.push(format!("it stopped the daemon (pid {pid}) and no daemon holding the policy's environment took its place"));
+        if let Some(pid) = roll.layer_stopped {
+            left.push(format!("it stopped the {layer_word} (pid {pid}) and no {layer_word} holding the policy's environment took its place"));
         }
         if !roll.respawning.is_empty() {
             left.push(format!(
@@ -43,10 +47,13 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
             left.join("; ")
         );
     }
-    match &host.daemon {
-        None => out.push_str(
-            "  no daemon runs: the next one started holds the environment of whoever starts it\n",
-        ),
+    match &host.layer {
+        None => {
+            let _ = writeln!(
+                out,
+                "  no {layer_word} runs: the next one started holds the environment of whoever starts it"
+            );
+        }
         Some(daemon) => {
             let about = [daemon.origin.as_deref(), daemon.version.as_deref()]
                 .into_iter()
@@ -62,7 +69,7 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
             };
             let _ = writeln!(
                 out,
-                "{} daemon  {}  {verdict}",
+                "{} {layer_word}  {}  {verdict}",
                 if daemon.changes.is_empty() { " " } else { "~" },
                 style.dim_args(format_args!("(pid {}, {about})", daemon.pid))
             );
@@ -74,36 +81,37 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
         }
     }
     for session in &host.sessions {
-        let label = session.reference.as_deref().unwrap_or(&session.id);
+        let label = session.label();
         let pid = session
             .pid
             .map(|p| format!(", pid {p}"))
             .unwrap_or_default();
         let verdict = match session.action {
-            BackgroundAction::Respawn => format!(
+            HostAction::Respawn => format!(
                 "will be respawned  [{}: {}]",
                 session.activity,
                 match session.apply_will {
-                    Some(BackgroundWill::WaitBusy) => "waits for its turn to end",
-                    Some(BackgroundWill::WaitAsking) => "waits: it asks a person",
+                    Some(HostWill::WaitBusy) => "waits for its turn to end",
+                    Some(HostWill::WaitAsking) => "waits: it asks a person",
                     _ => "rolls now",
                 }
             ),
-            BackgroundAction::None => "up to date".into(),
-            BackgroundAction::Stopped => "stopped: holds nothing, not rolled".into(),
-            BackgroundAction::Unverified => format!(
+            HostAction::None => "up to date".into(),
+            HostAction::Stopped => "stopped: holds nothing, not rolled".into(),
+            HostAction::Unverified => format!(
                 "unverified: {}",
                 session
                     .reason
                     .as_deref()
                     .unwrap_or("its environment could not be read")
             ),
-            BackgroundAction::Unmanaged => format!(
-                "not managed (`the-loop import {} REF --host claude-background` manages it)",
-                session.id
+            HostAction::Unmanaged => format!(
+                "not managed (`the-loop import {} REF --host {}` manages it)",
+                session.id,
+                host.host.name()
             ),
         };
-        let symbol = if session.action == BackgroundAction::Respawn {
+        let symbol = if session.action == HostAction::Respawn {
             "~"
         } else {
             " "
@@ -113,14 +121,11 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
             "{symbol} {}  {}  {verdict}",
             style.bold(label),
             style.dim_args(format_args!(
-                "(background {}{pid}, {})",
-                session.id, session.activity
+                "({} {}{pid}, {})",
+                words.session, session.id, session.activity
             ))
         );
-        if matches!(
-            session.action,
-            BackgroundAction::Respawn | BackgroundAction::Unmanaged
-        ) {
+        if matches!(session.action, HostAction::Respawn | HostAction::Unmanaged) {
             for change in &session.changes {
                 out.push_str("    ");
                 write_change(&mut out, change, style);
@@ -131,12 +136,13 @@ pub fn render(host: &BackgroundHostPlan, style: Style) -> String {
     let count = |action| host.sessions.iter().filter(|s| s.action == action).count();
     let _ = writeln!(
         out,
-        "Background host: {} to respawn, {} up to date, {} unverified, {} stopped, {} not managed.",
-        count(BackgroundAction::Respawn),
-        count(BackgroundAction::None),
-        count(BackgroundAction::Unverified),
-        count(BackgroundAction::Stopped),
-        count(BackgroundAction::Unmanaged),
+        "{}: {} to respawn, {} up to date, {} unverified, {} stopped, {} not managed.",
+        words.title,
+        count(HostAction::Respawn),
+        count(HostAction::None),
+        count(HostAction::Unverified),
+        count(HostAction::Stopped),
+        count(HostAction::Unmanaged),
     );
     out
 }

@@ -7,14 +7,17 @@
 //! (`registry::background_roll`), so a roll cut short is said by the next
 //! plan.
 
-use super::{
-    ensure_daemon, report_of, respawn, BackgroundOutcome, BackgroundRollReport,
-    BackgroundSessionReport, DaemonOutcome, HostClient,
+use super::client::{ensure_daemon, HostClient};
+use super::observe as host;
+use super::respawn::{report_of, respawn};
+use crate::events::host::{
+    HostOutcome, HostRollReport, HostSessionReport, LayerOutcome, LayerReport,
 };
 use crate::harness::claude_background::BackgroundStatus;
-use crate::observed::background as host;
-use crate::plan::background::{BackgroundAction, BackgroundHostPlan, BackgroundSessionPlan};
-use crate::registry::background_roll::{self as journal, HostRollJournal};
+use crate::host_kind::Host;
+use crate::hosts::interface::HostRoll;
+use crate::plan::host::{HostAction, HostPlan, HostSessionPlan};
+use crate::registry::host_roll::{self as journal, HostRollJournal};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -25,16 +28,6 @@ const LOOK_EVERY: Duration = Duration::from_millis(500);
 
 /// Why a session was not respawned after a Ctrl-C.
 const INTERRUPTED: &str = "interrupted: the roll started no further respawn";
-
-/// How a roll of the host goes: as long as the drain allows, as many at
-/// once as the roll of panes.
-#[derive(Debug, Clone, Copy)]
-pub struct HostRoll {
-    /// How long a busy or waiting session is awaited; zero looks once.
-    pub drain: Duration,
-    /// How many respawns may be in flight at once after the canary.
-    pub parallelism: usize,
-}
 
 /// The journal of this roll, written before each step it names.
 struct Journal<'a> {
@@ -48,52 +41,36 @@ impl Journal<'_> {
     fn note(&self, change: impl FnOnce(&mut HostRollJournal)) -> Result<(), String> {
         let mut entry = self.entry.lock().unwrap_or_else(|e| e.into_inner());
         change(&mut entry);
-        journal::save(self.state_root, &entry).map_err(|e| {
+        journal::save(self.state_root, Host::ClaudeBackground, &entry).map_err(|e| {
             format!(
                 "the roll's journal ({}) could not be written: {}; nothing was respawned",
-                journal::path(self.state_root).display(),
+                journal::path(self.state_root, Host::ClaudeBackground).display(),
                 crate::fsutil::IoKind(e.kind())
             )
         })
     }
 }
 
-/// [`roll`] through the config's Claude binary and a client of the
-/// policy's environment: what `apply` and `watch` call.
-pub fn roll_host(
-    config: &crate::desired::config::Config,
-    policy: &crate::desired::policy::Policy,
-    host_plan: &BackgroundHostPlan,
-    how: HostRoll,
-) -> BackgroundRollReport {
-    let claude =
-        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
-    roll(&HostClient::new(config, &claude, policy), host_plan, how)
-}
-
 /// Rolls the host's managed drifted sessions, waiting for each one's safe
 /// point until the drain has passed. Nothing to respawn: nothing is done.
-pub fn roll(
-    client: &HostClient,
-    host_plan: &BackgroundHostPlan,
-    how: HostRoll,
-) -> BackgroundRollReport {
-    let mut pending: Vec<BackgroundSessionPlan> = host_plan
+pub fn roll(client: &HostClient, host_plan: &HostPlan, how: HostRoll) -> HostRollReport {
+    let mut pending: Vec<HostSessionPlan> = host_plan
         .sessions
         .iter()
-        .filter(|s| s.action == BackgroundAction::Respawn)
+        .filter(|s| s.action == HostAction::Respawn)
         .cloned()
         .collect();
     if pending.is_empty() {
         // Nothing drifted is left: what an earlier roll left unsettled
         // is settled.
-        let _ = journal::save(client.state_root, &HostRollJournal::default());
-        return BackgroundRollReport {
-            daemon: None,
-            sessions: Vec::new(),
-        };
+        let _ = journal::save(
+            client.state_root,
+            Host::ClaudeBackground,
+            &HostRollJournal::default(),
+        );
+        return HostRollReport::nothing(Host::ClaudeBackground);
     }
-    let config_dir = &host_plan.config_dir;
+    let config_dir = &host_plan.location;
     // Each roll journals its own steps: what an earlier one left is what
     // this one's plan read, and this one rolls it again.
     let journal = Journal {
@@ -104,32 +81,33 @@ pub fn roll(
         }),
     };
     let begun = journal.note(|j| {
-        j.daemon_stopped = host_plan
-            .daemon
+        j.layer_stopped = host_plan
+            .layer
             .as_ref()
             .map(|d| d.pid)
-            .filter(|_| host_plan.daemon_drifts());
+            .filter(|_| host_plan.layer_drifts());
     });
     let daemon = match begun {
         Ok(()) => ensure_daemon(client, config_dir, host_plan),
-        Err(why) => super::DaemonReport {
-            outcome: DaemonOutcome::Refused,
-            old_pid: host_plan.daemon.as_ref().map(|d| d.pid),
+        Err(why) => LayerReport {
+            outcome: LayerOutcome::Refused,
+            old_pid: host_plan.layer.as_ref().map(|d| d.pid),
             new_pid: None,
             detail: Some(why),
         },
     };
-    if daemon.outcome == DaemonOutcome::Refused {
+    if daemon.outcome == LayerOutcome::Refused {
         let why = daemon.detail.clone();
-        return BackgroundRollReport {
-            daemon: Some(daemon),
+        return HostRollReport {
+            host: Host::ClaudeBackground,
+            layer: Some(daemon),
             sessions: pending
                 .into_iter()
                 .map(|s| not_attempted(&s, why.clone()))
                 .collect(),
         };
     }
-    let _ = journal.note(|j| j.daemon_stopped = None);
+    let _ = journal.note(|j| j.layer_stopped = None);
     let deadline = Instant::now().checked_add(how.drain);
     let mut reports = Vec::new();
     // What the host last said of each session still held.
@@ -154,7 +132,7 @@ pub fn roll(
                 }
                 _ => reports.push(report_of(
                     &session,
-                    BackgroundOutcome::Deferred,
+                    HostOutcome::Deferred,
                     Some("stopped meanwhile: it holds nothing now, and resumes on the daemon that runs then".into()),
                 )),
             }
@@ -178,7 +156,7 @@ pub fn roll(
                     .clone()
                     .unwrap_or_else(|| canary.id.clone());
                 let report = respawn_journalled(client, config_dir, &journal, &canary);
-                let failed = report.outcome != BackgroundOutcome::Restarted;
+                let failed = report.outcome != HostOutcome::Restarted;
                 reports.push(report);
                 if failed {
                     let why = Some(format!(
@@ -191,7 +169,7 @@ pub fn roll(
                 canary_passed = true;
             }
         }
-        let rest: Vec<BackgroundSessionPlan> = ready.collect();
+        let rest: Vec<HostSessionPlan> = ready.collect();
         reports.extend(respawn_each(
             client,
             config_dir,
@@ -212,15 +190,12 @@ pub fn roll(
             Some(_) => "held: a turn runs (the host's respawn would cut it)",
             None => "held: the host could not be read, so its safe point is unknown",
         };
-        reports.push(report_of(
-            &session,
-            BackgroundOutcome::Deferred,
-            Some(why.into()),
-        ));
+        reports.push(report_of(&session, HostOutcome::Deferred, Some(why.into())));
     }
     reports.sort_by(|a, b| a.id.cmp(&b.id));
-    BackgroundRollReport {
-        daemon: Some(daemon),
+    HostRollReport {
+        host: Host::ClaudeBackground,
+        layer: Some(daemon),
         sessions: reports,
     }
 }
@@ -230,9 +205,9 @@ fn respawn_each(
     client: &HostClient,
     config_dir: &Path,
     journal: &Journal,
-    sessions: &[BackgroundSessionPlan],
+    sessions: &[HostSessionPlan],
     parallelism: usize,
-) -> Vec<BackgroundSessionReport> {
+) -> Vec<HostSessionReport> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let done = Mutex::new(Vec::with_capacity(sessions.len()));
     let workers = parallelism.clamp(1, sessions.len().max(1));
@@ -261,18 +236,18 @@ fn respawn_journalled(
     client: &HostClient,
     config_dir: &Path,
     journal: &Journal,
-    session: &BackgroundSessionPlan,
-) -> BackgroundSessionReport {
+    session: &HostSessionPlan,
+) -> HostSessionReport {
     if let Err(why) = journal.note(|j| j.respawning.push(session.id.clone())) {
         return not_attempted(session, Some(why));
     }
     let report = respawn(client, config_dir, session);
-    if report.outcome == BackgroundOutcome::Restarted {
+    if report.outcome == HostOutcome::Restarted {
         let _ = journal.note(|j| j.respawning.retain(|id| *id != session.id));
     }
     report
 }
 
-fn not_attempted(session: &BackgroundSessionPlan, why: Option<String>) -> BackgroundSessionReport {
-    report_of(session, BackgroundOutcome::NotAttempted, why)
+fn not_attempted(session: &HostSessionPlan, why: Option<String>) -> HostSessionReport {
+    report_of(session, HostOutcome::NotAttempted, why)
 }

@@ -5,38 +5,19 @@
 //! another ref, or a ref already given to another background session, is
 //! refused. Nothing is signalled or restarted.
 
-use crate::desired::config::Host;
-use crate::ops::Context;
+use crate::desired::config::Config;
+use crate::host_kind::Host;
+use crate::hosts::commands::{canonical_ref, ImportedOnHost};
 use crate::registry::background::{self, BackgroundRecord};
 use miette::miette;
-use serde::Serialize;
 use std::path::PathBuf;
 
-/// What was imported (the `--json` document).
-#[derive(Debug, Serialize)]
-pub struct ImportedBackground {
-    pub format_version: &'static str,
-    pub host: &'static str,
-    pub id: String,
-    #[serde(rename = "ref")]
-    pub reference: String,
-    pub conversation: Option<String>,
-    pub cwd: Option<String>,
-    /// `busy`, `idle`, `waiting` or `stopped`, as the host listed it.
-    pub activity: String,
-    pub config_dir: PathBuf,
-    /// Where the record was (or would be) written.
-    pub record: PathBuf,
-    pub dry_run: bool,
-}
-
 pub fn import(
-    ctx: &Context,
+    config: &Config,
     id: &str,
     reference: &str,
     dry_run: bool,
-) -> miette::Result<ImportedBackground> {
-    require_host(ctx)?;
+) -> miette::Result<ImportedOnHost> {
     if !background::is_short_id(id) {
         return Err(miette!(
             code = "the_loop::import::not_a_short_id",
@@ -48,8 +29,8 @@ pub fn import(
     let reference = canonical_ref(reference)?;
     let config_dir = config_dir()?;
     let claude =
-        crate::harness::resumable::harness_binary(&ctx.config, &crate::harness::claude::ClaudeCode);
-    let seen = crate::observed::background::observe(&claude, &config_dir);
+        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let seen = super::observe::observe(&claude, &config_dir);
     if let Some(why) = &seen.failed {
         return Err(miette!(
             code = "the_loop::import::host_unreadable",
@@ -68,7 +49,7 @@ pub fn import(
             config_dir.display()
         ));
     };
-    let (records, _) = background::load_all(&ctx.config.state_root);
+    let (records, _) = background::load_all(&config.state_root);
     if let Some(other) = records
         .iter()
         .find(|r| r.id == id && r.reference != reference)
@@ -98,9 +79,9 @@ pub fn import(
         config_dir: config_dir.clone(),
         managed_since_ms: crate::clock::now_ms(),
     };
-    let path = background::dir(&ctx.config.state_root).join(format!("{id}.json"));
+    let path = background::dir(&config.state_root).join(format!("{id}.json"));
     if !dry_run {
-        background::save(&ctx.config.state_root, &record).map_err(|e| {
+        background::save(&config.state_root, &record).map_err(|e| {
             miette!(
                 code = "the_loop::import::write",
                 "cannot write {}: {}",
@@ -109,59 +90,28 @@ pub fn import(
             )
         })?;
     }
-    Ok(ImportedBackground {
+    Ok(ImportedOnHost {
         format_version: "1",
-        host: Host::ClaudeBackground.name(),
+        host: Host::ClaudeBackground,
         id: id.to_owned(),
         reference,
         conversation: session.listed.session_id.clone(),
         cwd: session.listed.cwd.clone(),
-        activity: session.listed.status.name().into(),
-        config_dir,
+        activity: super::plan::activity(session.listed.status),
+        location: config_dir,
         record: path,
         dry_run,
     })
 }
 
-/// The config turns the host on, else an error saying where to.
-pub(crate) fn require_host(ctx: &Context) -> miette::Result<()> {
-    if ctx.config.routing.hosts.contains(&Host::ClaudeBackground) {
-        return Ok(());
-    }
-    Err(miette!(
-        code = "the_loop::host::off",
-        help = format!(
-            "add `hosts: [tmux, claude-background]` under `routing:` in {}",
-            ctx.config.path.display()
-        ),
-        "the claude-background host is not turned on in this config"
-    ))
-}
-
 /// The Claude config dir the-loop manages, else an error saying how to
 /// name one.
-pub(crate) fn config_dir() -> miette::Result<PathBuf> {
-    crate::observed::background::config_dir().ok_or_else(|| {
+pub(super) fn config_dir() -> miette::Result<PathBuf> {
+    super::observe::config_dir().ok_or_else(|| {
         miette!(
             code = "the_loop::host::no_config_dir",
             help = "set CLAUDE_CONFIG_DIR, or HOME so that ~/.claude is found",
             "no Claude config dir: neither CLAUDE_CONFIG_DIR nor HOME is set"
         )
     })
-}
-
-/// A work-item ref as the registry writes it, or a standing session's name.
-pub(crate) fn canonical_ref(text: &str) -> miette::Result<String> {
-    if let Ok(reference) = text.parse::<crate::registry::WorkItemRef>() {
-        return Ok(reference.to_string());
-    }
-    crate::registry::SessionKey::standing(text)
-        .map(|_| text.to_owned())
-        .map_err(|e| {
-            miette!(
-                code = "the_loop::ref::invalid",
-                help = "a work-item ref looks like github:octo/repo#15; a standing name is lowercase letters, digits and '-'",
-                "{e}"
-            )
-        })
 }

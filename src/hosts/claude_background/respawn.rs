@@ -1,0 +1,107 @@
+//! A respawn of one background session (`claude respawn <id>`, from its
+//! directory, the client holding the policy's environment), verified by
+//! its new worker: what it holds, and that it holds the same conversation.
+
+use super::client::{HostClient, HOST_COMMAND, LOOK_EVERY, SHOWS_WITHIN};
+use super::observe as host;
+use crate::events::host::{HostOutcome, HostSessionReport};
+use crate::plan::host::HostSessionPlan;
+use crate::proc_env::EnvRead;
+use std::path::Path;
+use std::time::Instant;
+
+/// What became of `session`, before any new worker is known of it.
+pub(super) fn report_of(
+    session: &HostSessionPlan,
+    outcome: HostOutcome,
+    detail: Option<String>,
+) -> HostSessionReport {
+    HostSessionReport {
+        id: session.id.clone(),
+        reference: session.reference.clone(),
+        outcome,
+        old_pid: session.pid,
+        new_pid: None,
+        conversation: session.conversation.clone(),
+        detail,
+    }
+}
+
+/// `claude respawn <id>`, then the new worker, verified.
+pub(super) fn respawn(
+    client: &HostClient,
+    config_dir: &Path,
+    session: &HostSessionPlan,
+) -> HostSessionReport {
+    let (claude, policy) = (client.claude, client.policy);
+    let mut report = report_of(session, HostOutcome::Failed, None);
+    // The client holds what the host's daemon holds, and stands in the
+    // session's directory: Claude Code refuses a respawn from a client
+    // that would not bring the session's gateway (`ANTHROPIC_BASE_URL`),
+    // and leaves the session running.
+    let desired = policy.desired_for_host();
+    let cwd = session
+        .cwd
+        .as_deref()
+        .map(Path::new)
+        .filter(|dir| dir.is_dir());
+    let respawned = host::run_claude_as(
+        claude,
+        config_dir,
+        &["respawn", &session.id],
+        HOST_COMMAND,
+        &mut |command| {
+            client.environment(command);
+            if let Some(dir) = cwd {
+                command.current_dir(dir);
+            }
+        },
+    );
+    if let Err(why) = respawned {
+        report.detail = Some(format!(
+            "{why}; the session runs on as it was (`claude respawn {}` says why)",
+            session.id
+        ));
+        return report;
+    }
+    let until = Instant::now().checked_add(SHOWS_WITHIN);
+    loop {
+        let seen = host::observe(claude, config_dir);
+        let now = seen.sessions.iter().find(|s| s.listed.id == session.id);
+        if let Some(now) = now.filter(|s| s.listed.pid.is_some() && s.listed.pid != session.pid) {
+            report.new_pid = now.listed.pid;
+            match &now.env {
+                Some(EnvRead::Read(env)) => {
+                    let changes = crate::harness::claude_background::worker_changes(
+                        policy.diff(&desired, env),
+                    );
+                    if !changes.is_empty() {
+                        let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
+                        report.detail = Some(format!(
+                            "the new worker holds other than the policy: {}",
+                            names.join(", ")
+                        ));
+                    } else if now.listed.session_id != session.conversation {
+                        report.detail = Some(format!(
+                            "the new worker holds conversation {}, not {}",
+                            now.listed.session_id.as_deref().unwrap_or("none"),
+                            session.conversation.as_deref().unwrap_or("none")
+                        ));
+                    } else {
+                        report.outcome = HostOutcome::Restarted;
+                    }
+                    return report;
+                }
+                Some(EnvRead::Unverified(_)) | None => {}
+            }
+        }
+        if until.is_none_or(|u| Instant::now() >= u) {
+            report.detail = Some(format!(
+                "no new worker could be verified within {} s of `claude respawn`",
+                SHOWS_WITHIN.as_secs()
+            ));
+            return report;
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
