@@ -338,6 +338,41 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
     let out = hw.the_loop(&["plan", "--detailed-exitcode"]);
     assert_eq!(code(&out), Some(2), "{}", explain(&out));
 
+    // In `top`, `a` on a background session's row rolls it as `apply
+    // --target` does.
+    let before = hw.worker(&hw.ids[2]);
+    // Rows are in the plan's order: the host's, as it lists them.
+    let plan = json(&hw.the_loop(&["plan", "--json"]));
+    let row = plan["hosts"][0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["ref"] == "github:octo/repo#3")
+        .unwrap();
+    let pane = crate::top::shell_pane(&hw.w, 160, 30);
+    crate::top::start_top(&hw.w, &pane, "");
+    crate::top::wait_for_screen(&hw.w, &pane, &format!("bg {}", hw.ids[2]));
+    let mut keys = vec!["j"; row];
+    keys.push("a");
+    crate::top::press_until(&hw.w, &pane, &keys, "apply to github:octo/repo#3");
+    crate::top::press_until(&hw.w, &pane, &["y"], "(any key closes)");
+    crate::top::wait_for_screen(&hw.w, &pane, "restarted");
+    crate::top::keys(&hw.w, &pane, &["x", "q"]);
+    assert_ne!(hw.worker(&hw.ids[2]), before, "top's `a` did not roll it");
+    assert_eq!(
+        environ(hw.worker(&hw.ids[2]))
+            .get("ANTHROPIC_API_KEY")
+            .map(String::as_str),
+        Some(NEW)
+    );
+    assert_eq!(
+        environ(hw.worker(&hw.ids[0]))
+            .get("ANTHROPIC_API_KEY")
+            .map(String::as_str),
+        Some(OLD),
+        "only the selected session is rolled"
+    );
+
     // A restart relaunches panes: it says what rolls a background session
     // instead of restarting nothing.
     let out = hw.the_loop(&["sessions", "restart", "github:octo/repo#1"]);
@@ -347,5 +382,5 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
         "{}",
         explain(&out)
     );
-    assert_eq!(hw.respawns(), 1);
+    assert_eq!(hw.respawns(), 2);
 }

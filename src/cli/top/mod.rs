@@ -238,12 +238,12 @@ impl Screen<'_> {
 }
 
 /// A session of a host beside tmux (Claude Code's background sessions) has
-/// no pane to attach to, and is rolled with its host by `apply`
-/// (`docs/hosts.md`): what to do instead, for the keys that act on one
-/// pane.
+/// no pane to attach to or type into (`docs/hosts.md`): what to do
+/// instead, for the keys that act on a pane. `a` rolls it as `apply
+/// --target` does.
 fn background_refusal(model: &TopModel, action: &Action) -> Option<String> {
     let label = match action {
-        Action::Attach { label } | Action::Apply { label } | Action::Deliver { label, .. } => label,
+        Action::Attach { label } | Action::Deliver { label, .. } => label,
         _ => return None,
     };
     let on_host = model
@@ -254,7 +254,7 @@ fn background_refusal(model: &TopModel, action: &Action) -> Option<String> {
         .as_ref()?;
     let words = crate::hosts::words(on_host.host);
     Some(format!(
-        "{label} is {} session {} ({}): `{}` opens it; `the-loop apply` rolls it with its host",
+        "{label} is {} session {} ({}): `{}` opens it; `a` rolls it with its host",
         words.session, on_host.id, words.title, on_host.open_with
     ))
 }
