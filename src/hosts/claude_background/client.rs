@@ -35,7 +35,7 @@ pub struct HostClient<'a> {
     /// `env.sessionPassthrough`: the non-secret names passed from the
     /// caller, as to a new tmux session.
     pub passthrough: &'a [String],
-    /// Where the roll's journal is kept (`registry::background_roll`).
+    /// Where the roll's journal is kept (`registry::host_roll`).
     pub state_root: &'a Path,
 }
 

@@ -4,7 +4,7 @@
 //! the rest, at most `parallelism` at once; each only at its safe point
 //! (idle), looked at again every `LOOK_EVERY` until the drain ends; a
 //! Ctrl-C starts nothing more. Each step is journalled before it is taken
-//! (`registry::background_roll`), so a roll cut short is said by the next
+//! (`registry::host_roll`), so a roll cut short is said by the next
 //! plan.
 
 use super::client::{ensure_daemon, HostClient};
