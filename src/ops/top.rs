@@ -8,7 +8,7 @@ use crate::harness::claude_background::BackgroundStatus;
 use crate::observed::{Observation, Probe};
 use crate::ops::Context;
 use crate::plan::background::{BackgroundAction, BackgroundHostPlan};
-use crate::plan::gather::plan_now;
+use crate::plan::gather::{plan_now, Looks};
 use crate::plan::{Action, Plan, Reason, SessionKind, SessionPlan, Summary, Targets};
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -158,7 +158,13 @@ pub fn ago(secs: u64) -> String {
 /// Observes once, plans once, and builds the model.
 pub fn snapshot(ctx: &Context) -> miette::Result<TopModel> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::default());
+    let (mut plan, observed) = plan_now(
+        &policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &Targets::default(),
+        Looks::Every,
+    );
     crate::plan::background_look::annotate(&mut plan, &ctx.config, &policy);
     let now = SystemTime::now();
     let env_age = plan
