@@ -2,7 +2,7 @@
 
 use super::output::{print_json, stderr_style, stdout_style};
 use crate::ops::Context;
-use crate::plan::gather::plan_now;
+use crate::plan::gather::{plan_now, Looks};
 use crate::plan::{saved, Targets};
 use crate::views::plan::render_plan;
 use clap::Args;
@@ -108,7 +108,13 @@ pub fn run(config: Option<&Path>, args: PlanArgs) -> miette::Result<ExitCode> {
         None => (crate::desired::load_policy_with_key(&ctx.config)?, None),
     };
     let targets = resolve_targets(&ctx, &args.targets)?;
-    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    let (mut plan, observed) = plan_now(
+        &policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &targets,
+        Looks::Roll(crate::plan::safe_point::Mode::Apply),
+    );
     crate::hosts::annotate(&mut plan, &ctx.config, &policy, &targets);
     plan.unmanaged_counted = args.include_unmanaged;
     plan.candidate_for = candidate_for;

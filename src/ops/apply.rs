@@ -18,7 +18,7 @@ pub use crate::events::roll::RollCommand;
 use crate::events::Event;
 use crate::observed::Probe;
 use crate::ops::Context;
-use crate::plan::gather::{plan_now, Observed};
+use crate::plan::gather::{plan_now, Looks, Observed};
 use crate::plan::safe_point::{self, Drain};
 use crate::plan::saved::{self, SavedPlanError};
 use crate::plan::{Action, Plan, SessionKind, SessionPlan, Targets};
@@ -150,7 +150,7 @@ pub fn apply(
     let fresh: (Policy, Observed);
     let (policy, plan, observed) = match &options.source {
         Source::Plan { targets, saved } => {
-            let (policy, plan, observed) = plan_under_lock(ctx, targets, *saved)?;
+            let (policy, plan, observed) = plan_under_lock(ctx, targets, *saved, options.mode)?;
             fresh = (policy, observed);
             (&fresh.0, plan, &fresh.1)
         }
@@ -369,6 +369,7 @@ fn plan_under_lock(
     ctx: &Context,
     targets: &Targets,
     saved: Option<&Path>,
+    mode: Mode,
 ) -> Result<(Policy, Plan, Observed), ApplyError> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
     let saved = match saved {
@@ -379,7 +380,13 @@ fn plan_under_lock(
         Some((path, saved)) => saved::targets_within(path, saved, targets)?,
         None => targets.clone(),
     };
-    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &targets);
+    let (mut plan, observed) = plan_now(
+        &policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &targets,
+        Looks::Roll(mode),
+    );
     // The hosts beside tmux, as far as the targets name their sessions.
     crate::hosts::annotate(&mut plan, &ctx.config, &policy, &targets);
     if let Some((path, saved)) = &saved {

@@ -21,7 +21,7 @@ use crate::apply::lock::ApplyLock;
 use crate::observed::Probe;
 use crate::ops::sessions::start_all::{start_all, Revival, StartAllOptions, StartAllReport};
 use crate::ops::Context;
-use crate::plan::gather::plan_now;
+use crate::plan::gather::{plan_now, Looks};
 use crate::plan::safe_point::{safe_point, Drain};
 use crate::plan::{SafePoint, SessionKind, SessionPlan, Targets};
 use crate::runner::signal::{end_gracefully, ProcessHandle};
@@ -73,7 +73,13 @@ pub fn replace_server(
     let _lock = ApplyLock::acquire(&ctx.config.state_root, "apply --replace-server")
         .map_err(miette::Report::new)?;
     let policy = crate::desired::load_policy(&ctx.config, false)?;
-    let (plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
+    let (plan, observed) = plan_now(
+        &policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &Targets::all(),
+        Looks::Every,
+    );
     if let Some(failed) = &plan.observation_failed {
         if !crate::plan::down::server_down(&observed) {
             miette::bail!(
@@ -196,7 +202,13 @@ fn drain(
     let deadline = crate::clock::deadline(options.drain.timeout);
     let mut said = String::new();
     loop {
-        let (mut plan, _) = plan_now(policy, &ctx.registry, &ctx.tmux, &Targets::all());
+        let (mut plan, _) = plan_now(
+            policy,
+            &ctx.registry,
+            &ctx.tmux,
+            &Targets::all(),
+            Looks::Every,
+        );
         let running: Vec<usize> = (0..plan.sessions.len())
             .filter(|i| running_managed(std::slice::from_ref(&plan.sessions[*i])).len() == 1)
             .collect();

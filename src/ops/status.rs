@@ -193,9 +193,16 @@ pub fn status(ctx: &Context) -> StatusReport {
     );
     // The same computation as `plan`'s, and the same one batch of looks at
     // the screens: a `!` command or a draft holds a roll as in `plan`.
+    // Status says why a stale session is held, and of no other: it looks
+    // where the plan looks.
     let plan = policy.as_ref().map(|p| {
         let mut plan = compute(p, &observed, &Targets::all());
-        crate::plan::gather::annotate_screens(&mut plan, &ctx.tmux, &observed);
+        crate::plan::gather::annotate_screens(
+            &mut plan,
+            &ctx.tmux,
+            &observed,
+            crate::plan::gather::Looks::Roll(crate::plan::safe_point::Mode::Apply),
+        );
         plan
     });
     let journal = Journal::under(&ctx.config.state_root).entries();

@@ -6,7 +6,7 @@
 use crate::activity::Activity;
 use crate::observed::{Observation, Probe};
 use crate::ops::Context;
-use crate::plan::gather::plan_now;
+use crate::plan::gather::{plan_now, Looks};
 use crate::plan::host::{HostAction, HostActivity, HostPlan};
 use crate::plan::{Action, Plan, Reason, SessionKind, SessionPlan, Summary, Targets};
 use std::path::PathBuf;
@@ -167,13 +167,14 @@ pub fn ago(secs: u64) -> String {
 /// Observes once, plans once, and builds the model.
 pub fn snapshot(ctx: &Context) -> miette::Result<TopModel> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::default());
-    crate::hosts::annotate(
-        &mut plan,
-        &ctx.config,
+    let (mut plan, observed) = plan_now(
         &policy,
-        &crate::plan::compute::Targets::all(),
+        &ctx.registry,
+        &ctx.tmux,
+        &Targets::default(),
+        Looks::Every,
     );
+    crate::hosts::annotate(&mut plan, &ctx.config, &policy, &Targets::all());
     let now = SystemTime::now();
     let env_age = plan
         .env_file

@@ -39,11 +39,26 @@ pub fn observe_for(policy: &Policy, registry: &Registry, tmux: &Tmux) -> Observa
     )
 }
 
+/// Whose screens a plan looks at ([`annotate_screens`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Looks {
+    /// The sessions a roll in this mode would select: what `plan`,
+    /// `apply` and `watch` decide on. A session no roll touches is not
+    /// looked at (its `screen` stays `None`): at 500 up-to-date sessions
+    /// that is a tmux client rendering 150 screens, and 150 reads of
+    /// harness children, for nothing a roll does.
+    Roll(super::safe_point::Mode),
+    /// Every live harness: the views that show what each one is doing
+    /// (`top`, `status`), and a drain that waits for every session.
+    Every,
+}
+
 pub fn plan_now(
     policy: &Policy,
     registry: &Registry,
     tmux: &Tmux,
     targets: &Targets,
+    looks: Looks,
 ) -> (Plan, Observed) {
     let observed = observe_for(policy, registry, tmux);
     let mut plan = compute(policy, &observed, targets);
@@ -55,7 +70,7 @@ pub fn plan_now(
     super::shared_conversation::annotate(&mut plan, &observed);
     annotate_resumability(&mut plan, registry, &observed);
     super::failed_resume::annotate(&mut plan, registry.root(), targets);
-    annotate_screens(&mut plan, tmux, &observed);
+    annotate_screens(&mut plan, tmux, &observed, looks);
     // `plan` says what `apply`, with its defaults, does at each safe point.
     super::safe_point::annotate(
         &mut plan,
@@ -66,15 +81,15 @@ pub fn plan_now(
 }
 
 /// What the screen shows, in one tmux client for the whole plan, of each
-/// session with a live harness [`super::screen::worth_a_look`] (the
-/// sessions a roll would take first, should the fleet outgrow one batch):
-/// one whose hooks say a turn runs and whose screen shows none was
-/// interrupted, and is marked so; of the others, a `!` command, a menu, a
-/// background shell or a draft, which no hook reports, and, for a harness
-/// whose hooks never spoke, whether it is between turns at all. Every
-/// session is looked at, not only those a roll would take, so that `plan`,
-/// `top`, `status` and `sessions list` say the same of each.
-pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
+/// session with a live harness [`super::screen::worth_a_look`] among those
+/// `looks` names (the sessions a roll would take first, should they
+/// outgrow one batch): one whose hooks say a turn runs and whose screen
+/// shows none was interrupted, and is marked so; of the others, a `!`
+/// command, a menu, a background shell or a draft, which no hook reports,
+/// and, for a harness whose hooks never spoke, whether it is between
+/// turns at all. With [`Looks::Every`], `top` and `status` say of each
+/// session what `sessions list` says.
+pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation, looks: Looks) {
     let now_ms = crate::clock::now_ms();
     let worth = |s: &SessionPlan| {
         let last = s
@@ -91,8 +106,12 @@ pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation) {
         super::safe_point::selects(super::safe_point::Mode::Apply, s.action)
             && s.left_alone.is_none()
     };
+    let looked_at = |s: &SessionPlan| match looks {
+        Looks::Roll(mode) => super::safe_point::selects(mode, s.action),
+        Looks::Every => true,
+    };
     let mut candidates: Vec<usize> = (0..plan.sessions.len())
-        .filter(|i| worth(&plan.sessions[*i]))
+        .filter(|i| looked_at(&plan.sessions[*i]) && worth(&plan.sessions[*i]))
         .collect();
     // Stable: the roll's own first, each group in the plan's order.
     candidates.sort_by_key(|i| !taken(&plan.sessions[*i]));

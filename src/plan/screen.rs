@@ -8,7 +8,8 @@
 //! [`look`] asks tmux for the panes, and [`held`] is the rule, pure.
 //! Every view chooses which harnesses to look at ([`worth_a_look`]) and
 //! names what they do ([`doing`]) as `plan` does, so that `plan`, `top`,
-//! `status` and `sessions list` say the same of each.
+//! `status` and `sessions list` say the same of each (`plan` looks only at
+//! the sessions a roll would take: `crate::plan::gather::Looks`).
 
 use super::SessionPlan;
 use crate::activity::Activity;

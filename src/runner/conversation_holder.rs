@@ -50,26 +50,13 @@ pub struct Wanted<'a> {
 /// whose environment cannot be read is counted: it cannot be told apart.
 pub fn holders(harness: &dyn Harness, wanted: &Wanted, except: &[i32]) -> Vec<Holder> {
     let id = wanted.id;
-    let root = crate::proc_env::proc_root();
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return Vec::new();
-    };
     let mut found = Vec::new();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        if except.contains(&pid) || pid == std::process::id() as i32 {
+    for (pid, raw) in argv_pass().iter() {
+        let pid = *pid;
+        if except.contains(&pid) {
             continue;
         }
-        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let argv = words(&raw);
+        let argv = words(raw);
         if !harness.recognises(&argv) {
             continue;
         }
@@ -92,6 +79,47 @@ pub fn holders(harness: &dyn Harness, wanted: &Wanted, except: &[i32]) -> Vec<Ho
     found.sort_by_key(|h| h.pid);
     found
 }
+
+/// Every live process's `cmdline` but this one's, by pid, from one pass
+/// over `/proc`.
+type ArgvTable = Vec<(i32, Vec<u8>)>;
+
+/// A pass over `/proc` begun after this call, shared with every launch
+/// that asked while the pass before it ran ([`crate::parallel::SharedPass`]).
+/// A pass reads every process's `cmdline` (about 1,000 at a fleet of 500),
+/// and each of a roll's workers asks before its launch: 500 passes of their
+/// own were two fifths of the CPU of a roll of 500 (issue 46). A caller is
+/// never answered with what was read before it asked (that would widen the
+/// window in which a harness started meanwhile goes unseen): it gets what
+/// a pass of its own would have read.
+fn argv_pass() -> std::sync::Arc<ArgvTable> {
+    static PASSES: crate::parallel::SharedPass<ArgvTable> = crate::parallel::SharedPass::new();
+    PASSES.begun_after_this_call(read_argvs)
+}
+
+/// One pass: each process's `cmdline`, in one `open` and two `read`s
+/// (no `stat`: a `/proc` file's size reads 0).
+fn read_argvs() -> ArgvTable {
+    let root = crate::proc_env::proc_root();
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let own = std::process::id() as i32;
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<i32>().ok()?;
+            if pid == own {
+                return None;
+            }
+            let raw = crate::proc_env::read_file(&entry.path().join("cmdline"), CMDLINE_BUFFER);
+            Some((pid, raw.ok()?))
+        })
+        .collect()
+}
+
+/// Most harness command lines fit: one read for the bytes, one for the end.
+const CMDLINE_BUFFER: usize = 1024;
 
 /// How long a launch waits for holders to go before it refuses: a harness
 /// whose tmux session was just killed takes a moment to exit (it writes

@@ -7,7 +7,7 @@ use crate::desired::policy::Policy;
 use crate::desired::DesiredError;
 use crate::ops::apply::{ApplyError, ApplyOptions, ApplySink, RollCommand, Source};
 use crate::ops::Context;
-use crate::plan::gather::{plan_now, Observed};
+use crate::plan::gather::{plan_now, Looks, Observed};
 use crate::plan::{Plan, Targets};
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -22,7 +22,13 @@ pub struct Snapshot {
 /// Re-reads the env file and plans every managed session.
 pub fn observe(ctx: &Context) -> Result<Snapshot, DesiredError> {
     let policy = crate::desired::load_policy_with_key(&ctx.config)?;
-    let (mut plan, observed) = plan_now(&policy, &ctx.registry, &ctx.tmux, &Targets::all());
+    let (mut plan, observed) = plan_now(
+        &policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &Targets::all(),
+        Looks::Roll(crate::plan::safe_point::Mode::Apply),
+    );
     crate::hosts::annotate(&mut plan, &ctx.config, &policy, &Targets::all());
     Ok(Snapshot {
         policy,

@@ -221,3 +221,45 @@ fn the_tool_shell(harness: i32) -> Option<i32> {
                     == Some(harness)
         })
 }
+
+/// A plan looks at the screens of the sessions a roll would take only: a
+/// `!` command in a session already up to date holds no roll, and at 500
+/// sessions that look is a tmux client drawing 150 screens (issue 46).
+/// `sessions list` and `top`, which say what every session is doing, still
+/// look at each.
+#[test]
+fn a_plan_looks_only_at_the_screens_of_sessions_a_roll_would_take() {
+    let w = World::new();
+    w.write_config("  deliver: [EXTRA]\n");
+    w.write_env("EXTRA=one\n");
+    let stale = w.started_session("github:octo/repo#1", "github-octo-repo-1");
+    w.write_env("EXTRA=two\n");
+    let current = w.started_session("github:octo/repo#2", "github-octo-repo-2");
+    wait_for(
+        || {
+            let plan = json(&w.the_loop(&["plan", "--json"]));
+            [&stale, &current]
+                .iter()
+                .all(|s| session_in(&plan, &s.reference)["activity"] == "idle")
+        },
+        "the hooks say idle",
+    );
+    let target = format!("={}:", current.name);
+    w.tmux_ok(&["send-keys", "-t", &target, "-l", "/bang 30"]);
+    w.tmux_ok(&["send-keys", "-t", &target, "Enter"]);
+    wait_for(
+        || {
+            let listed = json(&w.the_loop(&["sessions", "list", "--json"]));
+            session_in(&listed, &current.reference)["screen"] == "running"
+        },
+        "`sessions list` sees the command on the up-to-date session's screen",
+    );
+    let plan = json(&w.the_loop(&["plan", "--json"]));
+    let row = session_in(&plan, &current.reference);
+    assert_eq!(row["action"], "none", "{row:#}");
+    assert_eq!(row["screen"], serde_json::Value::Null, "{row:#}");
+    let row = session_in(&plan, &stale.reference);
+    assert_eq!(row["action"], "respawn", "{row:#}");
+    assert_eq!(row["screen"], "between", "{row:#}");
+    assert_eq!(row["apply_will"], "roll_now", "{row:#}");
+}

@@ -19,7 +19,8 @@ use crate::lifecycle::spawn::{
 };
 use crate::observed::{observe, FleetView, Probe, Wanted};
 use crate::ops::Context;
-use crate::plan::gather::plan_now;
+use crate::plan::gather::{plan_now, Looks};
+use crate::plan::safe_point::Mode;
 use crate::plan::{Action, Targets};
 use crate::registry::queue;
 use std::path::PathBuf;
@@ -285,7 +286,13 @@ fn verify(
         return Vec::new();
     }
     let targets = Targets(live.iter().map(|(key, _)| key.label()).collect());
-    let (plan, observed) = plan_now(policy, &ctx.registry, &ctx.tmux, &targets);
+    let (plan, observed) = plan_now(
+        policy,
+        &ctx.registry,
+        &ctx.tmux,
+        &targets,
+        Looks::Roll(Mode::Apply),
+    );
     live.into_iter()
         .map(|(key, mut revival)| {
             let label = key.label();
