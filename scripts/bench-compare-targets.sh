@@ -19,6 +19,15 @@
 # `bench-floor-sessions.sh`), then rolled (`apply --parallelism 500`,
 # against `bench-respawn-floor.sh 499`); and 100 sessions at P = 1 s,
 # rolled (against `bench-respawn-floor.sh 99`).
+#
+# Before each timed apply, untimed: the token rotated, the fleet rolled by
+# the same build, the token rotated again. The floor's `--restore` (and the
+# world as built) leaves harnesses started without the-loop's launcher,
+# whose hooks never speak: a plan looks at 150 screens, and the other 350
+# of 500 are held (`wait_unknown`) until the drain's own look, then rolled
+# in a second wave with its own probe window, 3-4 s more. Rolled once by
+# the-loop, every harness has its hooks, as in a fleet the-loop started.
+# ONLY=plan or ONLY=apply runs one half.
 set -euo pipefail
 before=$1 after=$2 out=${3:-/tmp/bench-compare}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,6 +37,11 @@ interleave() { python3 "$repo/scripts/bench-interleave.py" --quiet "${QUIET:-15}
 world() { # n probe dir
   rm -rf "$3"
   PROBE=$2 "$repo/scripts/bench-world.sh" "$1" "$3" >/dev/null
+}
+
+rolled() { # binary config-args n dir: the untimed roll before a timed apply
+  local rotate="$repo/scripts/bench-rotate.sh $4/.env"
+  echo "$rotate && $1 $2 apply --auto-approve --parallelism $3 >/dev/null; sleep 1; $rotate"
 }
 
 in_world() { # dir: the environment a world's commands run in
@@ -46,7 +60,9 @@ in_world() { # dir: the environment a world's commands run in
   "$after" $c apply --auto-approve --parallelism 500 >/dev/null
   tmux setenv -gu BENCH_TOKEN
   sleep 2
-  for plan in rolled drifted residue; do
+  plans="rolled drifted residue"
+  [ "${ONLY:-}" = apply ] && plans=
+  for plan in $plans; do
     floor=$repo/scripts/bench-floor.sh
     case $plan in
       drifted) "$repo/scripts/bench-rotate.sh" "$w/.env" ;;
@@ -60,14 +76,17 @@ in_world() { # dir: the environment a world's commands run in
       "${PLAN_ROUNDS:-20}" --label before "$before $c plan" --label after "$after $c plan" \
       --label floor "$floor"
   done
-  rotate="$repo/scripts/bench-rotate.sh $w/.env"
+  [ "${ONLY:-}" = plan ] && exit 0
   echo "== apply of 500, P = 2 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
   interleave --json "$out/apply-500.json" --alternate --settle 1 --server-pid "$server" \
     "${APPLY500_ROUNDS:-4}" \
-    --label before --before "$rotate" "$before $c apply --auto-approve --parallelism 500" \
-    --label after --before "$rotate" "$after $c apply --auto-approve --parallelism 500" \
+    --label before --before "$(rolled "$before" "$c" 500 "$w")" \
+    "$before $c apply --auto-approve --parallelism 500" \
+    --label after --before "$(rolled "$after" "$c" 500 "$w")" \
+    "$after $c apply --auto-approve --parallelism 500" \
     --label floor "$repo/scripts/bench-respawn-floor.sh 499 --restore"
 ) | tee "$out/tables.txt"
+[ "${ONLY:-}" = plan ] && exit 0
 
 (
   w=$out/w100
@@ -76,11 +95,12 @@ in_world() { # dir: the environment a world's commands run in
   c="--config $w/cli-config.yaml"
   server=$(tmux display -p '#{pid}')
   trap 'tmux kill-server 2>/dev/null || true' EXIT
-  rotate="$repo/scripts/bench-rotate.sh $w/.env"
   echo "== apply of 100, P = 1 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
   interleave --json "$out/apply-100.json" --alternate --settle 1 --server-pid "$server" \
     "${APPLY100_ROUNDS:-6}" \
-    --label before --before "$rotate" "$before $c apply --auto-approve --parallelism 100" \
-    --label after --before "$rotate" "$after $c apply --auto-approve --parallelism 100" \
+    --label before --before "$(rolled "$before" "$c" 100 "$w")" \
+    "$before $c apply --auto-approve --parallelism 100" \
+    --label after --before "$(rolled "$after" "$c" 100 "$w")" \
+    "$after $c apply --auto-approve --parallelism 100" \
     --label floor "$repo/scripts/bench-respawn-floor.sh 99 --restore"
 ) | tee -a "$out/tables.txt"
