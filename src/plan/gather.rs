@@ -48,8 +48,8 @@ pub enum Looks {
     /// that is a tmux client rendering 150 screens, and 150 reads of
     /// harness children, for nothing a roll does.
     Roll(super::safe_point::Mode),
-    /// Every live harness: the views that show what each one is doing
-    /// (`top`, `status`), and a drain that waits for every session.
+    /// Every live harness: `top`, which shows what each one is doing, and
+    /// `apply --replace-server`'s drain, which waits for every session.
     Every,
 }
 
@@ -87,8 +87,8 @@ pub fn plan_now(
 /// shows none was interrupted, and is marked so; of the others, a `!`
 /// command, a menu, a background shell or a draft, which no hook reports,
 /// and, for a harness whose hooks never spoke, whether it is between
-/// turns at all. With [`Looks::Every`], `top` and `status` say of each
-/// session what `sessions list` says.
+/// turns at all. With [`Looks::Every`], `top` says of each session what
+/// `sessions list` says.
 pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation, looks: Looks) {
     let now_ms = crate::clock::now_ms();
     let worth = |s: &SessionPlan| {

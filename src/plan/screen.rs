@@ -72,27 +72,33 @@ pub fn look_at(
         })
         .collect();
     let mut answers = run(commands).into_iter();
-    panes
+    let seen: Vec<(&Glance, Option<Answer>)> = panes
         .iter()
-        .map(|glance| {
-            let screen = glance
-                .pane
-                .and_then(|_| answers.next())
-                .and_then(|answer| answer.ok())
-                .filter(|out| out.success)?;
-            let harness = crate::harness::by_name(glance.harness?)?;
-            let seen = harness.turn_screen(&screen.stdout);
-            Some(match (seen, glance.pid) {
-                (TurnScreen::Between | TurnScreen::Unknown, Some(pid))
-                    if harness.background_children(pid) > 0 =>
-                {
-                    TurnScreen::Background
-                }
-                _ => seen,
-            })
-        })
-        .map(|screen| screen.unwrap_or(TurnScreen::Unknown))
-        .collect()
+        .map(|glance| (glance, glance.pane.and_then(|_| answers.next())))
+        .collect();
+    // Each verdict reads the screen and, between turns, the harness's
+    // children in `/proc`: a plan's 150 are split across the cores.
+    crate::parallel::map(&seen, VERDICTS_PER_THREAD, |(glance, answer)| {
+        verdict(glance, answer.as_ref()).unwrap_or(TurnScreen::Unknown)
+    })
+}
+
+/// Fewer screens than this are not worth a thread of their own.
+const VERDICTS_PER_THREAD: usize = 64;
+
+/// What one screen tmux answered with says, with the harness's children.
+fn verdict(glance: &Glance, answer: Option<&Answer>) -> Option<TurnScreen> {
+    let screen = answer?.as_ref().ok().filter(|out| out.success)?;
+    let harness = crate::harness::by_name(glance.harness?)?;
+    let seen = harness.turn_screen(&screen.stdout);
+    Some(match (seen, glance.pid) {
+        (TurnScreen::Between | TurnScreen::Unknown, Some(pid))
+            if harness.background_children(pid) > 0 =>
+        {
+            TurnScreen::Background
+        }
+        _ => seen,
+    })
 }
 
 /// Whether hooks quiet since `last_ms` have been quiet long enough

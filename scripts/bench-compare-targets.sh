@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Issue 46's plan and apply figures for two builds, interleaved with their
+# floors on the same worlds (scripts/bench-interleave.py: one run of each
+# command per round, every other round reversed), so a machine shared with
+# other work touches both builds alike. What `scripts/bench.sh targets`
+# measures for one build, for a before/after comparison.
+#
+# Usage: bench-compare-targets.sh BEFORE AFTER [OUT]
+#   BEFORE, AFTER  the-loop binaries (copies: the panes' launcher is the
+#                  binary that rolled them, so neither may be rebuilt meanwhile)
+#   OUT            where the tables and JSON go (default /tmp/bench-compare)
+# Environment: PLAN_ROUNDS=20 APPLY100_ROUNDS=6 APPLY500_ROUNDS=4 QUIET=15
+#   (seconds each timed run waits, at most, for a quiet machine)
+#
+# Worlds (scripts/bench-world.sh, each killed at the end): 500 sessions at
+# P = 2 s, planned three ways (after a roll with tmux's global layer clean,
+# against `bench-floor.sh`; drifted with the layer clean, the same floor;
+# drifted with the retired value in the global layer, against
+# `bench-floor-sessions.sh`), then rolled (`apply --parallelism 500`,
+# against `bench-respawn-floor.sh 499`); and 100 sessions at P = 1 s,
+# rolled (against `bench-respawn-floor.sh 99`).
+#
+# Before each timed apply, untimed: the token rotated, the fleet rolled by
+# the same build, the token rotated again. The floor's `--restore` (and the
+# world as built) leaves harnesses started without the-loop's launcher,
+# whose hooks never speak: a plan looks at 150 screens, and the other 350
+# of 500 are held (`wait_unknown`) until the drain's own look, then rolled
+# in a second wave with its own probe window, 3-4 s more. Rolled once by
+# the-loop, every harness has its hooks, as in a fleet the-loop started.
+# ONLY=plan or ONLY=apply runs one half.
+set -euo pipefail
+before=$1 after=$2 out=${3:-/tmp/bench-compare}
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$out"
+interleave() { python3 "$repo/scripts/bench-interleave.py" --quiet "${QUIET:-15}" "$@"; }
+
+world() { # n probe dir
+  rm -rf "$3"
+  PROBE=$2 "$repo/scripts/bench-world.sh" "$1" "$3" >/dev/null
+}
+
+rolled() { # binary config-args n dir: the untimed roll before a timed apply
+  local rotate="$repo/scripts/bench-rotate.sh $4/.env"
+  echo "$rotate && $1 $2 apply --auto-approve --parallelism $3 >/dev/null; sleep 1; $rotate"
+}
+
+in_world() { # dir: the environment a world's commands run in
+  export HOME=$1/home TMUX_TMPDIR=$1/tmux PATH=$1/bin:$PATH
+  unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG
+}
+
+(
+  w=$out/w500
+  world 500 2 "$w"
+  in_world "$w"
+  c="--config $w/cli-config.yaml"
+  server=$(tmux display -p '#{pid}')
+  trap 'tmux kill-server 2>/dev/null || true' EXIT
+  # The world as built is drifted; rolled once, it is up to date.
+  "$after" $c apply --auto-approve --parallelism 500 >/dev/null
+  tmux setenv -gu BENCH_TOKEN
+  sleep 2
+  plans="rolled drifted residue"
+  [ "${ONLY:-}" = apply ] && plans=
+  for plan in $plans; do
+    floor=$repo/scripts/bench-floor.sh
+    case $plan in
+      drifted) "$repo/scripts/bench-rotate.sh" "$w/.env" ;;
+      residue)
+        tmux setenv -g BENCH_TOKEN retired-0000
+        floor=$repo/scripts/bench-floor-sessions.sh
+        ;;
+    esac
+    echo "== plan at 500, $plan; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+    NULL=1 interleave --json "$out/plan-$plan.json" --alternate --server-pid "$server" \
+      "${PLAN_ROUNDS:-20}" --label before "$before $c plan" --label after "$after $c plan" \
+      --label floor "$floor"
+  done
+  [ "${ONLY:-}" = plan ] && exit 0
+  echo "== apply of 500, P = 2 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+  interleave --json "$out/apply-500.json" --alternate --settle 1 --server-pid "$server" \
+    "${APPLY500_ROUNDS:-4}" \
+    --label before --before "$(rolled "$before" "$c" 500 "$w")" \
+    "$before $c apply --auto-approve --parallelism 500" \
+    --label after --before "$(rolled "$after" "$c" 500 "$w")" \
+    "$after $c apply --auto-approve --parallelism 500" \
+    --label floor "$repo/scripts/bench-respawn-floor.sh 499 --restore"
+) | tee "$out/tables.txt"
+[ "${ONLY:-}" = plan ] && exit 0
+
+(
+  w=$out/w100
+  world 100 1 "$w"
+  in_world "$w"
+  c="--config $w/cli-config.yaml"
+  server=$(tmux display -p '#{pid}')
+  trap 'tmux kill-server 2>/dev/null || true' EXIT
+  echo "== apply of 100, P = 1 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+  interleave --json "$out/apply-100.json" --alternate --settle 1 --server-pid "$server" \
+    "${APPLY100_ROUNDS:-6}" \
+    --label before --before "$(rolled "$before" "$c" 100 "$w")" \
+    "$before $c apply --auto-approve --parallelism 100" \
+    --label after --before "$(rolled "$after" "$c" 100 "$w")" \
+    "$after $c apply --auto-approve --parallelism 100" \
+    --label floor "$repo/scripts/bench-respawn-floor.sh 99 --restore"
+) | tee -a "$out/tables.txt"
