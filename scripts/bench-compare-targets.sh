@@ -44,6 +44,17 @@ rolled() { # binary config-args n dir: the untimed roll before a timed apply
   echo "$rotate && $1 $2 apply --auto-approve --parallelism $3 >/dev/null; sleep 1; $rotate"
 }
 
+apply_of() { # n rounds: apply of n sessions, each build's run on a fleet
+  # rolled untimed just before, interleaved with tmux respawning n-1 panes
+  # (uses the calling block's $w, $c and $server)
+  interleave --json "$out/apply-$1.json" --alternate --settle 1 --server-pid "$server" "$2" \
+    --label before --before "$(rolled "$before" "$c" "$1" "$w")" \
+    "$before $c apply --auto-approve --parallelism $1" \
+    --label after --before "$(rolled "$after" "$c" "$1" "$w")" \
+    "$after $c apply --auto-approve --parallelism $1" \
+    --label floor "$repo/scripts/bench-respawn-floor.sh $(($1 - 1)) --restore"
+}
+
 in_world() { # dir: the environment a world's commands run in
   export HOME=$1/home TMUX_TMPDIR=$1/tmux PATH=$1/bin:$PATH
   unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG
@@ -78,13 +89,7 @@ in_world() { # dir: the environment a world's commands run in
   done
   [ "${ONLY:-}" = plan ] && exit 0
   echo "== apply of 500, P = 2 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-  interleave --json "$out/apply-500.json" --alternate --settle 1 --server-pid "$server" \
-    "${APPLY500_ROUNDS:-4}" \
-    --label before --before "$(rolled "$before" "$c" 500 "$w")" \
-    "$before $c apply --auto-approve --parallelism 500" \
-    --label after --before "$(rolled "$after" "$c" 500 "$w")" \
-    "$after $c apply --auto-approve --parallelism 500" \
-    --label floor "$repo/scripts/bench-respawn-floor.sh 499 --restore"
+  apply_of 500 "${APPLY500_ROUNDS:-4}"
 ) | tee "$out/tables.txt"
 [ "${ONLY:-}" = plan ] && exit 0
 
@@ -96,11 +101,5 @@ in_world() { # dir: the environment a world's commands run in
   server=$(tmux display -p '#{pid}')
   trap 'tmux kill-server 2>/dev/null || true' EXIT
   echo "== apply of 100, P = 1 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-  interleave --json "$out/apply-100.json" --alternate --settle 1 --server-pid "$server" \
-    "${APPLY100_ROUNDS:-6}" \
-    --label before --before "$(rolled "$before" "$c" 100 "$w")" \
-    "$before $c apply --auto-approve --parallelism 100" \
-    --label after --before "$(rolled "$after" "$c" 100 "$w")" \
-    "$after $c apply --auto-approve --parallelism 100" \
-    --label floor "$repo/scripts/bench-respawn-floor.sh 99 --restore"
+  apply_of 100 "${APPLY100_ROUNDS:-6}"
 ) | tee -a "$out/tables.txt"
