@@ -183,9 +183,9 @@ pub fn apply(
     let took = crate::clock::Stopwatch::start_on(ctx.events.clock());
     // `watch` rolls the hosts in a step of its own (`watch/run/hosts.rs`).
     let from_a_command = matches!(options.source, Source::Plan { .. });
-    let hosts = match (options.mode, from_a_command) {
-        (Mode::Apply, true) => plan.hosts.clone(),
-        _ => Vec::new(),
+    let hosts: &[crate::plan::host::HostPlan] = match (options.mode, from_a_command) {
+        (Mode::Apply, true) => &plan.hosts,
+        _ => &[],
     };
     if !options.dry_run {
         interrupt::install();
@@ -255,7 +255,7 @@ pub fn apply(
     report.hosts = crate::hosts::roll_all(
         &ctx.config,
         policy,
-        &hosts,
+        hosts,
         crate::hosts::HostRoll {
             drain,
             parallelism: options.parallelism,

@@ -335,9 +335,8 @@ fn drift(s: &SessionPlan) -> Drift {
 pub fn plan_of(plan: &Plan, label: &str) -> Plan {
     let mut one = plan.clone();
     one.sessions.retain(|s| s.label() == label);
-    one.hosts = one
-        .hosts
-        .iter()
+    one.hosts = std::mem::take(&mut one.hosts)
+        .into_iter()
         .map(|host| host.restricted(|s| s.label() == label))
         .filter(|host| !host.sessions.is_empty())
         .collect();

@@ -174,10 +174,9 @@ impl HostPlan {
 
     /// The plan of only the sessions `wanted` keeps (by label or id); the
     /// layer stays, since what it holds is what they get.
-    pub fn restricted(&self, wanted: impl Fn(&HostSessionPlan) -> bool) -> HostPlan {
-        let mut one = self.clone();
-        one.sessions.retain(wanted);
-        one
+    pub fn restricted(mut self, wanted: impl Fn(&HostSessionPlan) -> bool) -> HostPlan {
+        self.sessions.retain(wanted);
+        self
     }
 }
 

@@ -28,8 +28,7 @@ pub fn import(
     }
     let reference = canonical_ref(reference)?;
     let config_dir = config_dir()?;
-    let claude =
-        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let claude = super::observe::claude_binary(config);
     let seen = super::observe::observe(&claude, &config_dir);
     if let Some(why) = &seen.failed {
         return Err(miette!(

@@ -18,8 +18,7 @@ pub fn look_in(
     config_dir: &Path,
 ) -> (HostPlan, Vec<BackgroundRecord>) {
     let (managed, _bad) = crate::registry::background::load_all(&config.state_root);
-    let claude =
-        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let claude = super::observe::claude_binary(config);
     let seen = super::observe::observe(&claude, config_dir);
     let managed: Vec<BackgroundRecord> = managed
         .into_iter()

@@ -83,8 +83,7 @@ impl SessionHost for ClaudeBackground {
         plan: &HostPlan,
         how: HostRoll,
     ) -> HostRollReport {
-        let claude =
-            crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+        let claude = observe::claude_binary(config);
         roll::roll(&client::HostClient::new(config, &claude, policy), plan, how)
     }
 

@@ -18,6 +18,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+/// The `claude` this host is run through: `routing.harnessBinary.claude`,
+/// else `claude` on `PATH`, as for Claude Code in a pane.
+pub fn claude_binary(config: &crate::desired::config::Config) -> OsString {
+    crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode)
+}
+
 /// How long `claude agents --json` may take before the look gives up.
 pub const LISTING_TIMEOUT: Duration = Duration::from_secs(20);
 /// A listing larger than this is refused rather than read.

@@ -71,10 +71,10 @@ pub fn plan(
                 .iter()
                 .find(|r| r.id == listed.id && r.config_dir == seen.config_dir);
             let (changes, reason) = match &session.env {
-                Some(env) => compare(policy, &desired, env),
+                Some(EnvRead::Read(env)) => (worker_drift(policy, &desired, env), None),
+                Some(EnvRead::Unverified(why)) => (Vec::new(), Some(why.clone())),
                 None => (Vec::new(), None),
             };
-            let changes = crate::harness::claude_background::worker_changes(changes);
             let action = match (record, listed.status, &reason) {
                 (_, BackgroundStatus::Stopped, _) => HostAction::Stopped,
                 (None, _, _) => HostAction::Unmanaged,
@@ -106,6 +106,18 @@ pub fn plan(
         observation_failed: seen.failed.clone(),
         unfinished_roll: None,
     }
+}
+
+/// What a worker holds against the host's wanted environment: the plan's
+/// drift, and what a respawn's new worker is verified by. Names the host
+/// routes itself and the worker does not hold are no drift
+/// (`harness::claude_background::worker_changes`).
+pub fn worker_drift(
+    policy: &Policy,
+    desired: &DesiredEnv,
+    env: &crate::proc_env::ProcessEnv,
+) -> Vec<Change> {
+    crate::harness::claude_background::worker_changes(policy.diff(desired, env))
 }
 
 fn compare(policy: &Policy, desired: &DesiredEnv, env: &EnvRead) -> (Vec<Change>, Option<String>) {

@@ -72,9 +72,7 @@ pub(super) fn respawn(
             report.new_pid = now.listed.pid;
             match &now.env {
                 Some(EnvRead::Read(env)) => {
-                    let changes = crate::harness::claude_background::worker_changes(
-                        policy.diff(&desired, env),
-                    );
+                    let changes = super::plan::worker_drift(policy, &desired, env);
                     if !changes.is_empty() {
                         let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
                         report.detail = Some(format!(

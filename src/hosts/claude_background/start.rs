@@ -53,8 +53,7 @@ pub fn start(
             "Claude Code's background host could not be read: {why}"
         ));
     }
-    let claude =
-        crate::harness::resumable::harness_binary(config, &crate::harness::claude::ClaudeCode);
+    let claude = super::observe::claude_binary(config);
     let client = HostClient::new(config, &claude, &policy);
     let daemon = ensure_daemon(&client, &config_dir, &host);
     if daemon.outcome == LayerOutcome::Refused {
