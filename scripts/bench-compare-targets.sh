@@ -55,18 +55,20 @@ apply_of() { # n rounds: apply of n sessions, each build's run on a fleet
     --label floor "$repo/scripts/bench-respawn-floor.sh $(($1 - 1)) --restore"
 }
 
-in_world() { # dir: the environment a world's commands run in
-  export HOME=$1/home TMUX_TMPDIR=$1/tmux PATH=$1/bin:$PATH
+enter_world() { # n probe: builds a world of n sessions at probe P in
+  # $out/w<n> and runs the rest of the calling block in it (sets $w, $c and
+  # $server; the world's tmux server ends with the block)
+  w=$out/w$1
+  world "$1" "$2" "$w"
+  export HOME=$w/home TMUX_TMPDIR=$w/tmux PATH=$w/bin:$PATH
   unset TMUX TMUX_PANE THE_LOOP_CLI_CONFIG
-}
-
-(
-  w=$out/w500
-  world 500 2 "$w"
-  in_world "$w"
   c="--config $w/cli-config.yaml"
   server=$(tmux display -p '#{pid}')
   trap 'tmux kill-server 2>/dev/null || true' EXIT
+}
+
+(
+  enter_world 500 2
   # The world as built is drifted; rolled once, it is up to date.
   "$after" $c apply --auto-approve --parallelism 500 >/dev/null
   tmux setenv -gu BENCH_TOKEN
@@ -94,12 +96,7 @@ in_world() { # dir: the environment a world's commands run in
 [ "${ONLY:-}" = plan ] && exit 0
 
 (
-  w=$out/w100
-  world 100 1 "$w"
-  in_world "$w"
-  c="--config $w/cli-config.yaml"
-  server=$(tmux display -p '#{pid}')
-  trap 'tmux kill-server 2>/dev/null || true' EXIT
+  enter_world 100 1
   echo "== apply of 100, P = 1 s; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
   apply_of 100 "${APPLY100_ROUNDS:-6}"
 ) | tee -a "$out/tables.txt"
