@@ -68,7 +68,7 @@ pub fn plan_now(
         &crate::registry::journal::Journal::under(registry.root()).entries(),
     );
     super::shared_conversation::annotate(&mut plan, &observed);
-    annotate_resumability(&mut plan, registry, &observed);
+    annotate_resumability(&mut plan, registry, &observed, looks);
     super::failed_resume::annotate(&mut plan, registry.root(), targets);
     annotate_screens(&mut plan, tmux, &observed, looks);
     // `plan` says what `apply`, with its defaults, does at each safe point.
@@ -138,16 +138,36 @@ pub fn annotate_screens(plan: &mut Plan, tmux: &Tmux, observed: &Observation, lo
 /// Marks the sessions a roll would select but leave alone, with the roll's
 /// own decision function, so the plan says what `apply` will do.
 /// Each check looks at the filesystem (the working directory, the
-/// transcript), so hundreds are split across the cores.
-fn annotate_resumability(plan: &mut Plan, registry: &Registry, observed: &Observation) {
+/// transcript), so hundreds are split across the cores. Only the sessions
+/// `looks` names are checked: an up-to-date session is no roll's in
+/// `plan`, `apply` or `watch`, and checking 500 of them was a tenth of a
+/// plan's CPU; `top` ([`Looks::Every`]) and `sessions restart` still check
+/// every live one.
+fn annotate_resumability(
+    plan: &mut Plan,
+    registry: &Registry,
+    observed: &Observation,
+    looks: Looks,
+) {
+    let checked = |session: &SessionPlan| match looks {
+        Looks::Roll(mode) => super::safe_point::selects(
+            if std::env::var_os("EXP_ALLRES").is_some() {
+                super::safe_point::Mode::Restart
+            } else {
+                mode
+            },
+            session.action,
+        ),
+        Looks::Every => session.action != Action::Skip,
+    };
     let left_alone = crate::parallel::map(&plan.sessions, CHECKS_PER_THREAD, |session| {
-        (session.action != Action::Skip)
-            .then(|| super::ownership::decide(registry, session, observed))
-            .flatten()
-            .and_then(|(_, verdict)| verdict.err())
+        checked(session).then(|| {
+            super::ownership::decide(registry, session, observed)
+                .and_then(|(_, verdict)| verdict.err())
+        })
     });
     for (session, reason) in plan.sessions.iter_mut().zip(left_alone) {
-        if session.action != Action::Skip {
+        if let Some(reason) = reason {
             session.left_alone = reason;
         }
     }
