@@ -150,14 +150,7 @@ fn annotate_resumability(
     looks: Looks,
 ) {
     let checked = |session: &SessionPlan| match looks {
-        Looks::Roll(mode) => super::safe_point::selects(
-            if std::env::var_os("EXP_ALLRES").is_some() {
-                super::safe_point::Mode::Restart
-            } else {
-                mode
-            },
-            session.action,
-        ),
+        Looks::Roll(mode) => super::safe_point::selects(mode, session.action),
         Looks::Every => session.action != Action::Skip,
     };
     let left_alone = crate::parallel::map(&plan.sessions, CHECKS_PER_THREAD, |session| {

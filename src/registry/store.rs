@@ -269,22 +269,14 @@ fn list<T: DeserializeOwned + Send>(
         }
     };
     // A file each (500 in a plan of 500): split across the cores.
-    let parsed = crate::parallel::map(
-        &paths,
-        if std::env::var_os("EXP_NORECPAR").is_some() {
-            100000
-        } else {
-            RECORDS_PER_THREAD
-        },
-        |(path, listed)| {
-            load_listed::<T>(path, *listed).and_then(|record| {
-                if let Some(record) = &record {
-                    check(record)?;
-                }
-                Ok(record)
-            })
-        },
-    );
+    let parsed = crate::parallel::map(&paths, RECORDS_PER_THREAD, |(path, listed)| {
+        load_listed::<T>(path, *listed).and_then(|record| {
+            if let Some(record) = &record {
+                check(record)?;
+            }
+            Ok(record)
+        })
+    });
     for ((path, _), parsed) in paths.into_iter().zip(parsed) {
         match parsed {
             Ok(Some(record)) => listing.records.push((path, record)),
