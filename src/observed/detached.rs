@@ -17,7 +17,7 @@
 use super::fleet::Fleet;
 use super::unmanaged::UnmanagedHarness;
 use super::{EnvRead, ProcessEnv};
-use crate::proc_env::{pid_dir, proc_root, ProcessDir};
+use crate::proc_env::{pid_dir, proc_root, ProcStat, ProcessDir};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A process outside the-loop's panes that carries this config's
@@ -95,7 +95,8 @@ pub struct ProcessTable {
     /// just not listed.
     pub parents: BTreeMap<i32, i32>,
     /// The processes named `tmux: server` (the name tmux gives its server):
-    /// their children are every tmux pane's process on the machine.
+    /// their children are every tmux pane's process on the machine, read
+    /// in the same pass while tmux lists the panes ([`process_table_visiting`]).
     pub tmux_servers: BTreeSet<i32>,
 }
 
@@ -113,16 +114,50 @@ impl ProcessTable {
 /// The name tmux gives its server process (`prctl` keeps 15 bytes).
 const TMUX_SERVER_NAME: &[u8] = b"tmux: server";
 
-/// Reads the [`ProcessTable`]: one pass over every process's `stat`, each
-/// read by path (one open, one read).
+/// Reads the [`ProcessTable`].
 pub fn process_table() -> ProcessTable {
+    table_pass(false, |_, _, _| false)
+}
+
+/// [`process_table`], handing `visit` each child of a tmux server as the
+/// pass meets it, with a handle on its `/proc` directory and the `stat`
+/// read through that handle: what `visit` reads through it is of the same
+/// process. Visits stop when `visit` returns `false`. The pass goes in pid
+/// order and a server is older than its panes, so a pane is met after its
+/// server (past a pid wrap-around it is just not visited). Each pane's
+/// `stat` is then read once, for the table and for its reader, where a pass
+/// and a read after it would read it twice.
+pub fn process_table_visiting(
+    visit: impl FnMut(i32, &ProcessDir, Option<ProcStat>) -> bool,
+) -> ProcessTable {
+    table_pass(true, visit)
+}
+
+/// One pass over every process's `stat`: through a directory handle while
+/// `visiting`, else by path (one open fewer).
+fn table_pass(
+    mut visiting: bool,
+    mut visit: impl FnMut(i32, &ProcessDir, Option<ProcStat>) -> bool,
+) -> ProcessTable {
     let mut table = ProcessTable::default();
     let Ok(dir) = std::fs::read_dir(proc_root()) else {
         return table;
     };
     for pid in dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()) {
-        let Ok(stat) = crate::proc_env::read_stat_file(&pid_dir(pid).join("stat")) else {
-            continue;
+        let (handle, stat) = if visiting {
+            let Ok(handle) = ProcessDir::open(pid) else {
+                continue;
+            };
+            let Ok(stat) = handle.stat_line() else {
+                continue;
+            };
+            (Some(handle), stat)
+        } else {
+            let path = pid_dir(pid).join("stat");
+            let Ok(stat) = crate::proc_env::read_stat_file(&path) else {
+                continue;
+            };
+            (None, stat)
         };
         let Some(ppid) = parse_ppid(&stat) else {
             continue;
@@ -130,6 +165,8 @@ pub fn process_table() -> ProcessTable {
         table.parents.insert(pid, ppid);
         if command_name(&stat) == Some(TMUX_SERVER_NAME) {
             table.tmux_servers.insert(pid);
+        } else if let Some(handle) = handle.filter(|_| table.tmux_servers.contains(&ppid)) {
+            visiting = visit(pid, &handle, ProcStat::from_bytes(&stat));
         }
     }
     table

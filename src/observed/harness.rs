@@ -146,6 +146,17 @@ pub fn read_process_or_unverified(
     or_unverified(read_process_in(pid, launcher, parents))
 }
 
+/// `read_opened_process`, with the launcher read as an unverified
+/// environment.
+pub fn read_opened_or_unverified(
+    process: &ProcessDir,
+    stat: Option<ProcStat>,
+    launcher: Option<&Path>,
+    parents: &ParentImages,
+) -> HarnessProcess {
+    or_unverified(read_opened_process(process, stat, launcher, parents))
+}
+
 fn or_unverified(read: Result<HarnessProcess, StillLauncher>) -> HarnessProcess {
     read.unwrap_or_else(|StillLauncher| {
         HarnessProcess::of_env(EnvRead::Unverified(STILL_LAUNCHER.into()))

@@ -9,7 +9,8 @@
 use super::detached::{self, Detached};
 use super::fleet::{self, Fleet, FleetView, Probe, LIST_PANES_FORMAT};
 use super::harness::{
-    read_in_parallel, read_process_or_unverified, read_recognised, HarnessProcess, ParentImages,
+    read_in_parallel, read_opened_or_unverified, read_process_or_unverified, read_recognised,
+    HarnessProcess, ParentImages,
 };
 use super::registered::{managed_sessions, ManagedSession};
 use super::residue::{self, Markers, ResidueView};
@@ -17,10 +18,12 @@ use super::script;
 use super::session_loop;
 use super::unmanaged::{self, UnmanagedHarness};
 use super::{EnvRead, ProcessEnv};
+use crate::proc_env::{ProcStat, ProcessDir};
 use crate::registry::{CorruptRecord, Registry};
 use crate::tmux::{argv_bytes, means_no_server, Started, Tmux, TmuxError};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Everything observed for one plan.
 #[derive(Debug, Clone)]
@@ -135,15 +138,31 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
         launcher: launcher.as_deref(),
         images: &images,
     };
+    // Set once tmux has answered: reading ahead then stops, so a machine
+    // with many other panes never makes a plan wait for their reads.
+    let answered = AtomicBool::new(false);
     std::thread::scope(|scope| {
         // While the records are read and tmux answers, every process's
-        // parent is read (the detached and unmanaged scans need them). The
-        // harnesses are read once tmux has said which pids they are, split
-        // across the cores: reading them ahead in this pass, one thread
-        // beside tmux's answer, made a plan of 500 slower, not faster
-        // (issue 46, `docs/performance.md`).
-        let early = (wanted.detached.is_some() || wanted.environments || wanted.unmanaged)
-            .then(|| scope.spawn(detached::process_table));
+        // parent is read (the detached scan needs them), and every tmux
+        // pane's process is read in the same pass, until tmux has answered.
+        let early =
+            (wanted.detached.is_some() || wanted.environments || wanted.unmanaged).then(|| {
+                scope.spawn(|| {
+                    let mut ahead = BTreeMap::new();
+                    let table = if wanted.environments {
+                        detached::process_table_visiting(|pid, process, stat| {
+                            let open = !answered.load(Ordering::Relaxed);
+                            if open {
+                                ahead.insert(pid, reader.read_opened(process, stat));
+                            }
+                            open
+                        })
+                    } else {
+                        detached::process_table()
+                    };
+                    (table, ahead)
+                })
+            });
         // The listing's call names no session, so it goes before the
         // records are read: tmux answers while they are.
         let markers = listing_markers(&wanted.watched);
@@ -163,6 +182,7 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             }
             None => (fleet::observe(tmux), None),
         };
+        answered.store(true, Ordering::Relaxed);
         if let FleetView::Answered(listed) = &mut fleet {
             for session in &mut sessions {
                 if let Some(pane) = &session.pane {
@@ -174,8 +194,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             }
         }
         let residue = layers.map(|view| complete_layers(tmux, view, &fleet, &sessions));
-        let table = early
-            .map(|early| early.join().unwrap_or_else(|_| detached::process_table()))
+        let (table, ahead) = early
+            .map(|early| {
+                early
+                    .join()
+                    .unwrap_or_else(|_| (detached::process_table(), BTreeMap::new()))
+            })
             .unwrap_or_default();
         let children = unmanaged::children(&table.parents);
         let (beneath, unmanaged) = match &fleet {
@@ -202,11 +226,12 @@ pub fn observe(registry: &Registry, tmux: &Tmux, wanted: &Wanted) -> Observation
             _ => None,
         };
         let live = live_harness_pids(&fleet, &sessions, &beneath);
-        // Each managed session's live harness. Unmanaged `loop-*`
-        // sessions' processes are never compared, so never read.
+        // Each managed session's live harness, as read ahead or read now.
+        // Unmanaged `loop-*` sessions' processes are never compared: what
+        // was read ahead of them, and of every other pane, is dropped here.
         let processes = if wanted.environments {
             let beneath: BTreeSet<i32> = beneath.values().flatten().copied().collect();
-            read_in_parallel(&live, |pid| match beneath.contains(&pid) {
+            taken_or_read(live.clone(), ahead, |pid| match beneath.contains(&pid) {
                 true => read_recognised(pid),
                 false => reader.read(pid),
             })
@@ -362,6 +387,34 @@ impl HarnessReader<'_> {
     fn read(&self, pid: i32) -> HarnessProcess {
         read_process_or_unverified(pid, self.launcher, self.images)
     }
+
+    /// A tmux pane's process met by the process table's pass
+    /// ([`detached::process_table_visiting`]), before tmux has said which
+    /// panes are this server's managed sessions': the read of 500 harnesses
+    /// then runs while tmux answers, on the core tmux leaves free (one
+    /// thread, so it does not slow tmux down). What the listing does not
+    /// name is dropped unread by anything ([`taken_or_read`]).
+    fn read_opened(&self, process: &ProcessDir, stat: Option<ProcStat>) -> HarnessProcess {
+        read_opened_or_unverified(process, stat, self.launcher, self.images)
+    }
+}
+
+/// One value for each of `pids` and for no other pid: the one in `ahead`
+/// when there is one, else `read`'s.
+fn taken_or_read<T: Send>(
+    pids: Vec<i32>,
+    mut ahead: BTreeMap<i32, T>,
+    read: impl Fn(i32) -> T + Sync,
+) -> BTreeMap<i32, T> {
+    let (known, unread): (Vec<i32>, Vec<i32>) =
+        pids.into_iter().partition(|pid| ahead.contains_key(pid));
+    let mut values = read_in_parallel(&unread, read);
+    for pid in known {
+        if let Some(value) = ahead.remove(&pid) {
+            values.insert(pid, value);
+        }
+    }
+    values
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ mod one_harness_moved;
 mod operator_cli;
 mod ownership;
 mod packaging;
-mod pane_processes;
+mod read_ahead;
 mod panes;
 mod plain_errors;
 mod plan_core;

@@ -1,15 +1,14 @@
-//! Issue 15: a plan finds every tmux pane's process as a child of the
-//! processes the kernel names `tmux: server`, in one pass over /proc
-//! beside tmux's answer, and reads the harnesses of its own sessions once
-//! tmux has named them (issue 46: reading every pane ahead in that pass
-//! made a plan of 500 slower). On a real tmux and a real /proc: the server
-//! is found, its panes are among its children, and the plan reports its
-//! own sessions only. The listing's call goes before the records are read;
-//! with no server to answer it, that is still "no server", and none is
-//! started.
+//! Issue 15: while tmux answers the plan's one call, the plan reads every
+//! tmux pane's process ahead (src/observed/observation.rs), finding them as
+//! the children of the processes the kernel names `tmux: server`. On a
+//! real tmux and a real /proc: the server is found, its panes are among
+//! its children and are read in the table's own pass, and what is read
+//! ahead is what the plan reports. The listing's call goes before the
+//! records are read; with no server to answer it, that is still "no
+//! server", and none is started.
 
 use crate::support::*;
-use the_loop::observed::detached::process_table;
+use the_loop::observed::detached::{process_table, process_table_visiting};
 
 const ROTATED: &str = "xoxb-ROTATED-r3ad-4h3ad";
 
@@ -30,13 +29,43 @@ fn the_real_tmux_server_is_found_and_each_pane_is_its_child() {
     assert!(table.tmux_children().contains(&pane));
     let me = std::process::id() as i32;
     assert!(!table.tmux_children().contains(&me));
+
+    // The same pass hands each tmux child's handle over, with the stat it
+    // read through it: this pane among them, as procfs reads it.
+    let mut visited = std::collections::BTreeMap::new();
+    let visiting = process_table_visiting(|pid, process, stat| {
+        visited.insert(pid, (process.cmdline().ok(), stat));
+        true
+    });
+    assert_eq!(visiting.parents.get(&pane), Some(&server));
+    let (argv, stat) = visited.get(&pane).expect("the pane was visited").clone();
+    let oracle = procfs::process::Process::new(pane).unwrap();
+    assert_eq!(argv, oracle.cmdline().ok());
+    let stat = stat.expect("its stat was read");
+    assert_eq!(
+        (stat.parent, stat.start),
+        (server, oracle.stat().unwrap().starttime)
+    );
+    assert!(visited
+        .keys()
+        .all(|pid| visiting.tmux_children().contains(pid)));
+    assert!(!visited.contains_key(&server), "a server is no pane");
+
+    // Visits stop when the visitor says so; the table is still whole.
+    let mut visits = 0;
+    let stopped = process_table_visiting(|_, _, _| {
+        visits += 1;
+        false
+    });
+    assert_eq!(visits, 1, "one visit, then none");
+    assert_eq!(stopped.parents.get(&pane), Some(&server));
 }
 
-/// Every server's panes are in the table, this world's and the others'
+/// Every pane of every server is read ahead, this world's and the others'
 /// (tests run side by side): the plan still reports exactly its own
 /// sessions, each with what its own process holds.
 #[test]
-fn a_plan_reports_its_own_sessions_among_every_servers_panes() {
+fn a_plan_reports_its_own_sessions_from_what_was_read_ahead() {
     let w = World::new();
     w.write_config("");
     w.write_env(&format!("SLACK_BOT_TOKEN={ROTATED}\n"));
