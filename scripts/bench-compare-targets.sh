@@ -17,8 +17,10 @@
 # against `bench-floor.sh`; drifted with the layer clean, the same floor;
 # drifted with the retired value in the global layer, against
 # `bench-floor-sessions.sh`), then rolled (`apply --parallelism 500`,
-# against `bench-respawn-floor.sh 499`); and 100 sessions at P = 1 s,
-# rolled (against `bench-respawn-floor.sh 99`).
+# against `bench-respawn-floor.sh 499`, tmux respawning panes to `sleep`,
+# and its `--harness`, respawning them to the harness until it has started:
+# the floor issue 46 states); and 100 sessions at P = 1 s, rolled (against
+# the same two floors of 99).
 #
 # Before each timed apply, untimed: the token rotated, the fleet rolled by
 # the same build, the token rotated again. The floor's `--restore` (and the
@@ -52,7 +54,8 @@ apply_of() { # n rounds: apply of n sessions, each build's run on a fleet
     "$before $c apply --auto-approve --parallelism $1" \
     --label after --before "$(rolled "$after" "$c" "$1" "$w")" \
     "$after $c apply --auto-approve --parallelism $1" \
-    --label floor "$repo/scripts/bench-respawn-floor.sh $(($1 - 1)) --restore"
+    --label floor "$repo/scripts/bench-respawn-floor.sh $(($1 - 1)) --restore" \
+    --label harness_floor "$repo/scripts/bench-respawn-floor.sh $(($1 - 1)) --harness"
 }
 
 enter_world() { # n probe: builds a world of n sessions at probe P in

@@ -16,16 +16,27 @@
 # that as the run's time), and the tmux server's own CPU and the whole
 # machine's busy CPU in that window (`tmux_server_cpu:`, `machine_cpu:`).
 #
-# Usage: bench-respawn-floor.sh COUNT [--restore]
+# Usage: bench-respawn-floor.sh COUNT [--restore | --harness]
 #   --restore  then puts each of those panes back to the stand-in harness
 #              as scripts/bench-world.sh started it (`claude --resume <its
 #              conversation>` in its working directory, untimed) and waits
 #              until every one is up, so the world can be rolled again.
 #              bench-world.sh's layout only: session loop-SLUG, conversation
 #              0000-SLUG.
+#   --harness  the floor issue 46 states, "respawn + harness start of N-1
+#              sessions": each pane is respawned (`-k`, the same one client)
+#              straight to that stand-in harness, and the time runs from the
+#              client's start to the moment the last harness had started,
+#              read afterwards from the transcript line the stand-in appends
+#              just before its final `exec sleep` (the file's mtime; nothing
+#              polls meanwhile, so nothing but the harnesses runs). No
+#              launcher, no hook (bench-world.sh starts it without
+#              `--settings`), no signal, no probe: what the-loop adds to a
+#              harness's start is all counted against it. The world is left
+#              as --restore leaves it.
 set -euo pipefail
-count=${1:?usage: bench-respawn-floor.sh COUNT [--restore]}
-restore=${2:-}
+count=${1:?usage: bench-respawn-floor.sh COUNT [--restore | --harness]}
+mode=${2:-}
 
 # id, session, working directory of each managed pane, in listing order.
 mapfile -t panes < <(tmux list-panes -a -F '#{pane_id} #{session_name} #{pane_current_path}' |
@@ -55,9 +66,19 @@ busy() { # the whole machine's busy CPU (/proc/stat, all but idle and iowait), i
 work=$(mktemp -d /tmp/tl-respawn-floor.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 session=bench-respawn-floor-$$
+# The stand-in harness of each pane, as scripts/bench-world.sh started it.
+harness() { # pane line -> its respawn-pane command
+  local id name cwd
+  read -r id name cwd <<<"$1"
+  printf "respawn-pane -k -t %s -c '%s' -- claude --resume '0000-%s'\n" "$id" "$cwd" "${name#loop-}"
+}
 commands=
 for p in "${panes[@]}"; do
-  commands+="respawn-pane -k -t ${p%% *} -- sleep 600"$'\n'
+  if [ "$mode" = --harness ]; then
+    commands+=$(harness "$p")$'\n'
+  else
+    commands+="respawn-pane -k -t ${p%% *} -- sleep 600"$'\n'
+  fi
 done
 
 ticks=$(cpu) machine=$(busy)
@@ -81,28 +102,46 @@ if ((errors > 0 || ends < count + 1)); then
   echo "bench-respawn-floor: $errors commands failed, $ends of $((count + 1)) answered" >&2
   exit 1
 fi
+up() { # waits until every loop-* pane runs the stand-in's final `sleep 2147483647`
+  local tries up total pid name
+  for ((tries = 0; ; tries++)); do
+    up=0
+    while read -r pid name; do
+      [[ $name == loop-* ]] || continue
+      [[ $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null) == "sleep 2147483647 " ]] && up=$((up + 1))
+    done < <(tmux list-panes -a -F '#{pane_pid} #{session_name}')
+    total=$(tmux list-panes -a -F '#{session_name}' | grep -c '^loop-')
+    ((up == total)) && return 0
+    ((tries < 600)) || { echo "bench-respawn-floor: $((total - up)) harnesses did not come back" >&2; exit 1; }
+    sleep 0.1
+  done
+}
+
+if [ "$mode" = --harness ]; then
+  # Untimed: the harnesses start undisturbed (`up` starts processes).
+  sleep $((count / 100 + 1))
+  up
+  # The last harness's start: its transcript's newest line, written just
+  # before it became `sleep`.
+  last=$start
+  for p in "${panes[@]}"; do
+    read -r _ name cwd <<<"$p"
+    transcript="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/${cwd//[^A-Za-z0-9]/-}/0000-${name#loop-}.jsonl"
+    written=$(stat -c '%.9Y' "$transcript")
+    last=$(awk -v a="$last" -v b="$written" 'BEGIN { print (b > a) ? b : a }')
+  done
+  end=$last
+fi
 elapsed=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.6f", b - a }')
 hz=$(getconf CLK_TCK)
 echo "elapsed: $elapsed"
 echo "tmux_server_cpu: $(awk -v t="$ticks" -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')"
 echo "machine_cpu: $(awk -v t="$machine" -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')"
 
-[ "$restore" = --restore ] || exit 0
+[ "$mode" = --restore ] || exit 0
 : >"$work/commands"
 for p in "${panes[@]}"; do
-  read -r id name cwd <<<"$p"
-  printf "respawn-pane -k -t %s -c '%s' -- claude --resume '0000-%s'\n" "$id" "$cwd" "${name#loop-}"
+  harness "$p"
 done >"$work/commands"
 tmux source-file "$work/commands"
-# Up: the pane's process is the stand-in's final `sleep 2147483647`.
-for ((tries = 0; ; tries++)); do
-  up=0
-  while read -r pid name; do
-    [[ $name == loop-* ]] || continue
-    [[ $(tr '\0' ' ' </proc/"$pid"/cmdline 2>/dev/null) == "sleep 2147483647 " ]] && up=$((up + 1))
-  done < <(tmux list-panes -a -F '#{pane_pid} #{session_name}')
-  total=$(tmux list-panes -a -F '#{session_name}' | grep -c '^loop-')
-  ((up == total)) && break
-  ((tries < 600)) || { echo "bench-respawn-floor: $((total - up)) harnesses did not come back" >&2; exit 1; }
-  sleep 0.1
-done
+up
