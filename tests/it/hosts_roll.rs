@@ -298,13 +298,7 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
 
     // A plan of one target shows that session of the host and no other.
     let plan = json(&hw.the_loop(&["plan", "--json", "--target", "github:octo/repo#2"]));
-    let listed: Vec<&str> = plan["hosts"][0]["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["ref"].as_str().unwrap())
-        .collect();
-    assert_eq!(listed, ["github:octo/repo#2"], "{plan:#}");
+    assert_eq!(host_refs(&plan), ["github:octo/repo#2"], "{plan:#}");
 
     let out = hw.the_loop(&[
         "apply",
@@ -315,13 +309,7 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
     ]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let report = json(&out);
-    let rolled: Vec<&str> = report["hosts"][0]["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["ref"].as_str().unwrap())
-        .collect();
-    assert_eq!(rolled, ["github:octo/repo#2"], "{report:#}");
+    assert_eq!(host_refs(&report), ["github:octo/repo#2"], "{report:#}");
     assert_eq!(hw.respawns(), 1);
     for (n, (id, old)) in hw.ids.iter().zip(&old).enumerate() {
         let pid = hw.worker(id);
@@ -383,4 +371,14 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
         explain(&out)
     );
     assert_eq!(hw.respawns(), 2);
+}
+
+/// The refs of the first host's sessions in a plan or an apply report.
+fn host_refs(doc: &serde_json::Value) -> Vec<&str> {
+    doc["hosts"][0]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["ref"].as_str().unwrap())
+        .collect()
 }
