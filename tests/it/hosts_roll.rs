@@ -373,6 +373,34 @@ fn a_targeted_apply_rolls_the_named_background_session_and_no_other() {
     assert_eq!(hw.respawns(), 2);
 }
 
+/// `claude daemon stop` can return while the old daemon still holds the
+/// config dir (seen once in CI on the real Claude Code 2.1.332: the roll
+/// then met the old daemon's pid where its own should come and refused it as
+/// another client's). The roll waits for the old daemon to go before it
+/// starts its own.
+#[test]
+fn a_daemon_still_going_after_its_stop_is_waited_for_not_taken_for_another() {
+    let hw = HostWorld::new();
+    std::fs::write(hw.config_dir.join("stand-in-slow-stop"), "").unwrap();
+    hw.w.write_env(&format!("ANTHROPIC_API_KEY={NEW}\n"));
+    let out = hw.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    assert_eq!(
+        report["hosts"][0]["layer"]["outcome"], "replaced",
+        "{report:#}"
+    );
+    for id in &hw.ids {
+        assert_eq!(
+            environ(hw.worker(id))
+                .get("ANTHROPIC_API_KEY")
+                .map(String::as_str),
+            Some(NEW),
+            "{report:#}"
+        );
+    }
+}
+
 /// The refs of the first host's sessions in a plan or an apply report.
 fn host_refs(doc: &serde_json::Value) -> Vec<&str> {
     doc["hosts"][0]["sessions"]

@@ -108,7 +108,7 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
         new_pid: None,
         detail: Some(detail),
     };
-    if old_pid.is_some() {
+    if let Some(old) = old_pid {
         if let Err(why) = host::run_claude(
             claude,
             config_dir,
@@ -116,6 +116,9 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
             HOST_COMMAND,
         ) {
             return refused(format!("the old daemon could not be stopped: {why}"));
+        }
+        if let Err(why) = gone(config_dir, old) {
+            return refused(why);
         }
     }
     let mut command = Command::new(claude);
@@ -180,6 +183,27 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
         if until.is_none_or(|u| Instant::now() >= u) {
             return refused(format!(
                 "the daemon the-loop started (pid {ours}) did not take the config dir within {} s",
+                SHOWS_WITHIN.as_secs()
+            ));
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// Waits until the daemon `old`, told to stop, no longer holds the config
+/// dir: `claude daemon stop` can return before it has (seen once on the
+/// real Claude Code 2.1.332), and a daemon seen there after the new one was
+/// started would otherwise be taken for another client's.
+fn gone(config_dir: &Path, old: i32) -> Result<(), String> {
+    let until = Instant::now().checked_add(SHOWS_WITHIN);
+    loop {
+        match host::daemon(config_dir) {
+            DaemonSeen::Running { pid, .. } if pid == old => {}
+            _ => return Ok(()),
+        }
+        if until.is_none_or(|u| Instant::now() >= u) {
+            return Err(format!(
+                "the old daemon (pid {old}) still held the config dir {} s after it was told to stop",
                 SHOWS_WITHIN.as_secs()
             ));
         }
