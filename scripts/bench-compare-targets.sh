@@ -29,7 +29,7 @@
 # of 500 are held (`wait_unknown`) until the drain's own look, then rolled
 # in a second wave with its own probe window, 3-4 s more. Rolled once by
 # the-loop, every harness has its hooks, as in a fleet the-loop started.
-# ONLY=plan or ONLY=apply runs one half.
+# ONLY=plan or ONLY=apply runs one half; ONLY=apply100 only the apply of 100.
 set -euo pipefail
 before=$1 after=$2 out=${3:-/tmp/bench-compare}
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,7 +70,7 @@ enter_world() { # n probe: builds a world of n sessions at probe P in
   trap 'tmux kill-server 2>/dev/null || true' EXIT
 }
 
-(
+[ "${ONLY:-}" = apply100 ] || (
   enter_world 500 2
   # The world as built is drifted; rolled once, it is up to date.
   "$after" $c apply --auto-approve --parallelism 500 >/dev/null

@@ -8,9 +8,9 @@
 #
 # The man pages, the completions and the packaged systemd unit are made by
 # the release binary itself (`the-loop man`, `the-loop completions`) into
-# <target>/release/deb-assets, where the assets in Cargo.toml name them
-# (`target/release/…`, which cargo deb maps onto the real target directory,
-# CARGO_TARGET_DIR included).
+# deb-assets/ beside the binary, where the assets in Cargo.toml name them
+# (`target/release/…`, which cargo deb maps onto the real target directory
+# and the target's own directory under it, CARGO_TARGET_DIR included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,10 +26,17 @@ fi
 
 target_dir=$(cargo metadata --format-version 1 --no-deps --locked \
   | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-cargo build --release --locked
-bin="$target_dir/release/the-loop"
+# The shipped build: static where glibc is, in <target dir>/<host>/release
+# (scripts/build-release.sh says why); cargo deb is told that target, and
+# maps the assets' target/release/ paths onto that directory.
+bin=$(scripts/build-release.sh)
+release_dir=$(dirname "$bin")
+deb_target=()
+if [ "$release_dir" != "$target_dir/release" ]; then
+  deb_target=(--target "$(basename "$(dirname "$release_dir")")")
+fi
 
-assets="$target_dir/release/deb-assets"
+assets="$release_dir/deb-assets"
 rm -rf "$assets"
 mkdir -p "$assets/man" "$assets/completions"
 "$bin" man --out-dir "$assets/man" >/dev/null
@@ -47,8 +54,18 @@ grep -q '^ExecStart=/usr/bin/the-loop ' "$assets/the-loop-watch.service"
 
 out_dir="$target_dir/debian"
 rm -f "$out_dir"/the-loop_*.deb
-cargo deb --no-build --locked --output "$out_dir" >/dev/null
+# `$auto` in Cargo.toml's depends finds no shared library in a static
+# binary (cargo deb warns so) and adds none; a plain `cargo deb` of the
+# dynamic build still gets its glibc dependency from it.
+cargo deb --no-build --locked "${deb_target[@]}" --output "$out_dir" >/dev/null
 deb=$(ls "$out_dir"/the-loop_*.deb)
+
+# What the package depends on: tmux alone, with the binary linked statically.
+depends=$(dpkg-deb -f "$deb" Depends)
+if [ -n "${deb_target[*]}" ] && [ "$depends" != "tmux (>= 3.0)" ]; then
+  echo "scripts/package-deb.sh: $deb depends on '$depends', expected tmux alone" >&2
+  exit 1
+fi
 
 # Every file in its conventional place.
 contents=$(dpkg-deb --contents "$deb")

@@ -10,6 +10,7 @@
 //! what is read to being the caller's own.
 
 pub mod owner;
+mod user_name;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};

@@ -78,7 +78,8 @@ impl NotYours {
         let path = shell_word(path);
         let mut steps = Vec::new();
         if self.foreign() {
-            let me = user_name(self.caller).unwrap_or_else(|| self.caller.to_string());
+            let me = crate::fsutil::user_name::of(self.caller)
+                .unwrap_or_else(|| self.caller.to_string());
             steps.push(format!("`chown {me} {path}`"));
         }
         if self.open_bits() != 0 {
@@ -164,7 +165,7 @@ pub fn check(meta: &std::fs::Metadata, rule: Rule) -> Result<(), NotYours> {
     }
     // Resolved only for a refusal: a plan reads hundreds of records.
     Err(NotYours {
-        owner_name: user_name(refused.owner),
+        owner_name: crate::fsutil::user_name::of(refused.owner),
         ..refused
     })
 }
@@ -177,13 +178,6 @@ pub fn check_path(path: &Path, rule: Rule) -> io::Result<()> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e),
     }
-}
-
-fn user_name(uid: u32) -> Option<String> {
-    nix::unistd::User::from_uid(uid.into())
-        .ok()
-        .flatten()
-        .map(|user| user.name)
 }
 
 /// `path` as one shell word: as it is when it holds only safe characters,
@@ -221,7 +215,7 @@ mod tests {
             foreign.to_string(),
             "owned by uid 65534 (nobody), not by you (uid 0); mode 0644"
         );
-        let me = user_name(0).unwrap_or_else(|| "0".into());
+        let me = crate::fsutil::user_name::of(0).unwrap_or_else(|| "0".into());
         assert_eq!(
             foreign.fix(path),
             format!("`chown {me} '/srv/the loop/cli-config.yaml'`")
