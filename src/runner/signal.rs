@@ -56,33 +56,48 @@ impl ProcessHandle {
 
     pub fn is_alive(&self) -> bool {
         match &self.pidfd {
-            Some(fd) => {
-                // A pidfd polls readable once its process has exited.
-                use rustix::event::{poll, PollFd, PollFlags, Timespec};
-                let mut fds = [PollFd::new(fd, PollFlags::IN)];
-                let now = Timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                };
-                let ready = poll(&mut fds, Some(&now)).unwrap_or(0);
-                !(ready > 0 && fds[0].revents().contains(PollFlags::IN))
-            }
+            Some(fd) => !exited_within(fd, Duration::ZERO),
             None => !has_exited(self.pid),
         }
     }
 
-    fn wait_gone(&self, within: Duration) -> bool {
+    /// Waits up to `within` for the process to exit (a zombie counts);
+    /// true once it has. With a pidfd the wait ends when the kernel says
+    /// the process exited, not on a poll's tick: a roll ends every
+    /// harness this way, the canary's on its critical path.
+    pub fn wait_exit(&self, within: Duration) -> bool {
         let deadline = crate::clock::deadline(within);
         loop {
-            if !self.is_alive() {
-                return true;
+            let left = deadline.saturating_duration_since(Instant::now());
+            match &self.pidfd {
+                Some(fd) => {
+                    if exited_within(fd, left) {
+                        return true;
+                    }
+                }
+                None if has_exited(self.pid) => return true,
+                // Without a pidfd (an old kernel) nothing says when: look again.
+                None => std::thread::sleep(left.min(Duration::from_millis(20))),
             }
             if Instant::now() >= deadline {
                 return false;
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
+}
+
+/// Whether `pidfd`'s process exits within `within` (at once for zero): a
+/// pidfd polls readable once its process has exited. An interrupted poll
+/// reads as not yet, and the caller's deadline decides.
+fn exited_within(pidfd: &OwnedFd, within: Duration) -> bool {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut fds = [PollFd::new(pidfd, PollFlags::IN)];
+    let timeout = Timespec {
+        tv_sec: i64::try_from(within.as_secs()).unwrap_or(i64::MAX),
+        tv_nsec: i64::from(within.subsec_nanos()),
+    };
+    let ready = poll(&mut fds, Some(&timeout)).unwrap_or(0);
+    ready > 0 && fds[0].revents().contains(PollFlags::IN)
 }
 
 /// Whether `pid` is gone, or a zombie its parent has not reaped yet. A
@@ -117,7 +132,7 @@ fn end_with(handle: &ProcessHandle, first: Signal, grace: Duration) -> Ending {
         }
         Ok(()) => {}
     }
-    if handle.wait_gone(grace) {
+    if handle.wait_exit(grace) {
         return Ending::Terminated;
     }
     match handle.signal(Signal::SIGKILL) {
@@ -125,7 +140,7 @@ fn end_with(handle: &ProcessHandle, first: Signal, grace: Duration) -> Ending {
         Err(err) => tracing::warn!(pid = handle.pid(), error = %err, "SIGKILL refused"),
         Ok(()) => {}
     }
-    if handle.wait_gone(Duration::from_secs(3)) {
+    if handle.wait_exit(Duration::from_secs(3)) {
         Ending::Killed
     } else {
         Ending::Survived
@@ -156,5 +171,35 @@ mod tests {
         // The reaped pid: no process to open a handle on.
         assert_eq!(ProcessHandle::open(pid).err(), Some(Errno::ESRCH));
         assert_eq!(ProcessHandle::open(0).err(), Some(Errno::EINVAL));
+    }
+
+    #[test]
+    fn a_wait_ends_with_the_exit_and_a_live_process_outlasts_it() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let handle = ProcessHandle::open(i32::try_from(child.id()).unwrap()).unwrap();
+        // Alive through the whole wait: false, and not before the deadline.
+        let started = Instant::now();
+        assert!(!handle.wait_exit(Duration::from_millis(200)));
+        assert!(started.elapsed() >= Duration::from_millis(200));
+        // Ended meanwhile (a zombie, not reaped yet): true.
+        handle.signal(Signal::SIGKILL).unwrap();
+        assert!(handle.wait_exit(Duration::from_secs(10)));
+        child.wait().unwrap();
+        // The same without a pidfd (an old kernel), by the pid alone.
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let plain = ProcessHandle {
+            pid: i32::try_from(child.id()).unwrap(),
+            pidfd: None,
+        };
+        assert!(!plain.wait_exit(Duration::from_millis(50)));
+        plain.signal(Signal::SIGKILL).unwrap();
+        assert!(plain.wait_exit(Duration::from_secs(10)));
+        child.wait().unwrap();
     }
 }

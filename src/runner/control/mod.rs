@@ -209,12 +209,14 @@ impl Drop for ControlClient {
             let _ = stdin.write_all(line.as_bytes());
         }
         let child = self.child.get_mut().unwrap_or_else(|e| e.into_inner());
-        let deadline = crate::clock::deadline(Duration::from_secs(1));
-        while Instant::now() < deadline {
-            if matches!(child.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+        // Woken by the client's exit, not a poll's tick: this is the last
+        // step of every roll. Our own unreaped child: its pid cannot be reused.
+        let left = i32::try_from(child.id())
+            .ok()
+            .and_then(|pid| super::signal::ProcessHandle::open(pid).ok())
+            .is_none_or(|client| client.wait_exit(Duration::from_secs(1)));
+        if left && matches!(child.try_wait(), Ok(Some(_))) {
+            return;
         }
         let _ = child.kill();
         let _ = child.wait();
