@@ -24,7 +24,22 @@ pub(super) const HOST_COMMAND: Duration = Duration::from_secs(30);
 /// How long the new daemon, or a respawned worker, may take to show.
 pub(super) const SHOWS_WITHIN: Duration = Duration::from_secs(30);
 /// How often the host is looked at while something is awaited.
-pub(super) const LOOK_EVERY: Duration = Duration::from_millis(500);
+const LOOK_EVERY: Duration = Duration::from_millis(500);
+
+/// Looks with `look` every [`LOOK_EVERY`] until it answers, for at most
+/// [`SHOWS_WITHIN`]: `None` once that has passed with no answer.
+pub(super) fn await_shown<T>(mut look: impl FnMut() -> Option<T>) -> Option<T> {
+    let until = Instant::now().checked_add(SHOWS_WITHIN);
+    loop {
+        if let Some(answer) = look() {
+            return Some(answer);
+        }
+        if until.is_none_or(|u| Instant::now() >= u) {
+            return None;
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
 
 /// What a command of the host's (`claude daemon run`, `claude respawn`,
 /// `claude --bg`) runs with: the Claude binary, and an environment of
@@ -145,11 +160,10 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
     };
     let ours = i32::try_from(daemon.id()).unwrap_or(0);
     let desired = policy.desired_for_host();
-    let until = Instant::now().checked_add(SHOWS_WITHIN);
-    loop {
+    let shown = await_shown(|| {
         match host::daemon(config_dir) {
             DaemonSeen::Running { pid, env, .. } if pid == ours => {
-                return match env {
+                return Some(match env {
                     EnvRead::Read(env) if policy.diff(&desired, &env).is_empty() => LayerReport {
                         outcome: LayerOutcome::Replaced,
                         old_pid,
@@ -162,32 +176,31 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
                     EnvRead::Unverified(why) => refused(format!(
                         "what the daemon the-loop started (pid {pid}) holds could not be read: {why}"
                     )),
-                };
+                });
             }
             DaemonSeen::Running { pid, .. } => {
-                return refused(format!(
+                return Some(refused(format!(
                     "another client started a daemon (pid {pid}) after the old one was stopped; \
                      its environment is its starter's, so nothing is respawned onto it (stop it with \
                      `claude daemon stop --any --keep-workers`, then apply again)"
-                ))
+                )))
             }
-            DaemonSeen::Unreadable(why) => return refused(format!("daemon.lock: {why}")),
+            DaemonSeen::Unreadable(why) => return Some(refused(format!("daemon.lock: {why}"))),
             DaemonSeen::None => {}
         }
         // One that ended before it took the config dir says so at once.
-        if let Ok(Some(status)) = daemon.try_wait() {
-            return refused(format!(
+        daemon.try_wait().ok().flatten().map(|status| {
+            refused(format!(
                 "the daemon the-loop started (pid {ours}) exited ({status}) before it took the config dir"
-            ));
-        }
-        if until.is_none_or(|u| Instant::now() >= u) {
-            return refused(format!(
-                "the daemon the-loop started (pid {ours}) did not take the config dir within {} s",
-                SHOWS_WITHIN.as_secs()
-            ));
-        }
-        std::thread::sleep(LOOK_EVERY);
-    }
+            ))
+        })
+    });
+    shown.unwrap_or_else(|| {
+        refused(format!(
+            "the daemon the-loop started (pid {ours}) did not take the config dir within {} s",
+            SHOWS_WITHIN.as_secs()
+        ))
+    })
 }
 
 /// Waits until the daemon `old`, told to stop, no longer holds the config
@@ -195,18 +208,14 @@ pub fn ensure_daemon(client: &HostClient, config_dir: &Path, host_plan: &HostPla
 /// real Claude Code 2.1.332), and a daemon seen there after the new one was
 /// started would otherwise be taken for another client's.
 fn gone(config_dir: &Path, old: i32) -> Result<(), String> {
-    let until = Instant::now().checked_add(SHOWS_WITHIN);
-    loop {
-        match host::daemon(config_dir) {
-            DaemonSeen::Running { pid, .. } if pid == old => {}
-            _ => return Ok(()),
-        }
-        if until.is_none_or(|u| Instant::now() >= u) {
-            return Err(format!(
-                "the old daemon (pid {old}) still held the config dir {} s after it was told to stop",
-                SHOWS_WITHIN.as_secs()
-            ));
-        }
-        std::thread::sleep(LOOK_EVERY);
-    }
+    let gone = await_shown(|| match host::daemon(config_dir) {
+        DaemonSeen::Running { pid, .. } if pid == old => None,
+        _ => Some(()),
+    });
+    gone.ok_or_else(|| {
+        format!(
+            "the old daemon (pid {old}) still held the config dir {} s after it was told to stop",
+            SHOWS_WITHIN.as_secs()
+        )
+    })
 }

@@ -2,13 +2,12 @@
 //! directory, the client holding the policy's environment), verified by
 //! its new worker: what it holds, and that it holds the same conversation.
 
-use super::client::{HostClient, HOST_COMMAND, LOOK_EVERY, SHOWS_WITHIN};
+use super::client::{await_shown, HostClient, HOST_COMMAND, SHOWS_WITHIN};
 use super::observe as host;
 use crate::events::host::{HostOutcome, HostSessionReport};
 use crate::plan::host::HostSessionPlan;
 use crate::proc_env::EnvRead;
 use std::path::Path;
-use std::time::Instant;
 
 /// What became of `session`, before any new worker is known of it.
 pub(super) fn report_of(
@@ -64,42 +63,37 @@ pub(super) fn respawn(
         ));
         return report;
     }
-    let until = Instant::now().checked_add(SHOWS_WITHIN);
-    loop {
+    let verified = await_shown(|| {
         let seen = host::observe(claude, config_dir);
         let now = seen.sessions.iter().find(|s| s.listed.id == session.id);
-        if let Some(now) = now.filter(|s| s.listed.pid.is_some() && s.listed.pid != session.pid) {
-            report.new_pid = now.listed.pid;
-            match &now.env {
-                Some(EnvRead::Read(env)) => {
-                    let changes = super::plan::worker_drift(policy, &desired, env);
-                    if !changes.is_empty() {
-                        let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
-                        report.detail = Some(format!(
-                            "the new worker holds other than the policy: {}",
-                            names.join(", ")
-                        ));
-                    } else if now.listed.session_id != session.conversation {
-                        report.detail = Some(format!(
-                            "the new worker holds conversation {}, not {}",
-                            now.listed.session_id.as_deref().unwrap_or("none"),
-                            session.conversation.as_deref().unwrap_or("none")
-                        ));
-                    } else {
-                        report.outcome = HostOutcome::Restarted;
-                    }
-                    return report;
-                }
-                Some(EnvRead::Unverified(_)) | None => {}
-            }
-        }
-        if until.is_none_or(|u| Instant::now() >= u) {
+        let now = now.filter(|s| s.listed.pid.is_some() && s.listed.pid != session.pid)?;
+        report.new_pid = now.listed.pid;
+        let Some(EnvRead::Read(env)) = &now.env else {
+            return None;
+        };
+        let changes = super::plan::worker_drift(policy, &desired, env);
+        if !changes.is_empty() {
+            let names: Vec<&str> = changes.iter().map(|c| c.name.as_str()).collect();
             report.detail = Some(format!(
-                "no new worker could be verified within {} s of `claude respawn`",
-                SHOWS_WITHIN.as_secs()
+                "the new worker holds other than the policy: {}",
+                names.join(", ")
             ));
-            return report;
+        } else if now.listed.session_id != session.conversation {
+            report.detail = Some(format!(
+                "the new worker holds conversation {}, not {}",
+                now.listed.session_id.as_deref().unwrap_or("none"),
+                session.conversation.as_deref().unwrap_or("none")
+            ));
+        } else {
+            report.outcome = HostOutcome::Restarted;
         }
-        std::thread::sleep(LOOK_EVERY);
+        Some(())
+    });
+    if verified.is_none() {
+        report.detail = Some(format!(
+            "no new worker could be verified within {} s of `claude respawn`",
+            SHOWS_WITHIN.as_secs()
+        ));
     }
+    report
 }
