@@ -6,6 +6,11 @@
 # drifted. The server is left running.
 #
 # Usage: bench-world.sh N DIR   (PROBE=seconds sets resumeProbeSeconds; default 2)
+# LIVED=1 writes the harness's user config ($HOME/.claude.json) as a fleet
+# leaves it after real work: each session's project with its trust keys
+# and the last session's figures Claude Code 2.1.332 writes there (about
+# 1 KB a project), where without it the-loop's first roll writes the trust
+# keys alone.
 # Then, to use it by hand:
 #   export HOME=DIR/home TMUX_TMPDIR=DIR/tmux PATH=DIR/bin:$PATH
 #   the-loop --config DIR/cli-config.yaml plan
@@ -57,6 +62,30 @@ for ((i = 1; i <= n; i++)); do
     batch=()
   fi
 done
+if [ "${LIVED:-}" = 1 ]; then
+  python3 - "$dir" "$n" <<'PY'
+import json, sys
+home, n = sys.argv[1], int(sys.argv[2])
+def project(i):
+    usage = {"inputTokens": 2, "outputTokens": 2, "thinkingTokens": 0, "cacheReadInputTokens": 0,
+             "cacheCreationInputTokens": 0, "webSearchRequests": 0, "costUSD": 4.8e-05}
+    metrics = {f"{m}_ms_{s}": 1.78 for m in ("frame_duration", "hook_duration")
+               for s in ("count", "min", "max", "avg", "p50", "p95", "p99")}
+    return {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True,
+            "lastGracefulShutdown": True, "lastVersionBase": "2.1.332", "lastCost": 4.8e-05,
+            "lastAPIDuration": 109, "lastAPIDurationWithoutRetries": 64, "lastToolDuration": 0,
+            "lastDuration": 2122, "lastStartTime": 1796592755647 + i, "lastLinesAdded": 0,
+            "lastLinesRemoved": 0, "lastTotalInputTokens": 2, "lastTotalOutputTokens": 2,
+            "lastTotalCacheCreationInputTokens": 0, "lastTotalCacheReadInputTokens": 0,
+            "lastTotalWebSearchRequests": 0, "lastFpsAverage": 26.5, "lastFpsLow1Pct": 231.37,
+            "lastModelUsage": {"claude-opus-5-5": usage}, "lastSessionId": f"0000-{i}",
+            "lastSessionMetrics": metrics}
+projects = {f"{home}/work/github-bench-fleet-{i}": project(i) for i in range(1, n + 1)}
+with open(f"{home}/home/.claude.json", "w") as f:
+    json.dump({"numStartups": 42, "hasCompletedOnboarding": True, "projects": projects}, f, indent=2)
+PY
+  chmod 600 "$dir/home/.claude.json"
+fi
 tries=0
 while (($(find "$dir/home/.claude/projects" -name '*.jsonl' | wc -l) < n)); do
   ((++tries < 600)) || { echo "bench-world: the sessions did not start" >&2; exit 1; }

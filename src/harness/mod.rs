@@ -14,6 +14,7 @@ pub mod prepare;
 pub mod resumable;
 pub mod screens;
 pub mod seed;
+pub mod seed_holds;
 pub mod turn_screen;
 pub mod user_files;
 

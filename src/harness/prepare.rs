@@ -8,8 +8,9 @@
 //! (the-loop's environment, the real paths) and writes ([`super::user_files`]).
 
 use super::ledger::{Format, Step};
-use super::seed::PLUGIN;
 use super::seed::{asks_for_bypass, seed_plugin_noted, seed_trust_noted, trust_seed, DirForms};
+use super::seed::{Merged, PLUGIN};
+use super::seed_holds::trust_holds;
 use super::user_files::{already_holds, edit, HarnessHome};
 use super::LaunchArgs;
 use crate::desired::config::{BypassPermissions, Config, TrustScope};
@@ -72,9 +73,13 @@ pub(super) fn before_spawn(
     let repo = plugins.marketplace_repo.as_str();
     if let Some(seed) = trust_seed {
         match (seed, home.user_config()) {
-            (Ok(seed), Some(file)) => match noted_edit(config, &file, Format::Json, |existing| {
-                seed_trust_noted(existing, &seed)
-            }) {
+            (Ok(seed), Some(file)) => match noted_edit_unless(
+                config,
+                &file,
+                Format::Json,
+                |existing| existing.is_some_and(|text| trust_holds(text, &seed)),
+                |existing| seed_trust_noted(existing, &seed),
+            ) {
                 Ok(true) => events.emit(Event::WorkspaceTrusted {
                     directories: Some(seed.directories()),
                     plugin: None,
@@ -124,9 +129,25 @@ pub(super) fn noted_edit(
     config: &Config,
     file: &Path,
     format: Format,
-    seed: impl Fn(Option<&[u8]>) -> (super::seed::Merged, Vec<Step>),
+    seed: impl Fn(Option<&[u8]>) -> (Merged, Vec<Step>),
 ) -> Result<bool, super::user_files::EditError> {
-    if already_holds(file, |existing| seed(existing).0) {
+    let merge_holds = |existing: Option<&[u8]>| seed(existing).0 == Merged::Unchanged;
+    noted_edit_unless(config, file, format, merge_holds, &seed)
+}
+
+/// [`noted_edit`], where `holds` first judges, without the turn, whether
+/// the file already holds what `seed` would make of it: a quicker read than
+/// the whole merge (a user config of hundreds of projects, read by each of
+/// hundreds of respawns), which says yes only where the merge would write
+/// nothing ([`super::seed_holds`]).
+pub(super) fn noted_edit_unless(
+    config: &Config,
+    file: &Path,
+    format: Format,
+    holds: impl FnOnce(Option<&[u8]>) -> bool,
+    seed: impl Fn(Option<&[u8]>) -> (Merged, Vec<Step>),
+) -> Result<bool, super::user_files::EditError> {
+    if already_holds(file, holds) {
         return Ok(false);
     }
     let _turn = edit_turn(config);

@@ -207,17 +207,17 @@ pub fn preview(
 }
 
 /// Applies `merge` to the file at `path`. Returns whether it was written.
-/// Whether `path` already holds what `merge` would make of it: nothing to
-/// write. Read without any lock (the file is only ever replaced whole, by
-/// a rename), so parallel respawns whose settings are in place already do
-/// not queue for the edit lock; an unreadable file says no, and the edit
-/// under the lock says why.
-pub fn already_holds(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> bool {
+/// Whether `path` already holds what an edit would make of it: nothing to
+/// write, as `holds` judges its text (`None`: no file). Read without any
+/// lock (the file is only ever replaced whole, by a rename), so parallel
+/// respawns whose settings are in place already do not queue for the edit
+/// lock; an unreadable file says no, and the edit under the lock says why.
+pub fn already_holds(path: &Path, holds: impl FnOnce(Option<&[u8]>) -> bool) -> bool {
     let Ok(target) = write_target(path) else {
         return false;
     };
     match read_existing(&target) {
-        Ok(existing) => matches!(merge(existing.as_deref()), Merged::Unchanged),
+        Ok(existing) => holds(existing.as_deref()),
         Err(_) => false,
     }
 }

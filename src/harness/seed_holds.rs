@@ -1,0 +1,296 @@
+//! Whether Claude Code's user config already holds a spawn's trust, read
+//! once per content of the file, not once per spawn.
+//!
+//! Every spawn and respawn asks this before it would take the edit's turn
+//! ([`super::prepare`]), and nearly always the answer is yes (the roll
+//! before wrote it). The file grows with every project the harness has
+//! opened (about 1 KB each: Claude Code 2.1.332 keeps its last session's
+//! costs and durations there), so each of a roll's 500 respawns parsing a
+//! file of 500 projects into a tree, to find one of them, made the roll's
+//! cost grow with the square of the fleet. Here the file is scanned into a
+//! [`TrustSummary`] (each project's two trust keys and the bypass key, the
+//! rest skipped as it is read), and the summary is kept beside the bytes it
+//! came from: a respawn that reads the same bytes compares them and asks
+//! the summary.
+//!
+//! The answer is sure or it is no. [`trust_holds`] says yes only when
+//! [`super::seed::seed_trust`] would say [`super::seed::Merged::Unchanged`]
+//! for those bytes; any doubt (a key the merge reads given twice, a shape
+//! not expected, text that is not JSON) says no, and the caller then takes
+//! its turn and merges the file in full, which decides and, when it must,
+//! explains.
+
+use super::seed::{TrustSeed, BYPASS_KEY, ONBOARDING_KEY, TRUST_KEY};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// Whether the user config `bytes` already hold every key `seed` sets.
+pub fn trust_holds(bytes: &[u8], seed: &TrustSeed) -> bool {
+    summary_of(bytes).is_some_and(|summary| summary.holds(seed))
+}
+
+/// What one user config says of trust: every project's two keys, and the
+/// bypass key.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct TrustSummary {
+    projects: HashMap<String, Project>,
+    bypass_accepted: bool,
+}
+
+/// One entry of `projects`: whether each key the seed sets is `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Project {
+    /// Not an object: the merge refuses it.
+    NotObject,
+    Keys {
+        trust: bool,
+        onboarding: bool,
+    },
+}
+
+impl TrustSummary {
+    /// Reads `bytes`; `None` when unsure (see the module's doc).
+    pub fn of(bytes: &[u8]) -> Option<TrustSummary> {
+        let mut reader = serde_json::Deserializer::from_slice(bytes);
+        let summary = Root.deserialize(&mut reader).ok()?;
+        reader.end().ok()?;
+        Some(summary)
+    }
+
+    /// Whether `seed` would set nothing in the file this was read from.
+    pub fn holds(&self, seed: &TrustSeed) -> bool {
+        let has = |dir: &String, onboarding_too: bool| match self.projects.get(dir) {
+            Some(Project::Keys { trust, onboarding }) => *trust && (*onboarding || !onboarding_too),
+            _ => false,
+        };
+        (!seed.accept_bypass || self.bypass_accepted)
+            && seed.exact.iter().all(|dir| has(dir, true))
+            && seed.widened.iter().all(|dir| has(dir, false))
+    }
+}
+
+/// The last bytes read and their summary (`None`: unsure): a roll's
+/// respawns read the same file, unchanged between them.
+type Remembered = Option<(Arc<[u8]>, Option<Arc<TrustSummary>>)>;
+static LAST: Mutex<Remembered> = Mutex::new(None);
+
+/// The summary of `bytes`, read once per content. The lock is held while a
+/// new content is read, so a wave of respawns reads it once, not once each.
+fn summary_of(bytes: &[u8]) -> Option<Arc<TrustSummary>> {
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((seen, summary)) = last.as_ref() {
+        if **seen == *bytes {
+            return summary.clone();
+        }
+    }
+    let summary = TrustSummary::of(bytes).map(Arc::new);
+    *last = Some((Arc::from(bytes), summary.clone()));
+    summary
+}
+
+/// Why a scan gave up: the caller merges the file in full instead.
+fn unsure<E: de::Error>(why: &str) -> E {
+    E::custom(why)
+}
+
+/// A key, borrowed from the file where it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> de::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(key)))
+            }
+            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(key.to_owned())))
+            }
+        }
+        reader.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Whether a value is exactly `true`, whatever else it is skipped.
+struct IsTrue(bool);
+
+impl<'de> de::Deserialize<'de> for IsTrue {
+    fn deserialize<D: de::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        struct TrueVisitor;
+        impl<'de> Visitor<'de> for TrueVisitor {
+            type Value = IsTrue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<IsTrue, E> {
+                Ok(IsTrue(v))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<IsTrue, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<IsTrue, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IsTrue, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<IsTrue, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<IsTrue, E> {
+                Ok(IsTrue(false))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<IsTrue, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IsTrue(false))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IsTrue, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IsTrue(false))
+            }
+        }
+        reader.deserialize_any(TrueVisitor)
+    }
+}
+
+/// Each of `map`'s keys in turn, with `read` reading the values it wants
+/// (`true`) and every other value skipped; a wanted key given twice is
+/// unsure, since the merge keeps the last and this does not guess.
+fn each_key<'de, A: MapAccess<'de>>(
+    mut map: A,
+    mut read: impl FnMut(&str, &mut A) -> Result<bool, A::Error>,
+) -> Result<(), A::Error> {
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(Key(key)) = map.next_key::<Key>()? {
+        if read(&key, &mut map)? {
+            if seen.iter().any(|k| *k == *key) {
+                return Err(unsure("a key read twice"));
+            }
+            seen.push(key.into_owned());
+        } else {
+            map.next_value::<IgnoredAny>()?;
+        }
+    }
+    Ok(())
+}
+
+/// The file's top level: an object, whose `projects` and bypass key are
+/// read.
+struct Root;
+
+impl<'de> DeserializeSeed<'de> for Root {
+    type Value = TrustSummary;
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<TrustSummary, D::Error> {
+        reader.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Root {
+    type Value = TrustSummary;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TrustSummary, A::Error> {
+        let mut summary = TrustSummary::default();
+        each_key(map, |key, map| {
+            if key == "projects" {
+                summary.projects = map.next_value_seed(Projects)?;
+            } else if key == BYPASS_KEY {
+                summary.bypass_accepted = map.next_value::<IsTrue>()?.0;
+            } else {
+                return Ok(false);
+            }
+            Ok(true)
+        })?;
+        Ok(summary)
+    }
+}
+
+/// `projects`: an object of projects, each read for its two keys.
+struct Projects;
+
+impl<'de> DeserializeSeed<'de> for Projects {
+    type Value = HashMap<String, Project>;
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Projects {
+    type Value = HashMap<String, Project>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of projects")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut projects = HashMap::new();
+        while let Some(Key(dir)) = map.next_key::<Key>()? {
+            let project = map.next_value_seed(ProjectKeys)?;
+            if projects.insert(dir.into_owned(), project).is_some() {
+                return Err(unsure("a project given twice"));
+            }
+        }
+        Ok(projects)
+    }
+}
+
+/// One project: its two keys if it is an object.
+struct ProjectKeys;
+
+impl<'de> DeserializeSeed<'de> for ProjectKeys {
+    type Value = Project;
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Project, D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ProjectKeys {
+    type Value = Project;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a project")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Project, A::Error> {
+        let (mut trust, mut onboarding) = (false, false);
+        each_key(map, |key, map| {
+            match key {
+                TRUST_KEY => trust = map.next_value::<IsTrue>()?.0,
+                ONBOARDING_KEY => onboarding = map.next_value::<IsTrue>()?.0,
+                _ => return Ok(false),
+            }
+            Ok(true)
+        })?;
+        Ok(Project::Keys { trust, onboarding })
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Project, E> {
+        Ok(Project::NotObject)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Project, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Project::NotObject)
+    }
+}
+
+#[cfg(test)]
+#[path = "seed_holds_tests.rs"]
+mod tests;
