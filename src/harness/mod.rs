@@ -7,6 +7,7 @@ pub mod claude;
 pub mod claude_background;
 pub mod claude_sessions;
 pub mod codex;
+pub mod content_memo;
 pub mod hooks;
 pub mod ledger;
 pub mod models;

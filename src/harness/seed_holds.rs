@@ -10,8 +10,8 @@
 //! cost grow with the square of the fleet. Here the file is scanned into a
 //! [`TrustSummary`] (each project's two trust keys and the bypass key, the
 //! rest skipped as it is read), and the summary is kept beside the bytes it
-//! came from: a respawn that reads the same bytes compares them and asks
-//! the summary.
+//! came from ([`super::content_memo`]): a respawn that reads the same bytes
+//! asks the summary.
 //!
 //! The answer is sure or it is no. [`trust_holds`] says yes only when
 //! [`super::seed::seed_trust`] would say [`super::seed::Merged::Unchanged`]
@@ -20,16 +20,17 @@
 //! its turn and merges the file in full, which decides and, when it must,
 //! explains.
 
+use super::content_memo::ContentMemo;
 use super::seed::{TrustSeed, BYPASS_KEY, ONBOARDING_KEY, TRUST_KEY};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
 
 /// Whether the user config `bytes` already hold every key `seed` sets.
 pub fn trust_holds(bytes: &[u8], seed: &TrustSeed) -> bool {
-    summary_of(bytes).is_some_and(|summary| summary.holds(seed))
+    LAST.read(bytes, TrustSummary::of)
+        .is_some_and(|summary| summary.holds(seed))
 }
 
 /// What one user config says of trust: every project's two keys, and the
@@ -40,15 +41,12 @@ pub struct TrustSummary {
     bypass_accepted: bool,
 }
 
-/// One entry of `projects`: whether each key the seed sets is `true`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Project {
-    /// Not an object: the merge refuses it.
-    NotObject,
-    Keys {
-        trust: bool,
-        onboarding: bool,
-    },
+/// One entry of `projects`: whether each key the seed sets is `true`. An
+/// entry that is not an object holds neither (the merge refuses it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Project {
+    trust: bool,
+    onboarding: bool,
 }
 
 impl TrustSummary {
@@ -62,9 +60,10 @@ impl TrustSummary {
 
     /// Whether `seed` would set nothing in the file this was read from.
     pub fn holds(&self, seed: &TrustSeed) -> bool {
-        let has = |dir: &String, onboarding_too: bool| match self.projects.get(dir) {
-            Some(Project::Keys { trust, onboarding }) => *trust && (*onboarding || !onboarding_too),
-            _ => false,
+        let has = |dir: &String, onboarding_too: bool| {
+            self.projects
+                .get(dir)
+                .is_some_and(|p| p.trust && (p.onboarding || !onboarding_too))
         };
         (!seed.accept_bypass || self.bypass_accepted)
             && seed.exact.iter().all(|dir| has(dir, true))
@@ -72,24 +71,9 @@ impl TrustSummary {
     }
 }
 
-/// The last bytes read and their summary (`None`: unsure): a roll's
-/// respawns read the same file, unchanged between them.
-type Remembered = Option<(Arc<[u8]>, Option<Arc<TrustSummary>>)>;
-static LAST: Mutex<Remembered> = Mutex::new(None);
-
-/// The summary of `bytes`, read once per content. The lock is held while a
-/// new content is read, so a wave of respawns reads it once, not once each.
-fn summary_of(bytes: &[u8]) -> Option<Arc<TrustSummary>> {
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((seen, summary)) = last.as_ref() {
-        if **seen == *bytes {
-            return summary.clone();
-        }
-    }
-    let summary = TrustSummary::of(bytes).map(Arc::new);
-    *last = Some((Arc::from(bytes), summary.clone()));
-    summary
-}
+/// The summary of the last content read: a roll's respawns read the same
+/// file, unchanged between them.
+static LAST: ContentMemo<TrustSummary> = ContentMemo::new();
 
 /// Why a scan gave up: the caller merges the file in full instead.
 fn unsure<E: de::Error>(why: &str) -> E {
@@ -265,29 +249,29 @@ impl<'de> Visitor<'de> for ProjectKeys {
             }
             Ok(true)
         })?;
-        Ok(Project::Keys { trust, onboarding })
+        Ok(Project { trust, onboarding })
     }
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_i64<E: de::Error>(self, _: i64) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_u64<E: de::Error>(self, _: u64) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_f64<E: de::Error>(self, _: f64) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_unit<E: de::Error>(self) -> Result<Project, E> {
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Project, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Project::NotObject)
+        Ok(Project::default())
     }
 }
 

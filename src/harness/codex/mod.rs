@@ -15,6 +15,7 @@ pub mod launch;
 pub mod rollout;
 pub mod screen;
 pub mod seed;
+pub mod seed_holds;
 
 use super::user_files::HarnessHome;
 use super::{screens, turn_screen, Harness, Launch, LaunchArgs, ObservedLaunch};
@@ -143,7 +144,11 @@ fn before_spawn(config: &Config, home: &HarnessHome, cwd: &Path, events: &EventL
         hooks,
     };
     let seed = |existing: Option<&[u8]>| seed::seed_noted(existing, &wanted);
-    match super::prepare::noted_edit(config, &file, crate::harness::ledger::Format::Toml, seed) {
+    let holds = |existing: Option<&[u8]>| {
+        existing.is_some_and(|text| seed_holds::seed_holds(text, &wanted))
+    };
+    let format = crate::harness::ledger::Format::Toml;
+    match super::prepare::noted_edit_unless(config, &file, format, holds, seed) {
         Ok(true) => events.emit(Event::WorkspaceTrusted {
             directories: Some(vec![project]),
             plugin: None,
