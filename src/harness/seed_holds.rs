@@ -23,6 +23,7 @@
 use super::content_memo::ContentMemo;
 use super::seed::{TrustSeed, BYPASS_KEY, ONBOARDING_KEY, TRUST_KEY};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -41,9 +42,8 @@ pub struct TrustSummary {
     bypass_accepted: bool,
 }
 
-/// One entry of `projects`: whether each key the seed sets is `true`. An
-/// entry that is not an object holds neither (the merge refuses it).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// One entry of `projects`: whether each key the seed sets is `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Project {
     trust: bool,
     onboarding: bool,
@@ -102,46 +102,10 @@ impl<'de> de::Deserialize<'de> for Key<'de> {
     }
 }
 
-/// Whether a value is exactly `true`, whatever else it is skipped.
-struct IsTrue(bool);
-
-impl<'de> de::Deserialize<'de> for IsTrue {
-    fn deserialize<D: de::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
-        struct TrueVisitor;
-        impl<'de> Visitor<'de> for TrueVisitor {
-            type Value = IsTrue;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<IsTrue, E> {
-                Ok(IsTrue(v))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<IsTrue, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<IsTrue, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IsTrue, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<IsTrue, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<IsTrue, E> {
-                Ok(IsTrue(false))
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<IsTrue, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(IsTrue(false))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<IsTrue, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(IsTrue(false))
-            }
-        }
-        reader.deserialize_any(TrueVisitor)
-    }
+/// Whether a value the merge reads is exactly `true` (these values are
+/// small: read whole).
+fn is_true<'de, A: MapAccess<'de>>(map: &mut A) -> Result<bool, A::Error> {
+    Ok(map.next_value::<Value>()? == Value::Bool(true))
 }
 
 /// Each of `map`'s keys in turn, with `read` reading the values it wants
@@ -187,7 +151,7 @@ impl<'de> Visitor<'de> for Root {
             if key == "projects" {
                 summary.projects = map.next_value_seed(Projects)?;
             } else if key == BYPASS_KEY {
-                summary.bypass_accepted = map.next_value::<IsTrue>()?.0;
+                summary.bypass_accepted = is_true(map)?;
             } else {
                 return Ok(false);
             }
@@ -224,13 +188,14 @@ impl<'de> Visitor<'de> for Projects {
     }
 }
 
-/// One project: its two keys if it is an object.
+/// One project: its two keys. A project that is not an object is unsure
+/// (Claude Code never writes one; the merge refuses a seed that names it).
 struct ProjectKeys;
 
 impl<'de> DeserializeSeed<'de> for ProjectKeys {
     type Value = Project;
     fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Project, D::Error> {
-        reader.deserialize_any(self)
+        reader.deserialize_map(self)
     }
 }
 
@@ -243,35 +208,13 @@ impl<'de> Visitor<'de> for ProjectKeys {
         let (mut trust, mut onboarding) = (false, false);
         each_key(map, |key, map| {
             match key {
-                TRUST_KEY => trust = map.next_value::<IsTrue>()?.0,
-                ONBOARDING_KEY => onboarding = map.next_value::<IsTrue>()?.0,
+                TRUST_KEY => trust = is_true(map)?,
+                ONBOARDING_KEY => onboarding = is_true(map)?,
                 _ => return Ok(false),
             }
             Ok(true)
         })?;
         Ok(Project { trust, onboarding })
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Project, E> {
-        Ok(Project::default())
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Project, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Project::default())
     }
 }
 

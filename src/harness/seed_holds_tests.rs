@@ -154,6 +154,11 @@ fn any_doubt_is_not_held() {
         ),
         format!(r#"{{"bypassPermissionsModeAccepted": true, "projects": {{"/w/repo": {good}"#),
         r#"{"bypassPermissionsModeAccepted": true, "projects": []}"#.to_string(),
+        // Another project that is not an object: never written by Claude
+        // Code, so the scan does not read on past it.
+        format!(
+            r#"{{"bypassPermissionsModeAccepted": true, "projects": {{"/w/repo": {good}, "/w/x": 3}}}}"#
+        ),
         // Given twice: the full merge keeps the last, the scan does not guess.
         format!(
             r#"{{"bypassPermissionsModeAccepted": true, "projects": {{"/w/repo": {good}}}, "projects": {{"/w/repo": {good}}}}}"#
