@@ -10,6 +10,10 @@
 //! than reading them as JSON or TOML) gets what was read from them; other
 //! bytes are read afresh and replace them. Nothing is ever answered for
 //! bytes it was not read from.
+//!
+//! The bytes stay in memory, one file's worth per kind, and go nowhere
+//! else: a user config may hold a credential, so [`ContentMemo`] has no
+//! `Debug` and no way to hand them out.
 
 use std::sync::{Arc, Mutex};
 
