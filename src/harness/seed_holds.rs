@@ -53,7 +53,7 @@ impl TrustSummary {
     /// Reads `bytes`; `None` when unsure (see the module's doc).
     pub fn of(bytes: &[u8]) -> Option<TrustSummary> {
         let mut reader = serde_json::Deserializer::from_slice(bytes);
-        let summary = Root.deserialize(&mut reader).ok()?;
+        let summary = Object(Root).deserialize(&mut reader).ok()?;
         reader.end().ok()?;
         Some(summary)
     }
@@ -129,27 +129,47 @@ fn each_key<'de, A: MapAccess<'de>>(
     Ok(())
 }
 
-/// The file's top level: an object, whose `projects` and bypass key are
-/// read.
-struct Root;
+/// An object read by one of this file's readers: the serde plumbing they
+/// share, so each says only what it keeps.
+trait ObjectReader {
+    type Out;
+    /// What the object is, for serde's messages (never shown: any error
+    /// only makes the scan unsure).
+    const WHAT: &'static str;
+    fn read<'de, A: MapAccess<'de>>(self, map: A) -> Result<Self::Out, A::Error>;
+}
 
-impl<'de> DeserializeSeed<'de> for Root {
-    type Value = TrustSummary;
-    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<TrustSummary, D::Error> {
+/// Reads an object with `R`; anything else is an error (unsure).
+struct Object<R>(R);
+
+impl<'de, R: ObjectReader> DeserializeSeed<'de> for Object<R> {
+    type Value = R::Out;
+    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<R::Out, D::Error> {
         reader.deserialize_map(self)
     }
 }
 
-impl<'de> Visitor<'de> for Root {
-    type Value = TrustSummary;
+impl<'de, R: ObjectReader> Visitor<'de> for Object<R> {
+    type Value = R::Out;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON object")
+        f.write_str(R::WHAT)
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TrustSummary, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<R::Out, A::Error> {
+        self.0.read(map)
+    }
+}
+
+/// The file's top level, whose `projects` and bypass key are read.
+struct Root;
+
+impl ObjectReader for Root {
+    type Out = TrustSummary;
+    const WHAT: &'static str = "a JSON object";
+    fn read<'de, A: MapAccess<'de>>(self, map: A) -> Result<TrustSummary, A::Error> {
         let mut summary = TrustSummary::default();
         each_key(map, |key, map| {
             if key == "projects" {
-                summary.projects = map.next_value_seed(Projects)?;
+                summary.projects = map.next_value_seed(Object(Projects))?;
             } else if key == BYPASS_KEY {
                 summary.bypass_accepted = is_true(map)?;
             } else {
@@ -164,22 +184,13 @@ impl<'de> Visitor<'de> for Root {
 /// `projects`: an object of projects, each read for its two keys.
 struct Projects;
 
-impl<'de> DeserializeSeed<'de> for Projects {
-    type Value = HashMap<String, Project>;
-    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
-        reader.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Projects {
-    type Value = HashMap<String, Project>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of projects")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+impl ObjectReader for Projects {
+    type Out = HashMap<String, Project>;
+    const WHAT: &'static str = "an object of projects";
+    fn read<'de, A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Out, A::Error> {
         let mut projects = HashMap::new();
         while let Some(Key(dir)) = map.next_key::<Key>()? {
-            let project = map.next_value_seed(ProjectKeys)?;
+            let project = map.next_value_seed(Object(ProjectKeys))?;
             if projects.insert(dir.into_owned(), project).is_some() {
                 return Err(unsure("a project given twice"));
             }
@@ -192,19 +203,10 @@ impl<'de> Visitor<'de> for Projects {
 /// (Claude Code never writes one; the merge refuses a seed that names it).
 struct ProjectKeys;
 
-impl<'de> DeserializeSeed<'de> for ProjectKeys {
-    type Value = Project;
-    fn deserialize<D: de::Deserializer<'de>>(self, reader: D) -> Result<Project, D::Error> {
-        reader.deserialize_map(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ProjectKeys {
-    type Value = Project;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a project")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Project, A::Error> {
+impl ObjectReader for ProjectKeys {
+    type Out = Project;
+    const WHAT: &'static str = "a project";
+    fn read<'de, A: MapAccess<'de>>(self, map: A) -> Result<Project, A::Error> {
         let (mut trust, mut onboarding) = (false, false);
         each_key(map, |key, map| {
             match key {

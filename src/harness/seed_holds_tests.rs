@@ -74,55 +74,44 @@ fn a_key_written_with_escapes_is_the_directory_it_names() {
 #[test]
 fn anything_the_seed_would_still_set_is_not_held() {
     let s = seed(&["/w/repo"], &["/w"], true);
-    let held = |repo: String, root: String, bypass: Option<&str>| {
-        let text = config(&[("/w/repo", repo), ("/w", root)], bypass, 3);
+    // The repo's trust and onboarding values, the workspace root's entry
+    // (its trust value, or a whole entry that is not an object), bypass.
+    let held = |trust: &str, onboarding: Option<&str>, root: &str, bypass: Option<&str>| {
+        let root = match root {
+            "[]" => root.to_string(),
+            trust => project(trust, None),
+        };
+        let text = config(
+            &[("/w/repo", project(trust, onboarding)), ("/w", root)],
+            bypass,
+            3,
+        );
         (
             trust_holds(text.as_bytes(), &s),
             full_merge_holds(&text, &s),
         )
     };
-    let all = held(
-        project("true", Some("true")),
-        project("true", None),
-        Some("true"),
+    assert_eq!(
+        held("true", Some("true"), "true", Some("true")),
+        (true, true)
     );
-    assert_eq!(all, (true, true));
-    for (repo, root, bypass) in [
-        (
-            project("false", Some("true")),
-            project("true", None),
-            Some("true"),
-        ),
-        (
-            project("true", Some("false")),
-            project("true", None),
-            Some("true"),
-        ),
-        (project("true", None), project("true", None), Some("true")),
-        (
-            project("true", Some("\"true\"")),
-            project("true", None),
-            Some("true"),
-        ),
-        (
-            project("true", Some("1")),
-            project("true", None),
-            Some("true"),
-        ),
-        (
-            project("true", Some("true")),
-            project("null", None),
-            Some("true"),
-        ),
-        (
-            project("true", Some("true")),
-            project("true", None),
-            Some("false"),
-        ),
-        (project("true", Some("true")), project("true", None), None),
-        (project("true", Some("true")), "[]".into(), Some("true")),
+    for (trust, onboarding, root, bypass) in [
+        ("false", Some("true"), "true", Some("true")),
+        ("true", Some("false"), "true", Some("true")),
+        ("true", None, "true", Some("true")),
+        ("true", Some("\"true\""), "true", Some("true")),
+        ("true", Some("1"), "true", Some("true")),
+        ("true", Some("true"), "null", Some("true")),
+        ("true", Some("true"), "true", Some("false")),
+        ("true", Some("true"), "true", None),
+        ("true", Some("true"), "[]", Some("true")),
     ] {
-        assert_eq!(held(repo, root, bypass), (false, false));
+        let case = (trust, onboarding, root, bypass);
+        assert_eq!(
+            held(trust, onboarding, root, bypass),
+            (false, false),
+            "{case:?}"
+        );
     }
 }
 
