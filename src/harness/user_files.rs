@@ -206,7 +206,6 @@ pub fn preview(
     Ok(merge(existing.as_deref()))
 }
 
-/// Applies `merge` to the file at `path`. Returns whether it was written.
 /// Whether `path` already holds what an edit would make of it: nothing to
 /// write, as `holds` judges its text (`None`: no file). Read without any
 /// lock (the file is only ever replaced whole, by a rename), so parallel
@@ -222,6 +221,7 @@ pub fn already_holds(path: &Path, holds: impl FnOnce(Option<&[u8]>) -> bool) -> 
     }
 }
 
+/// Applies `merge` to the file at `path`. Returns whether it was written.
 pub fn edit(path: &Path, merge: impl FnOnce(Option<&[u8]>) -> Merged) -> Result<bool, EditError> {
     let target = write_target(path)?;
     let io = |action: &'static str| {
