@@ -193,7 +193,10 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let fake = dir.path().join("claude");
-        std::fs::write(&fake, "#!/bin/sh\nsleep 30\n").unwrap();
+        // `read`, a builtin, waits on stdin without a fork: a shell that ran
+        // `sleep` would fork a child holding the same argv until it exec'd,
+        // which a look in that moment counted as a second holder.
+        std::fs::write(&fake, "#!/bin/sh\nread _line\n").unwrap();
         std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         // Another test thread that forked while the script was open for
@@ -204,6 +207,7 @@ mod tests {
             match std::process::Command::new(&fake)
                 .args(["--resume", &id])
                 .current_dir(dir.path())
+                .stdin(std::process::Stdio::piped())
                 .spawn()
             {
                 Ok(child) => break child,
