@@ -30,6 +30,9 @@ use std::fmt;
 
 /// Whether the user config `bytes` already hold every key `seed` sets.
 pub fn trust_holds(bytes: &[u8], seed: &TrustSeed) -> bool {
+    // The summary of the last content read: a roll's respawns read the
+    // same file, unchanged between them.
+    static LAST: ContentMemo<TrustSummary> = ContentMemo::new();
     LAST.read(bytes, TrustSummary::of)
         .is_some_and(|summary| summary.holds(seed))
 }
@@ -70,10 +73,6 @@ impl TrustSummary {
             && seed.widened.iter().all(|dir| has(dir, false))
     }
 }
-
-/// The summary of the last content read: a roll's respawns read the same
-/// file, unchanged between them.
-static LAST: ContentMemo<TrustSummary> = ContentMemo::new();
 
 /// Why a scan gave up: the caller merges the file in full instead.
 fn unsure<E: de::Error>(why: &str) -> E {
