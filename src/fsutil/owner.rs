@@ -151,7 +151,10 @@ pub fn not_yours(e: &io::Error) -> Option<&NotYours> {
 
 /// Whether the file `meta` describes is the caller's alone under `rule`.
 pub fn check(meta: &std::fs::Metadata, rule: Rule) -> Result<(), NotYours> {
-    let caller = nix::unistd::geteuid().as_raw();
+    // Asked of the kernel once: the-loop never changes its effective user,
+    // and a plan checks each of hundreds of records.
+    static CALLER: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let caller = *CALLER.get_or_init(|| nix::unistd::geteuid().as_raw());
     let mode = meta.mode() & 0o7777;
     let refused = NotYours {
         owner: meta.uid(),
