@@ -235,7 +235,7 @@ fn parse_line(line: &str) -> Option<Pane> {
     let dead = cols.next()? == "1";
     let attached = cols.next()?.parse().ok()?;
     let start_command = cols.next()?;
-    let command = PaneCommand::classify(start_command);
+    let (command, launched_for) = super::harness_pane::read_start_command(start_command);
     if !pane_id.starts_with('%') {
         return None;
     }
@@ -246,7 +246,7 @@ fn parse_line(line: &str) -> Option<Pane> {
         dead,
         attached,
         command,
-        launched_for: super::harness_pane::launched_for(start_command),
+        launched_for,
     })
 }
 

@@ -47,36 +47,37 @@ pub enum PaneCommand {
 impl PaneCommand {
     /// Classifies tmux's rendering of a pane's start command.
     pub fn classify(start_command: &str) -> PaneCommand {
-        let words = tmux_words(start_command);
-        if words.is_empty() {
-            return PaneCommand::DefaultShell;
-        }
-        let launcher_options = words.iter().skip(2).take_while(|w| w.as_str() != "--");
-        let names_identity = launcher_options
-            .clone()
-            .any(|w| w == "--work-item" || w == "--standing");
-        if words.get(1).map(String::as_str) == Some(crate::harness::LAUNCHER_SUBCOMMAND)
-            && names_identity
-        {
-            PaneCommand::Launcher
-        } else {
-            PaneCommand::Other
-        }
+        read_start_command(start_command).0
     }
 }
 
 /// The tmux name of the session a launcher's start command was launched
 /// for, from its `--work-item REF` or `--standing NAME`.
 pub fn launched_for(start_command: &str) -> Option<String> {
-    if PaneCommand::classify(start_command) != PaneCommand::Launcher {
-        return None;
-    }
+    read_start_command(start_command).1
+}
+
+/// [`PaneCommand::classify`] and [`launched_for`] from one reading of the
+/// start command: a plan lists every pane of the server, and each reading
+/// splits the command into owned words.
+pub fn read_start_command(start_command: &str) -> (PaneCommand, Option<String>) {
     let words = tmux_words(start_command);
+    if words.is_empty() {
+        return (PaneCommand::DefaultShell, None);
+    }
     let options: Vec<&String> = words
         .iter()
         .skip(2)
         .take_while(|w| w.as_str() != "--")
         .collect();
+    let names_identity = options
+        .iter()
+        .any(|w| *w == "--work-item" || *w == "--standing");
+    if words.get(1).map(String::as_str) != Some(crate::harness::LAUNCHER_SUBCOMMAND)
+        || !names_identity
+    {
+        return (PaneCommand::Other, None);
+    }
     let value = |flag: &str| {
         options
             .windows(2)
@@ -84,11 +85,11 @@ pub fn launched_for(start_command: &str) -> Option<String> {
             .map(|w| w[1].as_str())
     };
     let key = match (value("--work-item"), value("--standing")) {
-        (Some(reference), _) => crate::registry::SessionKey::work_item(reference).ok()?,
-        (None, Some(name)) => crate::registry::SessionKey::Standing(name.to_owned()),
-        (None, None) => return None,
+        (Some(reference), _) => crate::registry::SessionKey::work_item(reference).ok(),
+        (None, Some(name)) => Some(crate::registry::SessionKey::Standing(name.to_owned())),
+        (None, None) => None,
     };
-    Some(key.tmux_name())
+    (PaneCommand::Launcher, key.map(|key| key.tmux_name()))
 }
 
 /// Splits tmux's rendering of an argv (`cmd_stringify_argv`: words joined
@@ -209,6 +210,41 @@ mod tests {
             ("sh -c 'echo \"hi\"'", Other),
         ] {
             assert_eq!(PaneCommand::classify(rendered), want, "{rendered}");
+        }
+    }
+
+    /// One reading gives both answers: which kind of pane, and for a
+    /// launcher the session it was launched for.
+    #[test]
+    fn a_launchers_start_command_names_its_session() {
+        use crate::registry::SessionKey;
+        let work_item = SessionKey::work_item("github:o/r#1").unwrap().tmux_name();
+        let standing = SessionKey::Standing("ops".into()).tmux_name();
+        for (rendered, want) in [
+            (
+                "/usr/bin/the-loop exec --config /etc/l.yaml --work-item github:o/r#1 -- claude",
+                (PaneCommand::Launcher, Some(work_item)),
+            ),
+            (
+                "\"/opt/my tools/the-loop\" exec --config \"/a b/c.yaml\" --standing ops -- claude",
+                (PaneCommand::Launcher, Some(standing)),
+            ),
+            (
+                "/usr/bin/the-loop exec --config /c --work-item -- claude",
+                (PaneCommand::Launcher, None),
+            ),
+            (
+                "/usr/bin/the-loop exec --config /c --work-item not-a-ref -- claude",
+                (PaneCommand::Launcher, None),
+            ),
+            (
+                "claude --work-item github:o/r#1",
+                (PaneCommand::Other, None),
+            ),
+            ("", (PaneCommand::DefaultShell, None)),
+        ] {
+            assert_eq!(read_start_command(rendered), want, "{rendered}");
+            assert_eq!(launched_for(rendered), want.1, "{rendered}");
         }
     }
 
