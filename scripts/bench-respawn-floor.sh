@@ -16,7 +16,7 @@
 # that as the run's time), and the tmux server's own CPU and the whole
 # machine's busy CPU in that window (`tmux_server_cpu:`, `machine_cpu:`).
 #
-# Usage: bench-respawn-floor.sh COUNT [--restore | --harness]
+# Usage: bench-respawn-floor.sh COUNT [--restore | --harness | --launcher STATE_ROOT]
 #   --restore  then puts each of those panes back to the stand-in harness
 #              as scripts/bench-world.sh started it (`claude --resume <its
 #              conversation>` in its working directory, untimed) and waits
@@ -34,9 +34,26 @@
 #              `--settings`), no signal, no probe: what the-loop adds to a
 #              harness's start is all counted against it. The world is left
 #              as --restore leaves it.
+#   --launcher STATE_ROOT  what every respawn of a roll must start, and
+#              nothing of the roll itself: each pane is respawned (`-k`, the
+#              same one client) to its own start command, the-loop's
+#              launcher as the roll last started it, which puts the env
+#              file's values in place, adds the hook's settings and execs
+#              the stand-in, whose SessionStart hook (`the-loop hook`)
+#              writes STATE_ROOT/activity/<pid>.jsonl. The time runs to the
+#              last of those files written (read afterwards). No plan, no
+#              provenance check, no last look, no journal, no signal of its
+#              own, no probe, no verification: what a roll adds beyond the
+#              launcher and the hook is what is left. The world is left
+#              rolled.
 set -euo pipefail
-count=${1:?usage: bench-respawn-floor.sh COUNT [--restore | --harness]}
+count=${1:?usage: bench-respawn-floor.sh COUNT [--restore | --harness | --launcher STATE_ROOT]}
 mode=${2:-}
+state_root=${3:-}
+if [ "$mode" = --launcher ] && [ ! -d "$state_root/activity" ]; then
+  echo "bench-respawn-floor: --launcher needs the world's state root (with activity/)" >&2
+  exit 2
+fi
 
 # id, session, working directory of each managed pane, in listing order.
 mapfile -t panes < <(tmux list-panes -a -F '#{pane_id} #{session_name} #{pane_current_path}' |
@@ -72,10 +89,21 @@ harness() { # pane line -> its respawn-pane command
   read -r id name cwd <<<"$1"
   printf "respawn-pane -k -t %s -c '%s' -- claude --resume '0000-%s'\n" "$id" "$cwd" "${name#loop-}"
 }
+# Each managed pane's start command, as tmux renders it (its parser reads
+# that rendering back into the same words).
+declare -A started
+if [ "$mode" = --launcher ]; then
+  while IFS=$'\t' read -r id command; do
+    started[$id]=$command
+  done < <(tmux list-panes -a -F '#{pane_id}	#{pane_start_command}')
+fi
 commands=
 for p in "${panes[@]}"; do
   if [ "$mode" = --harness ]; then
     commands+=$(harness "$p")$'\n'
+  elif [ "$mode" = --launcher ]; then
+    read -r id _ cwd <<<"$p"
+    commands+="respawn-pane -k -t $id -c '$cwd' -- ${started[$id]}"$'\n'
   else
     commands+="respawn-pane -k -t ${p%% *} -- sleep 600"$'\n'
   fi
@@ -128,6 +156,22 @@ if [ "$mode" = --harness ]; then
     read -r _ name cwd <<<"$p"
     transcript="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/${cwd//[^A-Za-z0-9]/-}/0000-${name#loop-}.jsonl"
     written=$(stat -c '%.9Y' "$transcript")
+    last=$(awk -v a="$last" -v b="$written" 'BEGIN { print (b > a) ? b : a }')
+  done
+  end=$last
+fi
+if [ "$mode" = --launcher ]; then
+  sleep $((count / 100 + 1))
+  up
+  # The last hook's report: the activity file of each pane's new harness.
+  last=$start
+  for p in "${panes[@]}"; do
+    read -r id _ <<<"$p"
+    pid=$(tmux display -p -t "$id" '#{pane_pid}')
+    written=$(stat -c '%.9Y' "$state_root/activity/$pid.jsonl" 2>/dev/null) || {
+      echo "bench-respawn-floor: no hook report from pane $id (pid $pid)" >&2
+      exit 1
+    }
     last=$(awk -v a="$last" -v b="$written" 'BEGIN { print (b > a) ? b : a }')
   done
   end=$last
