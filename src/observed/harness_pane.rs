@@ -44,22 +44,12 @@ pub enum PaneCommand {
     DefaultShell,
 }
 
-impl PaneCommand {
-    /// Classifies tmux's rendering of a pane's start command.
-    pub fn classify(start_command: &str) -> PaneCommand {
-        read_start_command(start_command).0
-    }
-}
-
-/// The tmux name of the session a launcher's start command was launched
-/// for, from its `--work-item REF` or `--standing NAME`.
-pub fn launched_for(start_command: &str) -> Option<String> {
-    read_start_command(start_command).1
-}
-
-/// [`PaneCommand::classify`] and [`launched_for`] from one reading of the
-/// start command: a plan lists every pane of the server, and each reading
-/// splits the command into owned words.
+/// Reads tmux's rendering of a pane's start command, once, for both of its
+/// answers: what kind of command it is, and, for the-loop's launcher, the
+/// tmux name of the session it was launched for (from its `--work-item REF`
+/// or `--standing NAME`; `None` when neither names one). A plan lists
+/// every pane of the server, and each reading splits a command into owned
+/// words.
 pub fn read_start_command(start_command: &str) -> (PaneCommand, Option<String>) {
     let words = tmux_words(start_command);
     if words.is_empty() {
@@ -209,7 +199,7 @@ mod tests {
             ("bash -c \"exec --work-item\"", Other),
             ("sh -c 'echo \"hi\"'", Other),
         ] {
-            assert_eq!(PaneCommand::classify(rendered), want, "{rendered}");
+            assert_eq!(read_start_command(rendered).0, want, "{rendered}");
         }
     }
 
@@ -244,7 +234,6 @@ mod tests {
             ("", (PaneCommand::DefaultShell, None)),
         ] {
             assert_eq!(read_start_command(rendered), want, "{rendered}");
-            assert_eq!(launched_for(rendered), want.1, "{rendered}");
         }
     }
 
