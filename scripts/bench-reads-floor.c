@@ -57,13 +57,6 @@ static void read_each(const char *dir, int numeric_only, const char *suffix) {
   closedir(listing);
 }
 
-/* The process table and the DIRs: what needs no listing. */
-static void *read_unlisted(void *unused) {
-  (void)unused;
-  read_each("/proc", 1, "/stat");
-  for (int i = 0; i < dir_count; i++) read_each(dirs[i], 0, "");
-  return NULL;
-}
 
 /* Each pid read ahead, and which of /proc's entries is a tmux server. */
 static unsigned char read_ahead[4194305];
@@ -112,10 +105,17 @@ static void *read_table_ahead(void *unused) {
   return NULL;
 }
 
+/* Every file in the DIRs. */
 static void *read_dirs(void *unused) {
   (void)unused;
   for (int i = 0; i < dir_count; i++) read_each(dirs[i], 0, "");
   return NULL;
+}
+
+/* The process table and the DIRs: what needs no listing. */
+static void *read_unlisted(void *unused) {
+  read_each("/proc", 1, "/stat");
+  return read_dirs(unused);
 }
 
 /* Every other pane from `first`, with a stride of `stride`. */

@@ -145,31 +145,28 @@ up() { # waits until every loop-* pane runs the stand-in's final `sleep 21474836
   done
 }
 
-if [ "$mode" = --harness ]; then
+# The file each pane's new harness writes last as it starts: with
+# --harness, its transcript's newest line, written just before it becomes
+# `sleep`; with --launcher, its hook's activity file.
+written_last() { # pane line -> that file
+  local id name cwd
+  read -r id name cwd <<<"$1"
+  if [ "$mode" = --harness ]; then
+    echo "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/${cwd//[^A-Za-z0-9]/-}/0000-${name#loop-}.jsonl"
+  else
+    echo "$state_root/activity/$(tmux display -p -t "$id" '#{pane_pid}').jsonl"
+  fi
+}
+if [ "$mode" = --harness ] || [ "$mode" = --launcher ]; then
   # Untimed: the harnesses start undisturbed (`up` starts processes).
   sleep $((count / 100 + 1))
   up
-  # The last harness's start: its transcript's newest line, written just
-  # before it became `sleep`.
+  # The last harness's start, read afterwards from the files' times.
   last=$start
   for p in "${panes[@]}"; do
-    read -r _ name cwd <<<"$p"
-    transcript="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects/${cwd//[^A-Za-z0-9]/-}/0000-${name#loop-}.jsonl"
-    written=$(stat -c '%.9Y' "$transcript")
-    last=$(awk -v a="$last" -v b="$written" 'BEGIN { print (b > a) ? b : a }')
-  done
-  end=$last
-fi
-if [ "$mode" = --launcher ]; then
-  sleep $((count / 100 + 1))
-  up
-  # The last hook's report: the activity file of each pane's new harness.
-  last=$start
-  for p in "${panes[@]}"; do
-    read -r id _ <<<"$p"
-    pid=$(tmux display -p -t "$id" '#{pane_pid}')
-    written=$(stat -c '%.9Y' "$state_root/activity/$pid.jsonl" 2>/dev/null) || {
-      echo "bench-respawn-floor: no hook report from pane $id (pid $pid)" >&2
+    file=$(written_last "$p")
+    written=$(stat -c '%.9Y' "$file" 2>/dev/null) || {
+      echo "bench-respawn-floor: $file was not written (pane ${p%% *})" >&2
       exit 1
     }
     last=$(awk -v a="$last" -v b="$written" 'BEGIN { print (b > a) ? b : a }')
