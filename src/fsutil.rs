@@ -267,9 +267,9 @@ pub fn read_whole(file: &File, capacity: usize) -> io::Result<Vec<u8>> {
 /// buffer is larger: a regular file whose size is known (`size`), or a
 /// `/proc` file the kernel formats whole, such as `stat` (`size` 0). The
 /// read that returns less than was asked, once `size` bytes are in, ends it:
-/// one `read` a file instead of two. `environ` and `cmdline`, which the
-/// kernel copies out of the other process's memory page by page, still use
-/// [`read_whole`] and read to an empty answer.
+/// one `read` a file instead of two. `environ` and `cmdline` too: the
+/// kernel copies them out of the other process's memory page by page, but
+/// all within one `read` ([`crate::proc_env::ProcessDir`]).
 pub fn read_short_ends(file: &File, capacity: usize, size: usize) -> io::Result<Vec<u8>> {
     read_into(file, capacity, Some(size), usize::MAX)
 }
