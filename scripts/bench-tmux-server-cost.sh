@@ -6,7 +6,10 @@
 # and PATH), drifted so that the plan looks at screens.
 # Usage: bench-tmux-server-cost.sh [RUNS] [SCREENS]   (defaults 30, 150)
 # What each line times:
+#   empty      a client with nothing to list (`display -p x`): what any
+#              call costs the server before its own work
 #   floor      scripts/bench-floor.sh's one listing
+#   fields     the plan's listing format without `#{pane_start_command}`
 #   listing    the plan's listing call as src/observed/observation.rs sends
 #              it (six fields, tmux's version and pid, its global layer, the
 #              format gate over one watched name, BENCH_TOKEN)
@@ -36,7 +39,9 @@ batch() { # capture-pane words, marker words: one tmux client for every pane
 }
 call() {
   case $1 in
+    empty) tmux display -p x >/dev/null ;;
     floor) sh "$repo/scripts/bench-floor.sh" ;;
+    fields) tmux list-panes -a -F "${format%	*}" >/dev/null ;;
     listing) tmux list-panes -a -F "$format" \; display -p 'tl panes' \; \
       display -p '@v #{version}' \; display -p '@p #{pid}' \; showenv -gs \; \
       display -p @g \; if -F "$gate" "display -p '@c 1'" "display -p '@c 0'" >/dev/null ;;
@@ -47,7 +52,7 @@ call() {
 }
 echo "| call | tmux server CPU per call, ms |"
 echo "|---|---:|"
-for what in floor listing screens captures markers; do
+for what in empty floor fields listing screens captures markers; do
   before=$(ticks)
   i=0
   while [ "$i" -lt "$runs" ]; do call "$what"; i=$((i + 1)); done
