@@ -1,5 +1,5 @@
 //! Delivering a message to a session and reading back what came of it, as
-//! the delivery tests do (`tests/it/lifecycle.rs`,
+//! the delivery tests do (`tests/it/lifecycle/`,
 //! `tests/it/delivery_faults.rs`): one way to call `sessions deliver`, and
 //! one way to read the paste and the ids the record keeps, so the tests
 //! agree on what a delivery looks like.
