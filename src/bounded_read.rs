@@ -62,7 +62,7 @@ pub const CONFIG: Limit = Limit {
     links: Links::Follow,
     owner: Some(Rule::Unwritable),
 };
-/// The env file. 200,000 names (`tests/it/envfile.rs`) are about 1.8 MB.
+/// The env file. 200,000 names (`tests/it/envfile/errors.rs`) are about 1.8 MB.
 pub const ENV_FILE: Limit = Limit {
     what: "an env file",
     cap: 4 * MIB,

@@ -17,7 +17,7 @@ mod support;
 mod load;
 #[path = "../it/real_claude.rs"]
 mod real_claude;
-#[path = "../it/real_claude_background.rs"]
+#[path = "../it/real_claude_background/mod.rs"]
 mod real_claude_background;
 #[path = "../it/real_claude_fresh.rs"]
 mod real_claude_fresh;
