@@ -34,6 +34,17 @@ fn rotate(w: &World) {
     w.write_env("EXTRA=two\n");
 }
 
+/// One session holding a value the env file has since rotated, its
+/// harness in a turn, as the plan reads it.
+fn drifted_in_a_turn() -> (World, LegacySession) {
+    let w = world();
+    let s = stale_session(&w, 1);
+    rotate(&w);
+    type_line(&w, &s, "/busy");
+    wait_plan(&w, &s, "activity", "busy");
+    (w, s)
+}
+
 fn plan_row(w: &World, s: &LegacySession) -> serde_json::Value {
     let out = w.the_loop(&["plan", "--json"]);
     session_in(&json(&out), &s.reference).clone()
@@ -54,6 +65,33 @@ fn type_line(w: &World, s: &LegacySession, text: &str) {
 /// Whether the harness was sent a signal (the stand-in records each).
 fn signalled(w: &World, s: &LegacySession) -> bool {
     w.transcript_text(s).contains("\"type\":\"signal\"")
+}
+
+/// Starts `apply --auto-approve --json --drain-timeout DRAIN` in the
+/// background and waits until the roll has begun.
+fn start_roll(w: &World, drain: &str) -> Child {
+    let apply = spawn(
+        w,
+        &[
+            "apply",
+            "--auto-approve",
+            "--json",
+            "--drain-timeout",
+            drain,
+        ],
+    );
+    wait_for(
+        || w.events_named("apply.started").len() == 1,
+        "the roll started",
+    );
+    apply
+}
+
+/// Gives a roll that is holding `s` time to go wrong, then checks that it
+/// has not signalled the harness.
+fn holds_without_a_signal(w: &World, s: &LegacySession) {
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(!signalled(w, s), "a running turn was interrupted");
 }
 
 fn spawn(w: &World, args: &[&str]) -> Child {
@@ -112,26 +150,9 @@ fn an_attached_session_is_left_alone_and_rolled_with_include_attached() {
 /// although its harness takes a while to go after `SessionEnd`.
 #[test]
 fn a_session_the_person_ends_while_held_is_skipped_not_respawned() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let old = w.pane(&s.name).unwrap();
-    let apply = spawn(
-        &w,
-        &[
-            "apply",
-            "--auto-approve",
-            "--json",
-            "--drain-timeout",
-            "60s",
-        ],
-    );
-    wait_for(
-        || w.events_named("apply.started").len() == 1,
-        "the roll started",
-    );
+    let apply = start_roll(&w, "60s");
     type_line(&w, &s, "/exit");
     let out = apply.wait_with_output().unwrap();
     assert_eq!(code(&out), Some(0), "{}", explain(&out));

@@ -16,11 +16,7 @@ fn wait_long(mut check: impl FnMut() -> bool, what: &str) {
 
 #[test]
 fn a_busy_session_is_not_interrupted_and_is_rolled_the_moment_its_turn_ends() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let row = plan_row(&w, &s);
     assert_eq!(row["action"], "respawn", "{row}");
     assert_eq!(row["apply_will"], "wait_busy", "{row}");
@@ -32,23 +28,9 @@ fn a_busy_session_is_not_interrupted_and_is_rolled_the_moment_its_turn_ends() {
     );
     let old = w.pane(&s.name).unwrap();
 
-    let apply = spawn(
-        &w,
-        &[
-            "apply",
-            "--auto-approve",
-            "--json",
-            "--drain-timeout",
-            "60s",
-        ],
-    );
     // The roll has planned and is holding the session: nothing was ended.
-    wait_for(
-        || w.events_named("apply.started").len() == 1,
-        "the roll started",
-    );
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(!signalled(&w, &s), "a running turn was interrupted");
+    let apply = start_roll(&w, "60s");
+    holds_without_a_signal(&w, &s);
     assert_eq!(w.pane(&s.name).unwrap().pid, old.pid);
 
     type_line(&w, &s, "/idle");
@@ -129,11 +111,7 @@ fn the_drain_deadline_defers_a_running_turn_and_exits_1() {
 
 #[test]
 fn now_interrupts_a_running_turn_and_says_so() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let old = w.pane(&s.name).unwrap();
     let out = w.the_loop(&["apply", "--auto-approve", "--now"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
@@ -156,11 +134,7 @@ fn now_interrupts_a_running_turn_and_says_so() {
 
 #[test]
 fn the_drain_shows_its_progress_on_a_terminal() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let pty = w.the_loop_in_pty(&["apply", "--auto-approve", "--drain-timeout", "30s"]);
     let shows = |text: &str| flat(&pty.screen()).contains(&flat(text));
     wait_for(
@@ -205,28 +179,10 @@ fn a_turn_begun_after_the_plan_is_still_not_interrupted() {
 /// rolls it within the drain instead of deferring it for good.
 #[test]
 fn an_interrupted_turn_is_rolled_within_the_drain() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let old = w.pane(&s.name).unwrap();
-    let apply = spawn(
-        &w,
-        &[
-            "apply",
-            "--auto-approve",
-            "--json",
-            "--drain-timeout",
-            "20s",
-        ],
-    );
-    wait_for(
-        || w.events_named("apply.started").len() == 1,
-        "the roll started",
-    );
-    std::thread::sleep(Duration::from_millis(1500));
-    assert!(!signalled(&w, &s), "a running turn was interrupted");
+    let apply = start_roll(&w, "20s");
+    holds_without_a_signal(&w, &s);
     let interrupted = Instant::now();
     type_line(&w, &s, "/interrupt");
     let out = apply.wait_with_output().unwrap();
@@ -296,11 +252,7 @@ fn a_bang_command_is_not_ended_by_a_roll() {
 /// look at the screen and say `interrupted`, and a short drain rolls it.
 #[test]
 fn an_interrupted_session_is_planned_and_listed_as_interrupted() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     type_line(&w, &s, "/interrupt");
     wait_plan(&w, &s, "activity", "interrupted");
     assert_eq!(plan_row(&w, &s)["apply_will"], "roll_now");
@@ -327,11 +279,7 @@ fn an_interrupted_session_is_planned_and_listed_as_interrupted() {
 /// session is held and since when.
 #[test]
 fn a_held_session_says_why_and_since_when() {
-    let w = world();
-    let s = stale_session(&w, 1);
-    rotate(&w);
-    type_line(&w, &s, "/busy");
-    wait_plan(&w, &s, "activity", "busy");
+    let (w, s) = drifted_in_a_turn();
     let row = plan_row(&w, &s);
     let since = row["busy_since"].as_str().expect("busy since").to_owned();
     assert!(since.starts_with("20") && since.ends_with('Z'), "{row}");
