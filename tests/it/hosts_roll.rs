@@ -401,6 +401,26 @@ fn a_daemon_still_going_after_its_stop_is_waited_for_not_taken_for_another() {
     }
 }
 
+/// The real host's respawn claims a spare worker, which `claude agents` can
+/// list under the spare's own conversation id for a moment before it shows
+/// the session's (seen once in CI on Claude Code 2.1.332: the roll reported
+/// the respawn failed, "the new worker holds conversation …"). The roll
+/// waits for the new worker to show the session's conversation.
+#[test]
+fn a_respawned_worker_listed_first_under_a_spares_conversation_is_waited_for() {
+    let hw = HostWorld::new();
+    std::fs::write(hw.config_dir.join("stand-in-respawn-spare-first"), "").unwrap();
+    hw.w.write_env(&format!("ANTHROPIC_API_KEY={NEW}\n"));
+    let out = hw.the_loop(&["apply", "--auto-approve", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", explain(&out));
+    let report = json(&out);
+    let sessions = report["hosts"][0]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 3, "{report:#}");
+    for session in sessions {
+        assert_eq!(session["outcome"], "restarted", "{report:#}");
+    }
+}
+
 /// The refs of the first host's sessions in a plan or an apply report.
 fn host_refs(doc: &serde_json::Value) -> Vec<&str> {
     doc["hosts"][0]["sessions"]

@@ -79,17 +79,24 @@ pub(super) fn respawn(
                 names.join(", ")
             ));
         } else if now.listed.session_id != session.conversation {
+            // A respawn claims one of the daemon's spare workers, which the
+            // listing can show under the spare's own conversation until it
+            // has resumed the session's: looked at again until the bound,
+            // and said only if it never shows it.
             report.detail = Some(format!(
-                "the new worker holds conversation {}, not {}",
+                "the new worker holds conversation {}, not {}, {} s after `claude respawn`",
                 now.listed.session_id.as_deref().unwrap_or("none"),
-                session.conversation.as_deref().unwrap_or("none")
+                session.conversation.as_deref().unwrap_or("none"),
+                SHOWS_WITHIN.as_secs()
             ));
+            return None;
         } else {
+            report.detail = None;
             report.outcome = HostOutcome::Restarted;
         }
         Some(())
     });
-    if verified.is_none() {
+    if verified.is_none() && report.detail.is_none() {
         report.detail = Some(format!(
             "no new worker could be verified within {} s of `claude respawn`",
             SHOWS_WITHIN.as_secs()
