@@ -89,13 +89,7 @@ fn after_clear_the_roll_resumes_the_conversation_the_person_is_in() {
     );
     // sessions list names the conversation the person is in.
     let list = json(&w.the_loop(&["sessions", "list", "--json"]));
-    let listed = list["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ref"] == s.reference.as_str())
-        .unwrap()
-        .clone();
+    let listed = session_in(&list, &s.reference);
     assert_eq!(listed["conversation_id"], new_id.as_str(), "{list}");
     assert_eq!(
         listed["recorded_conversation_id"],

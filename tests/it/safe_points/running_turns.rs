@@ -257,13 +257,7 @@ fn an_interrupted_session_is_planned_and_listed_as_interrupted() {
     wait_plan(&w, &s, "activity", "interrupted");
     assert_eq!(plan_row(&w, &s)["apply_will"], "roll_now");
     let list = json(&w.the_loop(&["sessions", "list", "--json"]));
-    let row = list["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ref"] == s.reference.as_str())
-        .unwrap()
-        .clone();
+    let row = session_in(&list, &s.reference);
     assert_eq!(row["activity"], "interrupted", "{list}");
     let out = w.the_loop(&["apply", "--auto-approve", "--json", "--drain-timeout", "5s"]);
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
@@ -298,21 +292,9 @@ fn a_held_session_says_why_and_since_when() {
         "{shown}"
     );
     let status = json(&w.the_loop(&["status", "--json"]));
-    let held = status["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ref"] == s.reference.as_str())
-        .unwrap()["held"]
-        .clone();
+    let held = &session_in(&status, &s.reference)["held"];
     assert_eq!(held, format!("busy since {since}").as_str(), "{status}");
     let list = json(&w.the_loop(&["sessions", "list", "--json"]));
-    let row = list["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ref"] == s.reference.as_str())
-        .unwrap()
-        .clone();
+    let row = session_in(&list, &s.reference);
     assert_eq!(row["busy_since"], since.as_str(), "{list}");
 }
