@@ -130,10 +130,7 @@ fn the_list_says_where_a_renamed_session_lives() {
     assert_eq!(code(&out), Some(0), "{}", explain(&out));
     let list = json(&out);
     let rows = list["sessions"].as_array().unwrap();
-    let row = rows
-        .iter()
-        .find(|r| r["ref"] == s.reference.as_str())
-        .unwrap();
+    let row = session_in(&list, &s.reference);
     assert_eq!(row["tmux_target"], s.name.as_str(), "{row:#}");
     assert_eq!(row["lives_in"], "mywork", "{row:#}");
     assert_eq!(row["live"], "live", "{row:#}");
